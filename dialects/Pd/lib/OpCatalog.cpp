@@ -1,0 +1,194 @@
+//===- OpCatalog.cpp - Paddle operator signatures -------------------------===//
+//
+// Slot names, attribute names, types and defaults follow Paddle's operator
+// definitions (paddle/fluid/operators and paddle/phi/ops/yaml). Only what the
+// `pd` dialect models is listed; see OpCatalog.h for how it is used.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Dialect/Pd/OpCatalog.h"
+
+#include <unordered_map>
+
+namespace distc::pd {
+namespace {
+
+using K = AttrKind;
+
+SlotSpec in(std::string_view n) { return {n, false, false}; }
+SlotSpec opt(std::string_view n) { return {n, true, false}; }
+SlotSpec many(std::string_view n) { return {n, false, true}; }
+
+std::vector<OpSpec> buildCatalog() {
+  std::vector<OpSpec> ops;
+  auto unary = [&](std::string_view type, std::vector<AttrSpec> attrs = {}) {
+    ops.push_back({type, {in("X")}, {in("Out")}, std::move(attrs)});
+  };
+  auto elementwise = [&](std::string_view type) {
+    ops.push_back({type, {in("X"), in("Y")}, {in("Out")}, {{"axis", K::Int, "-1"}}});
+  };
+
+  // Program I/O. `feed` reads column `col` of the feed list, `fetch` writes it.
+  ops.push_back({"feed", {in("X")}, {in("Out")}, {{"col", K::Int, "0"}}});
+  ops.push_back({"fetch", {in("X")}, {in("Out")}, {{"col", K::Int, "0"}}});
+
+  // Creation and copies.
+  OpSpec fillConstant{"fill_constant",
+                      {},
+                      {in("Out")},
+                      {{"shape", K::Longs, "[]"},
+                       {"value", K::Float, "0"},
+                       {"str_value", K::String, ""},
+                       {"dtype", K::Int, "5"},
+                       {"force_cpu", K::Boolean, "false"}},
+                      {"ShapeTensor", "ShapeTensorList", "ValueTensor"}};
+  fillConstant.isInitializer = true; // also initializes parameters in startup programs
+  ops.push_back(std::move(fillConstant));
+  unary("assign");
+  unary("cast", {{"in_dtype", K::Int, "5"}, {"out_dtype", K::Int, "5"}});
+  ops.push_back({"scale",
+                 {in("X")},
+                 {in("Out")},
+                 {{"scale", K::Float, "1"}, {"bias", K::Float, "0"}, {"bias_after_scale", K::Boolean, "true"}},
+                 {"ScaleTensor"}});
+
+  // Linear algebra.
+  ops.push_back({"mul",
+                 {in("X"), in("Y")},
+                 {in("Out")},
+                 {{"x_num_col_dims", K::Int, "1"}, {"y_num_col_dims", K::Int, "1"}}});
+  ops.push_back({"matmul_v2",
+                 {in("X"), in("Y")},
+                 {in("Out")},
+                 {{"trans_x", K::Boolean, "false"}, {"trans_y", K::Boolean, "false"}}});
+
+  // Element-wise arithmetic with Paddle's `axis` broadcast rule.
+  elementwise("elementwise_add");
+  elementwise("elementwise_sub");
+  elementwise("elementwise_mul");
+  elementwise("elementwise_div");
+
+  // Activations.
+  unary("relu");
+  unary("sigmoid");
+  unary("tanh");
+  unary("gelu", {{"approximate", K::Boolean, "false"}});
+  unary("softmax", {{"axis", K::Int, "-1"}});
+  unary("square");
+
+  // Reductions.
+  auto reduce = [&](std::string_view type) {
+    ops.push_back({type,
+                   {in("X")},
+                   {in("Out")},
+                   {{"dim", K::Ints, "[0]"},
+                    {"keep_dim", K::Boolean, "false"},
+                    {"reduce_all", K::Boolean, "false"},
+                    {"in_dtype", K::Int, "-1"},
+                    {"out_dtype", K::Int, "-1"}}});
+  };
+  reduce("reduce_sum");
+  reduce("reduce_mean");
+  unary("mean");
+
+  // Shape manipulation.
+  ops.push_back({"reshape2", {in("X")}, {in("Out"), opt("XShape")}, {{"shape", K::Ints, "[]"}},
+                 {"Shape", "ShapeTensor"}});
+  ops.push_back({"transpose2", {in("X")}, {in("Out"), opt("XShape")}, {{"axis", K::Ints, "[]"}}});
+  ops.push_back({"concat", {many("X")}, {in("Out")}, {{"axis", K::Int, "0"}}, {"AxisTensor"}});
+  ops.push_back({"split",
+                 {in("X")},
+                 {many("Out")},
+                 {{"axis", K::Int, "0"}, {"num", K::Int, "0"}, {"sections", K::Ints, "[]"}},
+                 {"AxisTensor", "SectionsTensorList"}});
+  ops.push_back({"slice",
+                 {in("Input")},
+                 {in("Out")},
+                 {{"axes", K::Ints, "[]"},
+                  {"starts", K::Ints, "[]"},
+                  {"ends", K::Ints, "[]"},
+                  {"decrease_axis", K::Ints, "[]"},
+                  {"infer_flags", K::Ints, "[]"}},
+                 {"StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList"}});
+
+  // Embeddings and normalization.
+  ops.push_back({"lookup_table_v2",
+                 {in("Ids"), in("W")},
+                 {in("Out")},
+                 {{"padding_idx", K::Long, "-1"}, {"is_sparse", K::Boolean, "false"}}});
+  ops.push_back({"layer_norm",
+                 {in("X"), opt("Scale"), opt("Bias")},
+                 {in("Y"), opt("Mean"), opt("Variance")},
+                 {{"epsilon", K::Float, "1e-05"}, {"begin_norm_axis", K::Int, "1"}}});
+  ops.push_back({"dropout",
+                 {in("X")},
+                 {in("Out"), opt("Mask")},
+                 {{"dropout_prob", K::Float, "0.5"},
+                  {"is_test", K::Boolean, "false"},
+                  {"fix_seed", K::Boolean, "false"},
+                  {"seed", K::Int, "0"},
+                  {"dropout_implementation", K::String, "downgrade_in_infer"}},
+                 {"Seed"}});
+
+  // Losses and metrics.
+  ops.push_back({"softmax_with_cross_entropy",
+                 {in("Logits"), in("Label")},
+                 {in("Softmax"), in("Loss")},
+                 {{"soft_label", K::Boolean, "false"},
+                  {"ignore_index", K::Int, "-100"},
+                  {"numeric_stable_mode", K::Boolean, "true"},
+                  {"axis", K::Int, "-1"}}});
+  ops.push_back({"top_k_v2",
+                 {in("X")},
+                 {in("Out"), in("Indices")},
+                 {{"k", K::Int, "1"}, {"axis", K::Int, "-1"}, {"largest", K::Boolean, "true"}, {"sorted", K::Boolean, "true"}},
+                 {"K"}});
+  ops.push_back({"accuracy",
+                 {in("Out"), in("Indices"), in("Label")},
+                 {in("Accuracy"), in("Correct"), in("Total")},
+                 {}});
+
+  // Startup-program initializers. seed 0 means "derive from the program
+  // seed"; the lowering makes every initializer deterministic.
+  auto init = [&](std::string_view type, AttrKind shapeKind, std::vector<AttrSpec> attrs) {
+    attrs.insert(attrs.begin(), {"shape", shapeKind, "[]"});
+    attrs.push_back({"seed", K::Int, "0"});
+    attrs.push_back({"dtype", K::Int, "5"});
+    OpSpec spec{type, {}, {in("Out")}, std::move(attrs), {"ShapeTensor", "ShapeTensorList"}};
+    spec.isInitializer = true;
+    ops.push_back(std::move(spec));
+  };
+  init("uniform_random", K::Longs, {{"min", K::Float, "-1"}, {"max", K::Float, "1"}});
+  init("gaussian_random", K::Longs, {{"mean", K::Float, "0"}, {"std", K::Float, "1"}});
+  init("truncated_gaussian_random", K::Ints, {{"mean", K::Float, "0"}, {"std", K::Float, "1"}});
+  return ops;
+}
+
+} // namespace
+
+const std::vector<OpSpec> &opCatalog() {
+  static const std::vector<OpSpec> catalog = buildCatalog();
+  return catalog;
+}
+
+const OpSpec *lookupOp(std::string_view type) {
+  static const auto index = [] {
+    std::unordered_map<std::string_view, const OpSpec *> map;
+    for (const OpSpec &spec : opCatalog())
+      map.emplace(spec.type, &spec);
+    return map;
+  }();
+  auto it = index.find(type);
+  return it == index.end() ? nullptr : it->second;
+}
+
+const std::vector<CommonAttr> &commonOpAttrs() {
+  static const std::vector<CommonAttr> attrs = {
+      {"op_role", AttrKind::Int},          {"op_role_var", AttrKind::Strings},
+      {"op_namescope", AttrKind::String},  {"op_device", AttrKind::String},
+      {"with_quant_attr", AttrKind::Boolean},
+  };
+  return attrs;
+}
+
+} // namespace distc::pd

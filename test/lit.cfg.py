@@ -1,0 +1,26 @@
+# lit configuration for distc. Run through ctest (`ctest -R lit`), which
+# prints the summary CI reads, or directly: lit -sv build/test
+import os
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "distc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".json"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.distc_obj_root, "test")
+
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.distc_tools_dir, append_path=False)
+
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%shared_data", config.distc_shared_data))
+# Debian's numpy is installed for the system interpreter, not for any other
+# python3 that may come first on PATH.
+config.substitutions.append(("%python", "/usr/bin/python3"))
+
+if config.distc_build_compiler:
+    config.available_features.add("compiler")

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of distc from Debian packages.
+# Idempotent and cheap to re-run: packages already present are skipped
+# without touching the network.
+set -euo pipefail
+
+PACKAGES=(
+  # compiler toolchain and build system
+  cmake ninja-build clang-22 lld-22
+  # MLIR 22 (the compiler only; the runtime never links it) plus lit/FileCheck
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  # command lines, JSON, program and artifact serialization
+  libcli11-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler
+  libflatbuffers-dev flatbuffers-compiler
+  # CPU kernels and tests
+  libopenblas-dev libgtest-dev
+  # reference numerics in tests
+  python3-numpy
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup-deps: installing ${missing[*]}"
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
