@@ -1,0 +1,110 @@
+//===- ArtifactDesc.h - In-memory form of a distc artifact ----*- C++ -*-===//
+//
+// Plain C++ structs mirroring artifact.fbs one to one. The compiler's
+// lowering fills an ArtifactDesc and serializes it; tests build small ones
+// by hand. The runtime reads the FlatBuffer in place (ArtifactFile.h) and
+// never needs these. See docs/artifact.md for the meaning of every field.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_ARTIFACT_ARTIFACTDESC_H
+#define DISTC_ARTIFACT_ARTIFACTDESC_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace distc::artifact {
+
+/// Element types; values match distc.fb.DType.
+enum class DType : int8_t {
+  Bool = 0, Int8, UInt8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64
+};
+
+enum class BufferKind : int8_t { Temp = 0, Persistent = 1, Feed = 2, View = 3 };
+enum class AttrType : int8_t { Int = 0, Float, String, Ints, Floats };
+enum class ProgramKind : int8_t { Main = 0, Startup = 1 };
+
+/// Static when sym < 0 (size = value); else size = binding[sym] * value / div.
+struct DimDesc {
+  int32_t sym = -1;
+  int64_t value = 0;
+  int64_t div = 1;
+
+  static DimDesc fixed(int64_t size) { return {-1, size, 1}; }
+  static DimDesc symbolic(int32_t sym, int64_t mul = 1, int64_t div = 1) {
+    return {sym, mul, div};
+  }
+  bool isStatic() const { return sym < 0; }
+};
+
+struct BufferDesc {
+  std::string name;
+  DType dtype = DType::Float32;
+  std::vector<DimDesc> dims;
+  BufferKind kind = BufferKind::Temp;
+  int32_t aliasOf = -1; // for View buffers
+};
+
+struct AttrDesc {
+  std::string name;
+  AttrType type = AttrType::Int;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+
+  static AttrDesc ofInt(std::string name, int64_t v) {
+    AttrDesc a; a.name = std::move(name); a.type = AttrType::Int; a.i = v; return a;
+  }
+  static AttrDesc ofFloat(std::string name, double v) {
+    AttrDesc a; a.name = std::move(name); a.type = AttrType::Float; a.f = v; return a;
+  }
+  static AttrDesc ofString(std::string name, std::string v) {
+    AttrDesc a; a.name = std::move(name); a.type = AttrType::String; a.s = std::move(v); return a;
+  }
+  static AttrDesc ofInts(std::string name, std::vector<int64_t> v) {
+    AttrDesc a; a.name = std::move(name); a.type = AttrType::Ints; a.ints = std::move(v); return a;
+  }
+  static AttrDesc ofFloats(std::string name, std::vector<double> v) {
+    AttrDesc a; a.name = std::move(name); a.type = AttrType::Floats; a.floats = std::move(v); return a;
+  }
+};
+
+struct KernelCallDesc {
+  std::string kernel;
+  std::vector<int32_t> inputs;  // buffer indices; -1 = absent optional input
+  std::vector<int32_t> outputs;
+  std::vector<AttrDesc> attrs;  // any order; serialization sorts by name
+  std::string origin;           // e.g. "elementwise_add -> fc_0.tmp_1"
+};
+
+struct NamedBuffer {
+  std::string name;
+  int32_t buffer = -1;
+};
+
+struct ProgramDesc {
+  std::string mode;  // "train" | "eval" | "predict"
+  std::string role = "trainer";
+  ProgramKind kind = ProgramKind::Main;
+  std::vector<NamedBuffer> feeds;
+  std::vector<NamedBuffer> fetches;
+  std::vector<KernelCallDesc> calls;
+};
+
+struct ArtifactDesc {
+  std::string producer;
+  std::string source;
+  std::vector<std::string> symbols;
+  std::vector<BufferDesc> buffers;
+  std::vector<ProgramDesc> programs;
+};
+
+/// Serializes to a FlatBuffer payload (no file header; see ArtifactFile.h).
+std::vector<uint8_t> serializeArtifact(const ArtifactDesc &desc);
+
+} // namespace distc::artifact
+
+#endif // DISTC_ARTIFACT_ARTIFACTDESC_H
