@@ -1,0 +1,196 @@
+//===- ArtifactValidator.cpp - Structural checks of an artifact -----------===//
+
+#include "distc/Artifact/ArtifactValidator.h"
+#include "distc/Artifact/KernelSignatures.h"
+
+#include <cstring>
+#include <string_view>
+
+namespace distc::artifact {
+namespace {
+
+const char *attrTypeName(fb::AttrType t) {
+  switch (t) {
+  case fb::AttrType::Int:
+    return "Int";
+  case fb::AttrType::Float:
+    return "Float";
+  case fb::AttrType::String:
+    return "String";
+  case fb::AttrType::Ints:
+    return "Ints";
+  case fb::AttrType::Floats:
+    return "Floats";
+  }
+  return "?";
+}
+
+std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
+
+class Validator {
+public:
+  Validator(const fb::Artifact &a, std::string &error) : a_(a), error_(error) {
+    numBuffers_ = a.buffers() ? a.buffers()->size() : 0;
+    numSymbols_ = a.symbols() ? a.symbols()->size() : 0;
+  }
+
+  bool run() {
+    for (uint32_t i = 0; i < numBuffers_; ++i)
+      if (!checkBuffer(i))
+        return false;
+    if (a_.programs())
+      for (const fb::Program *p : *a_.programs())
+        if (!checkProgram(*p))
+          return false;
+    return true;
+  }
+
+private:
+  bool fail(std::string msg) {
+    error_ = std::move(msg);
+    return false;
+  }
+
+  bool inRange(int64_t index) const { return index >= 0 && index < int64_t(numBuffers_); }
+
+  std::string bufferLabel(uint32_t i) const {
+    return "buffer %" + std::to_string(i) + " '" + str(a_.buffers()->Get(i)->name()) + "'";
+  }
+
+  bool checkBuffer(uint32_t i) {
+    const fb::Buffer *b = a_.buffers()->Get(i);
+    if (b->dims())
+      for (uint32_t d = 0; d < b->dims()->size(); ++d) {
+        const fb::Dim *dim = b->dims()->Get(d);
+        std::string where = bufferLabel(i) + " dim " + std::to_string(d);
+        if (dim->sym() < 0) {
+          if (dim->value() < 0)
+            return fail(where + " has negative static size " + std::to_string(dim->value()));
+          continue;
+        }
+        if (uint32_t(dim->sym()) >= numSymbols_)
+          return fail(where + " uses symbol " + std::to_string(dim->sym()) + " but the artifact has " +
+                      std::to_string(numSymbols_) + " symbols");
+        if (dim->div() == 0)
+          return fail(where + " has div 0");
+        if (dim->value() <= 0 || dim->div() < 0)
+          return fail(where + " has a non-positive multiplier or divisor");
+      }
+    if (b->kind() > fb::BufferKind::MAX)
+      return fail(bufferLabel(i) + " has an unknown kind");
+    if (b->dtype() < fb::DType::MIN || b->dtype() > fb::DType::MAX)
+      return fail(bufferLabel(i) + " has an unknown dtype");
+    if (b->kind() != fb::BufferKind::View)
+      return true;
+    // Follow alias_of to the storage owner; more steps than buffers means a cycle.
+    uint32_t cur = i;
+    for (uint32_t steps = 0;; ++steps) {
+      int32_t next = a_.buffers()->Get(cur)->alias_of();
+      if (!inRange(next))
+        return fail(bufferLabel(cur) + " is a view of out-of-range buffer " + std::to_string(next));
+      if (steps > numBuffers_)
+        return fail(bufferLabel(i) + " is a view in a cycle of views");
+      cur = uint32_t(next);
+      const fb::Buffer *target = a_.buffers()->Get(cur);
+      if (target->dtype() != b->dtype())
+        return fail(bufferLabel(i) + " is a view of " + bufferLabel(cur) + " with a different dtype");
+      if (target->kind() != fb::BufferKind::View)
+        return true;
+    }
+  }
+
+  bool checkProgram(const fb::Program &p) {
+    std::string where = "program " + str(p.mode()) + "/" + str(p.role()) + "/" +
+                        (p.kind() == fb::ProgramKind::Startup ? "startup" : "main");
+    if (p.feeds())
+      for (const fb::Feed *f : *p.feeds()) {
+        if (!inRange(f->buffer()))
+          return fail(where + ": feed '" + str(f->name()) + "' refers to out-of-range buffer " +
+                      std::to_string(f->buffer()));
+        if (a_.buffers()->Get(f->buffer())->kind() != fb::BufferKind::Feed)
+          return fail(where + ": feed '" + str(f->name()) + "' refers to " +
+                      bufferLabel(f->buffer()) + ", which is not a Feed buffer");
+      }
+    if (p.fetches())
+      for (const fb::Fetch *f : *p.fetches())
+        if (!inRange(f->buffer()))
+          return fail(where + ": fetch '" + str(f->name()) + "' refers to out-of-range buffer " +
+                      std::to_string(f->buffer()));
+    if (p.calls())
+      for (uint32_t c = 0; c < p.calls()->size(); ++c)
+        if (!checkCall(*p.calls()->Get(c), where + ", call " + std::to_string(c)))
+          return false;
+    return true;
+  }
+
+  bool checkOperands(const flatbuffers::Vector<int32_t> *ops, int minCount, int maxCount,
+                     uint32_t optionalMask, const char *what, const std::string &where) {
+    int n = ops ? int(ops->size()) : 0;
+    if (n < minCount || (maxCount != kVariadic && n > maxCount)) {
+      std::string expected = maxCount == kVariadic ? "at least " + std::to_string(minCount)
+                             : minCount == maxCount
+                                 ? std::to_string(minCount)
+                                 : std::to_string(minCount) + " to " + std::to_string(maxCount);
+      return fail(where + " has " + std::to_string(n) + " " + what + ", expected " + expected);
+    }
+    for (int i = 0; i < n; ++i) {
+      int32_t idx = ops->Get(i);
+      bool optional = i < 32 && (optionalMask >> i) & 1;
+      if (idx == -1 && optional)
+        continue;
+      if (!inRange(idx))
+        return fail(where + " " + std::string(what, std::strlen(what) - 1) + " " +
+                    std::to_string(i) + " refers to out-of-range buffer " + std::to_string(idx));
+    }
+    return true;
+  }
+
+  bool checkCall(const fb::KernelCall &call, std::string where) {
+    std::string name = str(call.kernel());
+    const KernelSignature *sig = findKernelSignature(name);
+    where += " ('" + name + "'" + (call.origin() ? ", from '" + str(call.origin()) + "'" : "") + ")";
+    if (!sig)
+      return fail(where + ": unknown kernel '" + name + "'");
+    if (!checkOperands(call.inputs(), sig->minInputs, sig->maxInputs, sig->optionalInputMask,
+                       "inputs", where) ||
+        !checkOperands(call.outputs(), sig->minOutputs, sig->maxOutputs, sig->optionalOutputMask,
+                       "outputs", where))
+      return false;
+    for (const AttrSignature &as : sig->attrs) {
+      const fb::Attr *attr = nullptr;
+      if (call.attrs())
+        for (const fb::Attr *at : *call.attrs())
+          if (at->name() && at->name()->string_view() == as.name)
+            attr = at;
+      if (!attr) {
+        if (as.required)
+          return fail(where + ": missing attribute '" + as.name + "' (" +
+                      attrTypeName(static_cast<fb::AttrType>(as.type)) + ")");
+        continue;
+      }
+      if (attr->type() != static_cast<fb::AttrType>(as.type))
+        return fail(where + ": attribute '" + as.name + "' has type " + attrTypeName(attr->type()) +
+                    ", expected " + attrTypeName(static_cast<fb::AttrType>(as.type)));
+      if (as.type == AttrType::String && !attr->s())
+        return fail(where + ": attribute '" + as.name + "' has no string value");
+      if (as.type == AttrType::Ints && !attr->ints())
+        return fail(where + ": attribute '" + as.name + "' has no integer list");
+      if (as.type == AttrType::Floats && !attr->floats())
+        return fail(where + ": attribute '" + as.name + "' has no float list");
+    }
+    return true;
+  }
+
+  const fb::Artifact &a_;
+  std::string &error_;
+  uint32_t numBuffers_ = 0;
+  uint32_t numSymbols_ = 0;
+};
+
+} // namespace
+
+bool validateArtifact(const fb::Artifact &artifact, std::string &error) {
+  return Validator(artifact, error).run();
+}
+
+} // namespace distc::artifact
