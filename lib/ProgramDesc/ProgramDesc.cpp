@@ -1,0 +1,345 @@
+//===- ProgramDesc.cpp - Read and write Paddle programs -------------------===//
+//
+// JSON goes through two parsers on purpose: nlohmann/json first, because its
+// syntax errors carry a line and column into the file; then protobuf's JSON
+// transcoder, which maps the text onto framework.proto and names any field
+// that does not fit. Required fields are checked after a partial parse so the
+// error can name each missing one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/ProgramDesc/ProgramDesc.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/type_resolver_util.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace distc::programdesc {
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+constexpr const char *kTypeUrlPrefix = "type.googleapis.com";
+
+/// Protobuf and nlohmann messages may span lines (context + caret); a
+/// diagnostic must be one line.
+std::string oneLine(std::string text) {
+  std::string out;
+  out.reserve(text.size());
+  bool lastSpace = false;
+  for (char c : text) {
+    bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+    if (space) {
+      if (!lastSpace && !out.empty())
+        out.push_back(' ');
+    } else {
+      out.push_back(c);
+    }
+    lastSpace = space;
+  }
+  while (!out.empty() && out.back() == ' ')
+    out.pop_back();
+  return out;
+}
+
+std::string prefixed(std::string_view sourceName, const std::string &message) {
+  return std::string(sourceName) + ": " + message;
+}
+
+bool checkComplete(const ProgramDesc &program, std::string_view sourceName,
+                   std::string &error) {
+  if (!program.IsInitialized()) {
+    error = prefixed(sourceName,
+                     "missing required fields: " + program.InitializationErrorString());
+    return false;
+  }
+  if (program.blocks_size() == 0) {
+    error = prefixed(sourceName, "empty program: it has no blocks");
+    return false;
+  }
+  return true;
+}
+
+google::protobuf::util::TypeResolver *typeResolver() {
+  static std::unique_ptr<google::protobuf::util::TypeResolver> resolver(
+      google::protobuf::util::NewTypeResolverForDescriptorPool(
+          kTypeUrlPrefix, google::protobuf::DescriptorPool::generated_pool()));
+  return resolver.get();
+}
+
+std::string typeUrl() {
+  return std::string(kTypeUrlPrefix) + "/" + ProgramDesc::descriptor()->full_name();
+}
+
+bool parseJson(std::string_view bytes, std::string_view sourceName, ProgramDesc &program,
+               std::string &error) {
+  // Syntax first, for a position in the file. accept() builds no document;
+  // only a failing input is parsed again for the message.
+  if (!OrderedJson::accept(bytes.begin(), bytes.end())) {
+    std::string what = "syntax error";
+    try {
+      (void)OrderedJson::parse(bytes.begin(), bytes.end());
+    } catch (const std::exception &e) {
+      // "[json.exception.parse_error.101] parse error at line L, column C:
+      // ..."; the bracketed id means nothing to a user.
+      what = e.what();
+      size_t close = what.find("] ");
+      if (close != std::string::npos)
+        what = what.substr(close + 2);
+    }
+    error = prefixed(sourceName, "malformed JSON: " + oneLine(what));
+    return false;
+  }
+
+  // Then the schema.
+  std::string binary;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  auto status = google::protobuf::util::JsonToBinaryString(
+      typeResolver(), typeUrl(), std::string(bytes), &binary, options);
+  if (!status.ok()) {
+    error = prefixed(sourceName, "JSON does not match the ProgramDesc schema: " +
+                                     oneLine(std::string(status.message())));
+    return false;
+  }
+  if (!program.ParsePartialFromString(binary)) {
+    error = prefixed(sourceName, "JSON does not match the ProgramDesc schema");
+    return false;
+  }
+  return checkComplete(program, sourceName, error);
+}
+
+bool parseBinary(std::string_view bytes, std::string_view sourceName, ProgramDesc &program,
+                 std::string &error) {
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !program.ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    error = prefixed(sourceName, "malformed protobuf: not a binary ProgramDesc (nor JSON)");
+    return false;
+  }
+  return checkComplete(program, sourceName, error);
+}
+
+bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/// Protobuf's JSON printer writes int64 values as strings ("dims": ["-1"]);
+/// Paddle users read and write them as numbers. Only fields that are int64 in
+/// framework.proto are converted, identified by their key and parent key.
+void int64StringsToNumbers(OrderedJson &node, std::string_view parentKey) {
+  auto toNumber = [](OrderedJson &value) {
+    if (!value.is_string())
+      return;
+    const std::string &s = value.get_ref<const std::string &>();
+    char *end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), &end, 10);
+    if (!s.empty() && end && *end == '\0' && errno == 0)
+      value = static_cast<int64_t>(v);
+  };
+  if (node.is_array()) {
+    for (OrderedJson &element : node)
+      int64StringsToNumbers(element, parentKey);
+    return;
+  }
+  if (!node.is_object())
+    return;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string &key = it.key();
+    OrderedJson &value = it.value();
+    bool int64Field = key == "dims" || key == "longs" || key == "l" ||
+                      (key == "version" && parentKey == "version") ||
+                      (key == "i" && (parentKey == "scalar" || parentKey == "scalars"));
+    if (int64Field) {
+      if (value.is_array()) {
+        for (OrderedJson &element : value)
+          toNumber(element);
+      } else {
+        toNumber(value);
+      }
+      continue;
+    }
+    int64StringsToNumbers(value, key);
+  }
+}
+
+/// Indented JSON like nlohmann's dump(2), except that arrays of scalars stay
+/// on one line ("dims": [-1, 64]): programs are read by people.
+void printJson(const OrderedJson &node, int indent, std::string &out) {
+  auto scalar = [](const OrderedJson &v) {
+    return v.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  };
+  std::string pad(static_cast<size_t>(indent + 2), ' ');
+  std::string closePad(static_cast<size_t>(indent), ' ');
+  if (node.is_object()) {
+    if (node.empty()) {
+      out += "{}";
+      return;
+    }
+    out += "{\n";
+    bool first = true;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (!first)
+        out += ",\n";
+      first = false;
+      out += pad + scalar(OrderedJson(it.key())) + ": ";
+      printJson(it.value(), indent + 2, out);
+    }
+    out += "\n" + closePad + "}";
+    return;
+  }
+  if (node.is_array()) {
+    bool flat = std::all_of(node.begin(), node.end(), [](const OrderedJson &v) {
+      return v.is_primitive();
+    });
+    if (node.empty() || flat) {
+      out += "[";
+      bool first = true;
+      for (const OrderedJson &element : node) {
+        if (!first)
+          out += ", ";
+        first = false;
+        out += scalar(element);
+      }
+      out += "]";
+      return;
+    }
+    out += "[\n";
+    bool first = true;
+    for (const OrderedJson &element : node) {
+      if (!first)
+        out += ",\n";
+      first = false;
+      out += pad;
+      printJson(element, indent + 2, out);
+    }
+    out += "\n" + closePad + "]";
+    return;
+  }
+  out += scalar(node);
+}
+
+} // namespace
+
+ProgramFormat detectProgramFormat(std::string_view bytes) {
+  for (char c : bytes) {
+    if (isBlank(c))
+      continue;
+    return c == '{' ? ProgramFormat::Json : ProgramFormat::Binary;
+  }
+  return ProgramFormat::Binary;
+}
+
+bool parseProgram(std::string_view bytes, std::string_view sourceName, ProgramDesc &program,
+                  std::string &error) {
+  program.Clear();
+  bool blank = true;
+  for (char c : bytes)
+    if (!isBlank(c)) {
+      blank = false;
+      break;
+    }
+  if (blank) {
+    error = prefixed(sourceName, "empty program: the file is empty");
+    return false;
+  }
+  if (detectProgramFormat(bytes) == ProgramFormat::Json)
+    return parseJson(bytes, sourceName, program, error);
+  return parseBinary(bytes, sourceName, program, error);
+}
+
+bool readFileBytes(const std::string &path, std::string &bytes, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": cannot open file: " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) {
+    error = path + ": cannot read file";
+    return false;
+  }
+  bytes = buffer.str();
+  return true;
+}
+
+bool writeFileBytes(const std::string &path, std::string_view bytes, std::string &error) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    error = path + ": cannot open file for writing: " + std::strerror(errno);
+    return false;
+  }
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) {
+    error = path + ": cannot write file";
+    return false;
+  }
+  return true;
+}
+
+bool loadProgramFile(const std::string &path, ProgramDesc &program, std::string &error) {
+  std::string bytes;
+  if (!readFileBytes(path, bytes, error))
+    return false;
+  return parseProgram(bytes, path, program, error);
+}
+
+bool programToBinary(const ProgramDesc &program, std::string &out, std::string &error) {
+  if (!program.IsInitialized()) {
+    error = "cannot serialize program: missing required fields: " +
+            program.InitializationErrorString();
+    return false;
+  }
+  if (!program.SerializeToString(&out)) {
+    error = "cannot serialize program";
+    return false;
+  }
+  return true;
+}
+
+bool programToJson(const ProgramDesc &program, std::string &out, std::string &error) {
+  if (!program.IsInitialized()) {
+    error = "cannot serialize program: missing required fields: " +
+            program.InitializationErrorString();
+    return false;
+  }
+  std::string compact;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  auto status = google::protobuf::util::MessageToJsonString(program, &compact, options);
+  if (!status.ok()) {
+    error = "cannot serialize program to JSON: " + oneLine(std::string(status.message()));
+    return false;
+  }
+  OrderedJson doc = OrderedJson::parse(compact, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    error = "cannot serialize program to JSON";
+    return false;
+  }
+  int64StringsToNumbers(doc, "");
+  out.clear();
+  printJson(doc, 0, out);
+  out += "\n";
+  return true;
+}
+
+bool saveProgramFile(const ProgramDesc &program, const std::string &path, ProgramFormat format,
+                     std::string &error) {
+  std::string bytes;
+  bool ok = format == ProgramFormat::Json ? programToJson(program, bytes, error)
+                                          : programToBinary(program, bytes, error);
+  if (!ok) {
+    error = path + ": " + error;
+    return false;
+  }
+  return writeFileBytes(path, bytes, error);
+}
+
+} // namespace distc::programdesc
