@@ -1,0 +1,89 @@
+//===- Kernel.h - Kernel interface and registry -----------------*- C++ -*-===//
+//
+// A kernel is a function over a KernelContext: the call from the artifact
+// (attributes, origin) and its input and output tensors, already allocated
+// with their resolved shapes. Kernels validate shapes and dtypes against
+// docs/artifact.md and report a violation with KernelContext::fail, which
+// throws KernelError; the executor catches it at the call boundary and adds
+// the kernel name and the call's origin to the message. No exception leaves
+// the runtime library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_RUNTIME_KERNEL_H
+#define DISTC_RUNTIME_KERNEL_H
+
+#include "distc/Artifact/artifact_generated.h"
+#include "distc/Runtime/Tensor.h"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace distc::runtime {
+
+/// A kernel's complaint about its operands; carries a message without the
+/// call's origin (the executor adds it).
+class KernelError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+class KernelContext {
+public:
+  KernelContext(const distc::fb::KernelCall &call, std::vector<Tensor *> inputs,
+                std::vector<Tensor *> outputs)
+      : call_(call), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
+
+  const distc::fb::KernelCall &call() const { return call_; }
+  std::string origin() const;
+
+  int numInputs() const { return static_cast<int>(inputs_.size()); }
+  int numOutputs() const { return static_cast<int>(outputs_.size()); }
+  /// Required operands; fail() if absent.
+  Tensor &input(int i) const;
+  Tensor &output(int i) const;
+  /// Optional operands: null when absent (-1 in the artifact or not listed).
+  Tensor *optionalInput(int i) const;
+  Tensor *optionalOutput(int i) const;
+
+  /// Attribute accessors. Absent attributes return `fallback` (validation has
+  /// already ensured required ones exist with the right type).
+  int64_t intAttr(std::string_view name, int64_t fallback = 0) const;
+  double floatAttr(std::string_view name, double fallback = 0) const;
+  std::string stringAttr(std::string_view name) const;
+  std::vector<int64_t> intsAttr(std::string_view name) const;
+  bool hasAttr(std::string_view name) const { return findAttr(name) != nullptr; }
+
+  [[noreturn]] void fail(const std::string &message) const;
+
+private:
+  const distc::fb::Attr *findAttr(std::string_view name) const;
+
+  const distc::fb::KernelCall &call_;
+  std::vector<Tensor *> inputs_;
+  std::vector<Tensor *> outputs_;
+};
+
+using KernelFn = void (*)(KernelContext &);
+
+/// Name → kernel function. Backends own one; every name must appear in the
+/// artifact's kernel signature table (KernelSignatures.h).
+class KernelRegistry {
+public:
+  void add(std::string name, KernelFn fn) { kernels_[std::move(name)] = fn; }
+  KernelFn find(std::string_view name) const;
+  std::vector<std::string> names() const;
+
+private:
+  std::map<std::string, KernelFn, std::less<>> kernels_;
+};
+
+/// The CPU kernels: every kernel of docs/artifact.md.
+const KernelRegistry &cpuKernelRegistry();
+
+} // namespace distc::runtime
+
+#endif // DISTC_RUNTIME_KERNEL_H

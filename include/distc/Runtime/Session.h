@@ -1,0 +1,109 @@
+//===- Session.h - Executing a distc artifact -------------------*- C++ -*-===//
+//
+// A Session is one process's view of an artifact, in the spirit of Paddle's
+// DistModel: it owns the loaded artifact, the persistent state (parameters
+// and optimizer state, shared by every mode and program) and a backend.
+//
+// Lifecycle:
+//
+//   std::string error;
+//   auto session = Session::open("model.distc", error);   // load + validate
+//   session->initialize("predict");          // run predict's Startup program
+//   //   or: session->loadParams("params/", "predict");
+//   TensorMap fetches;
+//   Status s = session->run("predict", {{"x", x}}, fetches);
+//
+// Programs are selected by mode ("train", "eval", "predict") for the role
+// "trainer". Persistent buffers are allocated (zero-filled) when the session
+// opens and are marked initialized when a startup program or a kernel writes
+// them, or when loadParams reads them; a kernel reading one that is not
+// initialized fails with a message saying to initialize or load parameters.
+//
+// run() binds the feed shapes to the artifact's symbols, allocates the Temp
+// and Feed buffers the program touches for this run only, resolves View
+// buffers onto their storage, runs the calls in order and returns a deep copy
+// of every fetch. Errors name the feed, buffer, file or the failing call's
+// origin; after a failed run the persistent state may hold partial updates.
+//
+// A Session is not thread-safe; use one per thread.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_RUNTIME_SESSION_H
+#define DISTC_RUNTIME_SESSION_H
+
+#include "distc/Artifact/ArtifactFile.h"
+#include "distc/Runtime/Backend.h"
+#include "distc/Runtime/Status.h"
+#include "distc/Runtime/Tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace distc::runtime {
+
+/// A named input or output of a main program with its declared type, e.g.
+/// {"x", "f32[?,64]"}.
+struct ProgramIO {
+  std::string name;
+  int32_t buffer = -1;
+  DType dtype = DType::Float32;
+  std::string type;
+};
+
+class Session {
+public:
+  /// Loads and validates `path` (ArtifactFile.h) and allocates persistent
+  /// state on the CPU backend. Returns null and sets `error` on failure.
+  static std::unique_ptr<Session> open(const std::string &path, std::string &error);
+
+  /// Same over an artifact already loaded, on `backend` (CPU if null).
+  static std::unique_ptr<Session> create(std::unique_ptr<artifact::LoadedArtifact> artifact,
+                                         std::unique_ptr<Backend> backend, std::string &error);
+
+  ~Session();
+
+  const artifact::LoadedArtifact &artifact() const { return *artifact_; }
+
+  /// Modes with a Main program for this role, in artifact order.
+  std::vector<std::string> modes() const;
+  bool hasMode(const std::string &mode) const;
+
+  /// The feeds and fetches of `mode`'s Main program (empty if no such mode).
+  std::vector<ProgramIO> feeds(const std::string &mode) const;
+  std::vector<ProgramIO> fetches(const std::string &mode) const;
+
+  /// Runs `mode`'s Startup program (initializers). A mode without a startup
+  /// program is an error only if the mode does not exist.
+  Status initialize(const std::string &mode);
+
+  /// Loads Persistent buffers from `<dir>/<name>.npy`: all of them if `mode`
+  /// is empty, else those `mode`'s Main program reads. A missing file, or a
+  /// dtype or shape other than the buffer's, is an error naming the variable
+  /// and the path; nothing is loaded partially into a buffer.
+  Status loadParams(const std::string &dir, const std::string &mode = "");
+
+  /// Runs `mode`'s Main program on `feeds` and fills `fetches` (cleared
+  /// first) with a copy of each fetch.
+  Status run(const std::string &mode, const TensorMap &feeds, TensorMap &fetches);
+
+  /// The current value of a persistent buffer (shares storage), or an
+  /// undefined tensor if `name` is not a persistent buffer.
+  Tensor persistent(const std::string &name) const;
+
+private:
+  Session() = default;
+  const distc::fb::Program *findProgram(const std::string &mode, distc::fb::ProgramKind kind) const;
+  Status execute(const distc::fb::Program &program, const TensorMap &feeds, TensorMap *fetches);
+
+  std::unique_ptr<artifact::LoadedArtifact> artifact_;
+  std::unique_ptr<Backend> backend_;
+  std::string role_ = "trainer";
+  std::vector<Tensor> persistent_;   // indexed by buffer; defined for Persistent
+  std::vector<bool> initialized_;    // per buffer
+};
+
+} // namespace distc::runtime
+
+#endif // DISTC_RUNTIME_SESSION_H

@@ -1,0 +1,77 @@
+//===- Tensor.h - Host tensors ----------------------------------*- C++ -*-===//
+//
+// A Tensor is an element type, a shape (int64 extents, row-major/C order) and
+// a reference-counted, 64-byte aligned block of host memory. Copying a Tensor
+// shares its storage (like a shared_ptr); use clone() for a deep copy. A
+// view (Tensor::view) shares storage with another tensor under a different
+// shape of the same element count, which is how artifact View buffers work.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_RUNTIME_TENSOR_H
+#define DISTC_RUNTIME_TENSOR_H
+
+#include "distc/Runtime/DType.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace distc::runtime {
+
+using Shape = std::vector<int64_t>;
+
+/// Product of the extents (1 for rank 0).
+int64_t shapeNumel(const Shape &shape);
+
+/// "f32[2,3]"; rank 0 prints as "f32[]".
+std::string formatType(DType dtype, const Shape &shape);
+
+class Tensor {
+public:
+  /// An undefined tensor (no storage); defined() is false.
+  Tensor() = default;
+
+  /// Allocates zero-initialized storage for `shape`. Extents must be >= 0.
+  Tensor(DType dtype, Shape shape);
+
+  /// A tensor sharing `base`'s storage under `shape`; the element counts
+  /// must agree (checked by the caller).
+  static Tensor view(const Tensor &base, Shape shape);
+
+  bool defined() const { return storage_ != nullptr; }
+  DType dtype() const { return dtype_; }
+  const Shape &shape() const { return shape_; }
+  int64_t dim(int i) const { return shape_[i]; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  int64_t numel() const { return shapeNumel(shape_); }
+  size_t byteSize() const { return static_cast<size_t>(numel()) * dtypeSize(dtype_); }
+
+  void *data() { return storage_.get(); }
+  const void *data() const { return storage_.get(); }
+  template <typename T> T *data() { return static_cast<T *>(data()); }
+  template <typename T> const T *data() const { return static_cast<const T *>(data()); }
+
+  /// A deep copy with its own storage.
+  Tensor clone() const;
+
+  /// True if both share one storage block.
+  bool sharesStorageWith(const Tensor &other) const { return storage_ == other.storage_; }
+
+  /// formatType(dtype(), shape()).
+  std::string typeString() const;
+
+private:
+  DType dtype_ = DType::Float32;
+  Shape shape_;
+  std::shared_ptr<uint8_t> storage_;
+};
+
+/// Named tensors: feeds in, fetches out.
+using TensorMap = std::map<std::string, Tensor>;
+
+} // namespace distc::runtime
+
+#endif // DISTC_RUNTIME_TENSOR_H

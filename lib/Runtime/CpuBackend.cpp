@@ -1,0 +1,39 @@
+//===- CpuBackend.cpp - Host memory and the CPU kernels -------------------===//
+
+#include "distc/Runtime/Backend.h"
+#include "Kernels/Registration.h"
+
+namespace distc::runtime {
+
+const KernelRegistry &cpuKernelRegistry() {
+  static const KernelRegistry registry = [] {
+    KernelRegistry r;
+    kernels::registerFillKernels(r);
+    kernels::registerCastKernels(r);
+    kernels::registerElementwiseKernels(r);
+    kernels::registerMatmulKernels(r);
+    kernels::registerReduceKernels(r);
+    kernels::registerShapeKernels(r);
+    kernels::registerNnKernels(r);
+    kernels::registerRandomKernels(r);
+    return r;
+  }();
+  return registry;
+}
+
+namespace {
+
+class CpuBackend final : public Backend {
+public:
+  const char *name() const override { return "cpu"; }
+  Tensor allocate(DType dtype, const Shape &shape) override { return Tensor(dtype, shape); }
+  KernelFn findKernel(std::string_view kernel) const override {
+    return cpuKernelRegistry().find(kernel);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Backend> createCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+} // namespace distc::runtime

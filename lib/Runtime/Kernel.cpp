@@ -1,0 +1,76 @@
+//===- Kernel.cpp - Kernel context and registry ---------------------------===//
+
+#include "distc/Runtime/Kernel.h"
+
+namespace distc::runtime {
+
+std::string KernelContext::origin() const {
+  return call_.origin() ? call_.origin()->str() : std::string();
+}
+
+Tensor &KernelContext::input(int i) const {
+  if (i >= numInputs() || !inputs_[i])
+    fail("missing input " + std::to_string(i));
+  return *inputs_[i];
+}
+
+Tensor &KernelContext::output(int i) const {
+  if (i >= numOutputs() || !outputs_[i])
+    fail("missing output " + std::to_string(i));
+  return *outputs_[i];
+}
+
+Tensor *KernelContext::optionalInput(int i) const { return i < numInputs() ? inputs_[i] : nullptr; }
+
+Tensor *KernelContext::optionalOutput(int i) const {
+  return i < numOutputs() ? outputs_[i] : nullptr;
+}
+
+const distc::fb::Attr *KernelContext::findAttr(std::string_view name) const {
+  if (!call_.attrs())
+    return nullptr;
+  // Linear: calls have a handful of attributes, and this does not rely on
+  // the writer having sorted them.
+  for (const distc::fb::Attr *a : *call_.attrs())
+    if (a->name() && a->name()->string_view() == name)
+      return a;
+  return nullptr;
+}
+
+int64_t KernelContext::intAttr(std::string_view name, int64_t fallback) const {
+  const auto *a = findAttr(name);
+  return a && a->type() == distc::fb::AttrType::Int ? a->i() : fallback;
+}
+
+double KernelContext::floatAttr(std::string_view name, double fallback) const {
+  const auto *a = findAttr(name);
+  return a && a->type() == distc::fb::AttrType::Float ? a->f() : fallback;
+}
+
+std::string KernelContext::stringAttr(std::string_view name) const {
+  const auto *a = findAttr(name);
+  return a && a->s() ? a->s()->str() : std::string();
+}
+
+std::vector<int64_t> KernelContext::intsAttr(std::string_view name) const {
+  const auto *a = findAttr(name);
+  if (!a || !a->ints())
+    return {};
+  return std::vector<int64_t>(a->ints()->begin(), a->ints()->end());
+}
+
+void KernelContext::fail(const std::string &message) const { throw KernelError(message); }
+
+KernelFn KernelRegistry::find(std::string_view name) const {
+  auto it = kernels_.find(name);
+  return it == kernels_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> KernelRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto &[name, fn] : kernels_)
+    out.push_back(name);
+  return out;
+}
+
+} // namespace distc::runtime

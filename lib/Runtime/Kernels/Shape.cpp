@@ -1,0 +1,213 @@
+//===- Shape.cpp - copy, transpose, concat, split, slice ------------------===//
+//
+// Data movement only: these work on raw elements of any dtype.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelUtils.h"
+#include "Registration.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace distc::runtime::kernels {
+namespace {
+
+std::vector<int64_t> rowMajorStrides(const Shape &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int d = int(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// dst (contiguous, `shape`) = src elements at `offset + sum(idx[d]*strides[d])`.
+template <typename E>
+void gatherStrided(E *dst, const E *src, const Shape &shape, const std::vector<int64_t> &strides,
+                   int64_t offset) {
+  const int rank = int(shape.size());
+  const int64_t n = shapeNumel(shape);
+  if (n == 0)
+    return;
+  if (rank == 0) {
+    dst[0] = src[offset];
+    return;
+  }
+  std::vector<int64_t> idx(rank, 0);
+  const int64_t inner = shape[rank - 1], innerStride = strides[rank - 1];
+  int64_t off = offset;
+  for (int64_t o = 0; o < n; o += inner) {
+    for (int64_t j = 0; j < inner; ++j)
+      dst[o + j] = src[off + j * innerStride];
+    for (int d = rank - 2; d >= 0; --d) {
+      if (++idx[d] < shape[d]) {
+        off += strides[d];
+        break;
+      }
+      off -= strides[d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+void gatherStridedAny(size_t elemSize, void *dst, const void *src, const Shape &shape,
+                      const std::vector<int64_t> &strides, int64_t offset) {
+  switch (elemSize) {
+  case 1:
+    return gatherStrided(static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), shape,
+                         strides, offset);
+  case 2:
+    return gatherStrided(static_cast<uint16_t *>(dst), static_cast<const uint16_t *>(src), shape,
+                         strides, offset);
+  case 4:
+    return gatherStrided(static_cast<uint32_t *>(dst), static_cast<const uint32_t *>(src), shape,
+                         strides, offset);
+  default:
+    return gatherStrided(static_cast<uint64_t *>(dst), static_cast<const uint64_t *>(src), shape,
+                         strides, offset);
+  }
+}
+
+void copyKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0);
+  Tensor &out = ctx.output(0);
+  expectSameDtype(ctx, x, out, "x", "out");
+  expectNumel(ctx, out, x.numel(), "out");
+  if (!x.sharesStorageWith(out) && x.byteSize())
+    std::memcpy(out.data(), x.data(), x.byteSize());
+}
+
+void transposeKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0);
+  Tensor &out = ctx.output(0);
+  expectSameDtype(ctx, x, out, "x", "out");
+  const std::vector<int64_t> perm = ctx.intsAttr("perm");
+  const int rank = x.rank();
+  if (int(perm.size()) != rank || out.rank() != rank)
+    ctx.fail("perm of size " + std::to_string(perm.size()) + " for x " + formatShape(x.shape()) +
+             " and out " + formatShape(out.shape()));
+  std::vector<bool> seen(rank, false);
+  Shape expected(rank);
+  const std::vector<int64_t> xStrides = rowMajorStrides(x.shape());
+  std::vector<int64_t> strides(rank);
+  for (int i = 0; i < rank; ++i) {
+    if (perm[i] < 0 || perm[i] >= rank || seen[perm[i]])
+      ctx.fail("perm is not a permutation of 0.." + std::to_string(rank - 1));
+    seen[perm[i]] = true;
+    expected[i] = x.dim(int(perm[i]));
+    strides[i] = xStrides[perm[i]];
+  }
+  expectShape(ctx, out, expected, "out");
+  gatherStridedAny(dtypeSize(x.dtype()), out.data(), x.data(), out.shape(), strides, 0);
+}
+
+/// Views `t` as [outer, t.dim(axis) * inner] bytes for concat/split.
+struct AxisSplit {
+  int64_t outer, rowBytes;
+};
+
+AxisSplit splitAt(const Tensor &t, int axis) {
+  return {product(t.shape(), 0, axis),
+          product(t.shape(), axis, t.rank()) * int64_t(dtypeSize(t.dtype()))};
+}
+
+/// Checks that every part matches `whole` except on `axis`, where extents sum up.
+void checkParts(const KernelContext &ctx, const Tensor &whole, const std::vector<Tensor *> &parts,
+                int64_t axis, const char *partName) {
+  expectAxis(ctx, axis, whole.rank());
+  int64_t total = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Tensor &p = *parts[i];
+    std::string name = std::string(partName) + std::to_string(i);
+    expectSameDtype(ctx, p, whole, name.c_str(), "the whole");
+    bool ok = p.rank() == whole.rank();
+    for (int d = 0; ok && d < p.rank(); ++d)
+      ok = d == axis || p.dim(d) == whole.dim(d);
+    if (!ok)
+      ctx.fail(name + " " + formatShape(p.shape()) + " does not match " +
+               formatShape(whole.shape()) + " outside axis " + std::to_string(axis));
+    total += p.dim(int(axis));
+  }
+  if (total != whole.dim(int(axis)))
+    ctx.fail("extents along axis " + std::to_string(axis) + " sum to " + std::to_string(total) +
+             ", expected " + std::to_string(whole.dim(int(axis))));
+}
+
+void concatKernel(KernelContext &ctx) {
+  Tensor &out = ctx.output(0);
+  const int64_t axis = ctx.intAttr("axis");
+  std::vector<Tensor *> parts;
+  for (int i = 0; i < ctx.numInputs(); ++i)
+    parts.push_back(&ctx.input(i));
+  checkParts(ctx, out, parts, axis, "x");
+  AxisSplit whole = splitAt(out, int(axis));
+  uint8_t *dst = out.data<uint8_t>();
+  int64_t col = 0;
+  for (Tensor *p : parts) {
+    AxisSplit s = splitAt(*p, int(axis));
+    for (int64_t o = 0; o < whole.outer; ++o)
+      std::memcpy(dst + o * whole.rowBytes + col, p->data<uint8_t>() + o * s.rowBytes, s.rowBytes);
+    col += s.rowBytes;
+  }
+}
+
+void splitKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0);
+  const int64_t axis = ctx.intAttr("axis");
+  std::vector<Tensor *> parts;
+  for (int i = 0; i < ctx.numOutputs(); ++i)
+    parts.push_back(&ctx.output(i));
+  checkParts(ctx, x, parts, axis, "out");
+  AxisSplit whole = splitAt(x, int(axis));
+  const uint8_t *src = x.data<uint8_t>();
+  int64_t col = 0;
+  for (Tensor *p : parts) {
+    AxisSplit s = splitAt(*p, int(axis));
+    for (int64_t o = 0; o < whole.outer; ++o)
+      std::memcpy(p->data<uint8_t>() + o * s.rowBytes, src + o * whole.rowBytes + col, s.rowBytes);
+    col += s.rowBytes;
+  }
+}
+
+void sliceKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0);
+  Tensor &out = ctx.output(0);
+  expectSameDtype(ctx, x, out, "x", "out");
+  const auto axes = ctx.intsAttr("axes");
+  const auto starts = ctx.intsAttr("starts");
+  const auto ends = ctx.intsAttr("ends");
+  if (starts.size() != axes.size() || ends.size() != axes.size())
+    ctx.fail("axes, starts and ends must have equal lengths");
+  const int rank = x.rank();
+  Shape expected = x.shape();
+  std::vector<int64_t> begin(rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    expectAxis(ctx, axes[i], rank, "slice axis");
+    const int64_t dim = x.dim(int(axes[i]));
+    auto clampIndex = [dim](int64_t v) {
+      if (v < 0)
+        v += dim;
+      return std::clamp<int64_t>(v, 0, dim);
+    };
+    int64_t s = clampIndex(starts[i]), e = clampIndex(ends[i]);
+    begin[axes[i]] = s;
+    expected[axes[i]] = std::max<int64_t>(0, e - s);
+  }
+  expectShape(ctx, out, expected, "out");
+  const std::vector<int64_t> strides = rowMajorStrides(x.shape());
+  int64_t offset = 0;
+  for (int d = 0; d < rank; ++d)
+    offset += begin[d] * strides[d];
+  gatherStridedAny(dtypeSize(x.dtype()), out.data(), x.data(), out.shape(), strides, offset);
+}
+
+} // namespace
+
+void registerShapeKernels(KernelRegistry &r) {
+  r.add("copy", copyKernel);
+  r.add("transpose", transposeKernel);
+  r.add("concat", concatKernel);
+  r.add("split", splitKernel);
+  r.add("slice", sliceKernel);
+}
+
+} // namespace distc::runtime::kernels

@@ -1,0 +1,355 @@
+//===- Session.cpp - Executing a distc artifact ---------------------------===//
+
+#include "distc/Runtime/Session.h"
+#include "distc/Runtime/Npy.h"
+#include "distc/Runtime/SymbolBinding.h"
+
+#include <cstring>
+#include <functional>
+#include <new>
+
+namespace distc::runtime {
+namespace {
+
+std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
+
+const char *kindName(fb::ProgramKind k) { return k == fb::ProgramKind::Startup ? "startup" : "main"; }
+
+} // namespace
+
+Session::~Session() = default;
+
+std::unique_ptr<Session> Session::open(const std::string &path, std::string &error) {
+  auto loaded = artifact::LoadedArtifact::loadFile(path, error);
+  if (!loaded)
+    return nullptr;
+  return create(std::move(loaded), nullptr, error);
+}
+
+std::unique_ptr<Session> Session::create(std::unique_ptr<artifact::LoadedArtifact> artifact,
+                                         std::unique_ptr<Backend> backend, std::string &error) {
+  std::unique_ptr<Session> s(new Session());
+  s->artifact_ = std::move(artifact);
+  s->backend_ = backend ? std::move(backend) : createCpuBackend();
+  const fb::Artifact &a = *s->artifact_->artifact();
+  uint32_t n = a.buffers() ? a.buffers()->size() : 0;
+  s->persistent_.resize(n);
+  s->initialized_.assign(n, false);
+  for (uint32_t i = 0; i < n; ++i) {
+    const fb::Buffer &b = *a.buffers()->Get(i);
+    if (b.kind() != fb::BufferKind::Persistent)
+      continue;
+    Shape shape;
+    Status st = resolveShape(a, b, {}, shape);
+    if (!st.ok()) {
+      error = s->artifact_->name() + ": persistent " + st.message() +
+              " (persistent buffers must have static shapes)";
+      return nullptr;
+    }
+    try {
+      s->persistent_[i] = s->backend_->allocate(static_cast<DType>(b.dtype()), shape);
+    } catch (const std::bad_alloc &) {
+      error = s->artifact_->name() + ": out of memory allocating persistent buffer '" +
+              str(b.name()) + "' " + formatType(static_cast<DType>(b.dtype()), shape);
+      return nullptr;
+    }
+  }
+  // Every kernel the artifact calls must exist on this backend; checking now
+  // turns a missing kernel into an error before any program runs.
+  if (a.programs())
+    for (const fb::Program *p : *a.programs())
+      if (p->calls())
+        for (const fb::KernelCall *c : *p->calls())
+          if (!s->backend_->findKernel(str(c->kernel()))) {
+            error = s->artifact_->name() + ": the " + s->backend_->name() +
+                    " backend has no kernel '" + str(c->kernel()) + "'";
+            return nullptr;
+          }
+  return s;
+}
+
+const fb::Program *Session::findProgram(const std::string &mode, fb::ProgramKind kind) const {
+  const fb::Artifact &a = *artifact_->artifact();
+  if (!a.programs())
+    return nullptr;
+  for (const fb::Program *p : *a.programs())
+    if (p->kind() == kind && str(p->mode()) == mode && str(p->role()) == role_)
+      return p;
+  return nullptr;
+}
+
+std::vector<std::string> Session::modes() const {
+  std::vector<std::string> out;
+  const fb::Artifact &a = *artifact_->artifact();
+  if (a.programs())
+    for (const fb::Program *p : *a.programs())
+      if (p->kind() == fb::ProgramKind::Main && str(p->role()) == role_) {
+        std::string m = str(p->mode());
+        bool seen = false;
+        for (const std::string &o : out)
+          seen |= o == m;
+        if (!seen)
+          out.push_back(m);
+      }
+  return out;
+}
+
+bool Session::hasMode(const std::string &mode) const {
+  return findProgram(mode, fb::ProgramKind::Main) != nullptr;
+}
+
+static std::string modeListMessage(const Session &s, const std::string &mode) {
+  std::string list;
+  for (const std::string &m : s.modes())
+    list += (list.empty() ? "" : ", ") + m;
+  return "unknown mode '" + mode + "'; the artifact has: " + (list.empty() ? "(none)" : list);
+}
+
+std::vector<ProgramIO> Session::feeds(const std::string &mode) const {
+  std::vector<ProgramIO> out;
+  const fb::Program *p = findProgram(mode, fb::ProgramKind::Main);
+  const fb::Artifact &a = *artifact_->artifact();
+  if (p && p->feeds())
+    for (const fb::Feed *f : *p->feeds()) {
+      const fb::Buffer &b = *a.buffers()->Get(f->buffer());
+      out.push_back({str(f->name()), f->buffer(), static_cast<DType>(b.dtype()),
+                     formatBufferType(a, b)});
+    }
+  return out;
+}
+
+std::vector<ProgramIO> Session::fetches(const std::string &mode) const {
+  std::vector<ProgramIO> out;
+  const fb::Program *p = findProgram(mode, fb::ProgramKind::Main);
+  const fb::Artifact &a = *artifact_->artifact();
+  if (p && p->fetches())
+    for (const fb::Fetch *f : *p->fetches()) {
+      const fb::Buffer &b = *a.buffers()->Get(f->buffer());
+      out.push_back({str(f->name()), f->buffer(), static_cast<DType>(b.dtype()),
+                     formatBufferType(a, b)});
+    }
+  return out;
+}
+
+Status Session::initialize(const std::string &mode) {
+  if (!hasMode(mode) && !findProgram(mode, fb::ProgramKind::Startup))
+    return Status::error(modeListMessage(*this, mode));
+  const fb::Program *startup = findProgram(mode, fb::ProgramKind::Startup);
+  if (!startup)
+    return Status::success();
+  return execute(*startup, {}, nullptr);
+}
+
+Status Session::loadParams(const std::string &dir, const std::string &mode) {
+  const fb::Artifact &a = *artifact_->artifact();
+  uint32_t n = a.buffers() ? a.buffers()->size() : 0;
+  std::vector<bool> wanted(n, mode.empty());
+  if (!mode.empty()) {
+    const fb::Program *p = findProgram(mode, fb::ProgramKind::Main);
+    if (!p)
+      return Status::error(modeListMessage(*this, mode));
+    // Persistent storage the program reads, directly or through views.
+    auto root = [&](int32_t i) {
+      while (i >= 0 && a.buffers()->Get(i)->kind() == fb::BufferKind::View)
+        i = a.buffers()->Get(i)->alias_of();
+      return i;
+    };
+    if (p->calls())
+      for (const fb::KernelCall *c : *p->calls())
+        if (c->inputs())
+          for (int32_t in : *c->inputs())
+            if (in >= 0)
+              wanted[root(in)] = true;
+    if (p->fetches())
+      for (const fb::Fetch *f : *p->fetches())
+        wanted[root(f->buffer())] = true;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const fb::Buffer &b = *a.buffers()->Get(i);
+    if (!wanted[i] || b.kind() != fb::BufferKind::Persistent)
+      continue;
+    std::string name = str(b.name());
+    std::string path = (dir.empty() ? std::string(".") : dir) + "/" + name + ".npy";
+    Tensor t;
+    Status st = readNpy(path, t);
+    if (!st.ok())
+      return Status::error("cannot load parameter '" + name + "': " + st.message());
+    Tensor &dst = persistent_[i];
+    if (t.dtype() != dst.dtype() || t.shape() != dst.shape())
+      return Status::error("parameter '" + name + "' in " + path + " is " + t.typeString() +
+                           " but the artifact declares " + dst.typeString());
+    std::memcpy(dst.data(), t.data(), dst.byteSize());
+    initialized_[i] = true;
+  }
+  return Status::success();
+}
+
+Status Session::run(const std::string &mode, const TensorMap &feeds, TensorMap &fetches) {
+  fetches.clear();
+  const fb::Program *main = findProgram(mode, fb::ProgramKind::Main);
+  if (!main)
+    return Status::error(modeListMessage(*this, mode));
+  return execute(*main, feeds, &fetches);
+}
+
+Tensor Session::persistent(const std::string &name) const {
+  const fb::Artifact &a = *artifact_->artifact();
+  for (uint32_t i = 0; a.buffers() && i < a.buffers()->size(); ++i)
+    if (a.buffers()->Get(i)->kind() == fb::BufferKind::Persistent &&
+        str(a.buffers()->Get(i)->name()) == name)
+      return persistent_[i];
+  return Tensor();
+}
+
+Status Session::execute(const fb::Program &program, const TensorMap &feeds, TensorMap *fetches) {
+  const fb::Artifact &a = *artifact_->artifact();
+  const std::string where = "program " + str(program.mode()) + "/" + str(program.role()) + "/" +
+                            kindName(program.kind());
+  SymbolBindings bindings;
+  Status st = bindSymbols(a, program, feeds, bindings);
+  if (!st.ok())
+    return st;
+
+  uint32_t n = a.buffers()->size();
+  std::vector<Tensor> env(n);
+  std::vector<bool> fedBuffer(n, false);
+  if (program.feeds())
+    for (const fb::Feed *f : *program.feeds())
+      fedBuffer[f->buffer()] = true;
+
+  // Materializes buffer i (and, for views, its storage owner) for this run.
+  std::vector<uint8_t> visiting(n, 0);
+  std::function<Status(int32_t)> materialize = [&](int32_t i) -> Status {
+    if (env[i].defined())
+      return Status::success();
+    const fb::Buffer &b = *a.buffers()->Get(i);
+    std::string name = str(b.name());
+    switch (b.kind()) {
+    case fb::BufferKind::Persistent:
+      env[i] = persistent_[i];
+      return Status::success();
+    case fb::BufferKind::Feed: {
+      if (!fedBuffer[i])
+        return Status::error(where + " uses feed buffer '" + name +
+                             "', which is not one of its feeds");
+      for (const fb::Feed *f : *program.feeds())
+        if (f->buffer() == i) {
+          // A copy: kernels may write feed buffers in place, and the
+          // caller's tensors must stay untouched.
+          env[i] = feeds.at(str(f->name())).clone();
+          return Status::success();
+        }
+      return Status::error(where + ": feed buffer '" + name + "' has no feed");
+    }
+    case fb::BufferKind::Temp: {
+      Shape shape;
+      Status s = resolveShape(a, b, bindings, shape);
+      if (!s.ok())
+        return Status::error(where + ": " + s.message());
+      env[i] = backend_->allocate(static_cast<DType>(b.dtype()), shape);
+      return Status::success();
+    }
+    case fb::BufferKind::View: {
+      int32_t base = b.alias_of();
+      Status s = materialize(base);
+      if (!s.ok())
+        return s;
+      Shape shape;
+      s = resolveShape(a, b, bindings, shape);
+      if (!s.ok())
+        return Status::error(where + ": " + s.message());
+      if (shapeNumel(shape) != env[base].numel())
+        return Status::error(where + ": view '" + name + "' " +
+                             formatType(static_cast<DType>(b.dtype()), shape) + " has " +
+                             std::to_string(shapeNumel(shape)) + " elements but '" +
+                             str(a.buffers()->Get(base)->name()) + "' " +
+                             env[base].typeString() + " has " + std::to_string(env[base].numel()));
+      env[i] = Tensor::view(env[base], shape);
+      return Status::success();
+    }
+    }
+    return Status::error(where + ": buffer '" + name + "' has an unknown kind");
+  };
+  auto storageRoot = [&](int32_t i) {
+    while (a.buffers()->Get(i)->kind() == fb::BufferKind::View)
+      i = a.buffers()->Get(i)->alias_of();
+    return i;
+  };
+
+  try {
+    if (program.calls())
+      for (uint32_t c = 0; c < program.calls()->size(); ++c) {
+        const fb::KernelCall &call = *program.calls()->Get(c);
+        std::string kernel = str(call.kernel());
+        std::string origin = str(call.origin());
+        std::string callLabel = "'" + kernel + "'" + (origin.empty() ? "" : " (" + origin + ")");
+        std::vector<Tensor *> ins, outs;
+        if (call.inputs())
+          for (int32_t i : *call.inputs()) {
+            if (i < 0) {
+              ins.push_back(nullptr);
+              continue;
+            }
+            Status s = materialize(i);
+            if (!s.ok())
+              return s;
+            int32_t root = storageRoot(i);
+            if (a.buffers()->Get(root)->kind() == fb::BufferKind::Persistent &&
+                !initialized_[root])
+              return Status::error(where + ": " + callLabel + " reads '" +
+                                   str(a.buffers()->Get(root)->name()) +
+                                   "' before it was initialized; run the startup program "
+                                   "(initialize) or load parameters (--params)");
+            ins.push_back(&env[i]);
+          }
+        if (call.outputs())
+          for (int32_t o : *call.outputs()) {
+            if (o < 0) {
+              outs.push_back(nullptr);
+              continue;
+            }
+            Status s = materialize(o);
+            if (!s.ok())
+              return s;
+            outs.push_back(&env[o]);
+          }
+        KernelFn fn = backend_->findKernel(kernel);
+        KernelContext ctx(call, std::move(ins), std::move(outs));
+        try {
+          fn(ctx);
+        } catch (const KernelError &e) {
+          return Status::error(where + ", call " + std::to_string(c) + " " + callLabel + ": " +
+                               e.what());
+        } catch (const std::bad_alloc &) {
+          throw;
+        } catch (const std::exception &e) {
+          // A library failure inside a kernel still names the call.
+          return Status::error(where + ", call " + std::to_string(c) + " " + callLabel +
+                               ": internal error: " + e.what());
+        }
+        if (call.outputs())
+          for (int32_t o : *call.outputs())
+            if (o >= 0)
+              initialized_[storageRoot(o)] = true;
+      }
+
+    if (fetches && program.fetches())
+      for (const fb::Fetch *f : *program.fetches()) {
+        Status s = materialize(f->buffer());
+        if (!s.ok())
+          return s;
+        int32_t root = storageRoot(f->buffer());
+        if (a.buffers()->Get(root)->kind() == fb::BufferKind::Persistent && !initialized_[root])
+          return Status::error(where + ": fetch '" + str(f->name()) + "' reads '" +
+                               str(a.buffers()->Get(root)->name()) +
+                               "' before it was initialized; run the startup program "
+                               "(initialize) or load parameters (--params)");
+        (*fetches)[str(f->name())] = env[f->buffer()].clone();
+      }
+  } catch (const std::bad_alloc &) {
+    return Status::error(where + ": out of memory");
+  }
+  return Status::success();
+}
+
+} // namespace distc::runtime

@@ -1,0 +1,65 @@
+//===- Tensor.cpp - Host tensors ------------------------------------------===//
+
+#include "distc/Runtime/Tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace distc::runtime {
+
+int64_t shapeNumel(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string formatType(DType dtype, const Shape &shape) {
+  std::string s = dtypeName(dtype);
+  s += '[';
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ',';
+    s += std::to_string(shape[i]);
+  }
+  return s + ']';
+}
+
+static std::shared_ptr<uint8_t> allocateStorage(size_t bytes) {
+  // 64-byte alignment suits AVX-512 loads and cache lines; aligned_alloc
+  // needs a size that is a multiple of the alignment.
+  constexpr size_t kAlign = 64;
+  size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+  if (rounded == 0)
+    rounded = kAlign;
+  void *p = std::aligned_alloc(kAlign, rounded);
+  if (!p)
+    throw std::bad_alloc();
+  std::memset(p, 0, rounded);
+  return std::shared_ptr<uint8_t>(static_cast<uint8_t *>(p), [](uint8_t *q) { std::free(q); });
+}
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  storage_ = allocateStorage(byteSize());
+}
+
+Tensor Tensor::view(const Tensor &base, Shape shape) {
+  Tensor t;
+  t.dtype_ = base.dtype_;
+  t.shape_ = std::move(shape);
+  t.storage_ = base.storage_;
+  return t;
+}
+
+Tensor Tensor::clone() const {
+  if (!defined())
+    return Tensor();
+  Tensor t(dtype_, shape_);
+  std::memcpy(t.data(), data(), byteSize());
+  return t;
+}
+
+std::string Tensor::typeString() const { return formatType(dtype_, shape_); }
+
+} // namespace distc::runtime
