@@ -1,0 +1,37 @@
+//===- LowerToArtifact.h - pd programs to kernel-call lists ---*- C++ -*-===//
+//
+// The last compiler phase: every `pd.program` of a module in mode form (see
+// the distc-derive-modes pass) becomes a flat list of kernel calls over
+// typed buffers, as docs/artifact.md specifies. All of Paddle's op semantics
+// (broadcast axis, x_num_col_dims, reshape's 0/-1, dropout at inference,
+// initializer seeds) are decided here so the runtime does no graph work.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_TARGET_LOWERTOARTIFACT_H
+#define DISTC_TARGET_LOWERTOARTIFACT_H
+
+#include "distc/Artifact/ArtifactDesc.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace distc::target {
+
+struct LoweringOptions {
+  /// Paddle's program random_seed: seeds initializers whose `seed` is 0.
+  uint64_t programSeed = 0;
+  /// Recorded in the artifact for diagnostics (the input file name).
+  std::string source;
+};
+
+/// Lowers every mode program of `module`. Emits diagnostics at the failing
+/// op (naming the variable) and returns failure on unsupported input.
+mlir::FailureOr<artifact::ArtifactDesc> lowerToArtifact(mlir::ModuleOp module,
+                                                       const LoweringOptions &options);
+
+} // namespace distc::target
+
+#endif // DISTC_TARGET_LOWERTOARTIFACT_H

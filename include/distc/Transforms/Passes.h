@@ -1,0 +1,32 @@
+//===- Passes.h - distc program transforms --------------------*- C++ -*-===//
+//
+// Passes over `pd` modules; each is described with a before/after example
+// in Passes.td. `registerDistcPasses` makes them available to distc-opt.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_TRANSFORMS_PASSES_H
+#define DISTC_TRANSFORMS_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+#include <string>
+
+namespace distc {
+
+#define GEN_PASS_DECL
+#include "distc/Transforms/Passes.h.inc"
+
+/// Erases ops of `program` (a pd.program) that no fetch or variable write
+/// transitively needs.
+void pruneDeadOps(mlir::Operation *program);
+
+/// Registers every distc pass (defines `registerDistcPasses()`).
+#define GEN_PASS_REGISTRATION
+#include "distc/Transforms/Passes.h.inc"
+
+} // namespace distc
+
+#endif // DISTC_TRANSFORMS_PASSES_H

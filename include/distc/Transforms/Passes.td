@@ -1,0 +1,54 @@
+//===- Passes.td - distc program transforms ----------------*- tablegen -*-===//
+
+#ifndef DISTC_TRANSFORMS_PASSES
+#define DISTC_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def DeriveModes : Pass<"distc-derive-modes", "mlir::ModuleOp"> {
+  let summary = "Split the serial program into per-mode main and startup programs";
+  let description = [{
+    DistModel's modes: `predict` fetches the program's outputs, `eval` also
+    fetches the loss. Each mode gets its own main program, pruned to what its
+    fetches need, and its own startup program, pruned to the persistable
+    variables that main program reads.
+
+    Before:
+    ```mlir
+    pd.program @main {
+      %x = pd.feed ... %y = pd.relu %x ... %l = pd.mean %y ...
+      pd.fetch %y {col = 0 : i32}
+    }
+    pd.program @startup { ... }
+    ```
+    After (`loss=l`):
+    ```mlir
+    pd.program @predict.main { ... pd.fetch %y }             // mean pruned
+    pd.program @predict.startup { ... }
+    pd.program @eval.main { ... pd.fetch %y ... pd.fetch %l }
+    pd.program @eval.startup { ... }
+    ```
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"\"",
+           "Name of the loss variable; enables the eval mode">,
+  ];
+}
+
+def PruneDeadOps : Pass<"distc-prune-dead-ops", "mlir::ModuleOp"> {
+  let summary = "Remove ops whose results no fetch or variable write needs";
+  let description = [{
+    Backward liveness over each `pd.program`: `pd.fetch` and `pd.write_var`
+    are the roots; every op none of them transitively uses is erased.
+
+    Before:
+    ```mlir
+    %a = pd.relu %x ...
+    %b = pd.tanh %x ...        // unused
+    pd.fetch %a {col = 0 : i32}
+    ```
+    After: the `pd.tanh` is gone.
+  }];
+}
+
+#endif // DISTC_TRANSFORMS_PASSES

@@ -1,0 +1,225 @@
+//===- LowerNn.cpp - initializers, embeddings, norms, losses, metrics -----===//
+
+#include "ProgramLowering.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace distc::target {
+
+/// Operands grouped by the op's ODS operand groups (optional slots such as
+/// layer_norm's Scale/Bias may be absent).
+static std::vector<std::vector<Value>> operandGroups(Operation *op, size_t slots) {
+  std::vector<std::vector<Value>> groups(slots);
+  if (auto sizes = op->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes")) {
+    unsigned next = 0;
+    for (size_t i = 0; i < slots && i < sizes.size(); ++i)
+      for (int32_t j = 0; j < sizes[i]; ++j)
+        groups[i].push_back(op->getOperand(next++));
+    return groups;
+  }
+  for (size_t i = 0; i < slots && i < op->getNumOperands(); ++i)
+    groups[i].push_back(op->getOperand(i));
+  return groups;
+}
+
+static SymShape staticDims(Value value) {
+  SymShape dims;
+  for (int64_t d : cast<RankedTensorType>(value.getType()).getShape())
+    dims.push_back(DimDesc::fixed(d));
+  return dims;
+}
+
+LogicalResult ProgramLowering::lowerFillConstant(Operation *op) {
+  Value out = op->getResult(0);
+  if (!cast<RankedTensorType>(out.getType()).hasStaticShape())
+    return error(op) << "fill_constant needs a static shape";
+  AttrReader attrs(op);
+  double value = attrs.getFloat("value");
+  // Paddle writes the exact value as a string when a float would round it.
+  std::string text = attrs.getString("str_value");
+  if (!text.empty()) {
+    char *end = nullptr;
+    value = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0')
+      return error(op) << "str_value '" << text << "' is not a number";
+  }
+  FailureOr<int32_t> result = defineResult(out, staticDims(out));
+  if (failed(result))
+    return failure();
+  emit("fill", {}, {*result}, {AttrDesc::ofFloat("value", value)});
+  return success();
+}
+
+/// A nonzero seed for an initializer whose `seed` is 0: FNV-1a over the
+/// program seed and the variable name, so every parameter gets its own
+/// stream and the result is the same on every run and machine.
+static int64_t derivedSeed(uint64_t programSeed, const std::string &name) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint8_t byte) { h = (h ^ byte) * 1099511628211ull; };
+  for (int i = 0; i < 8; ++i)
+    mix(static_cast<uint8_t>(programSeed >> (8 * i)));
+  for (char c : name)
+    mix(static_cast<uint8_t>(c));
+  int64_t seed = static_cast<int64_t>(h & 0x7fffffffffffffffull);
+  return seed == 0 ? 1 : seed;
+}
+
+LogicalResult ProgramLowering::lowerRandom(Operation *op) {
+  Value out = op->getResult(0);
+  if (!cast<RankedTensorType>(out.getType()).hasStaticShape())
+    return error(op) << "random initializers need a static shape";
+  AttrReader attrs(op);
+  StringRef type = op->getName().getStringRef().drop_front(3);
+  int64_t seed = attrs.getInt("seed");
+  if (seed == 0)
+    seed = derivedSeed(state.options.programSeed, nameOf(out));
+  FailureOr<int32_t> result = defineResult(out, staticDims(out));
+  if (failed(result))
+    return failure();
+  std::vector<AttrDesc> kernelAttrs = {AttrDesc::ofInt("seed", seed)};
+  if (type == "uniform_random") {
+    kernelAttrs.push_back(AttrDesc::ofFloat("min", attrs.getFloat("min")));
+    kernelAttrs.push_back(AttrDesc::ofFloat("max", attrs.getFloat("max")));
+  } else {
+    kernelAttrs.push_back(AttrDesc::ofFloat("mean", attrs.getFloat("mean")));
+    kernelAttrs.push_back(AttrDesc::ofFloat("std", attrs.getFloat("std")));
+  }
+  emit(type, {}, {*result}, kernelAttrs);
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerLookupTable(Operation *op) {
+  Value ids = op->getOperand(0), table = op->getOperand(1);
+  const SymShape &td = dimsOf(table);
+  if (td.size() != 2)
+    return error(op) << "W must be 2-D, got " << describe(td);
+  SymShape out = dimsOf(ids);
+  out.push_back(td[1]);
+  FailureOr<int32_t> result = defineResult(op->getResult(0), out);
+  if (failed(result))
+    return failure();
+  emit("gather_rows", {bufferOf(ids), bufferOf(table)}, {*result},
+       {AttrDesc::ofInt("padding_idx", AttrReader(op).getInt("padding_idx"))});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerLayerNorm(Operation *op) {
+  auto groups = operandGroups(op, 3);
+  Value x = groups[0].front();
+  const SymShape &xd = dimsOf(x);
+  AttrReader attrs(op);
+  int64_t begin = attrs.getInt("begin_norm_axis");
+  if (begin < 1 || begin > static_cast<int64_t>(xd.size()))
+    return error(op) << "begin_norm_axis " << begin << " out of range for X " << describe(xd);
+  std::optional<DimDesc> left = product(SymShape(xd.begin(), xd.begin() + begin));
+  if (!left)
+    return error(op) << "cannot flatten the leading dims of " << describe(xd);
+  FailureOr<int32_t> y = defineResult(op->getResult(0), xd);
+  FailureOr<int32_t> mean = defineResult(op->getResult(1), {*left});
+  FailureOr<int32_t> variance = defineResult(op->getResult(2), {*left});
+  if (failed(y) || failed(mean) || failed(variance))
+    return failure();
+  int32_t scale = groups[1].empty() ? -1 : bufferOf(groups[1].front());
+  int32_t bias = groups[2].empty() ? -1 : bufferOf(groups[2].front());
+  emit("layer_norm", {bufferOf(x), scale, bias}, {*y, *mean, *variance},
+       {AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon")),
+        AttrDesc::ofInt("begin_norm_axis", begin)});
+  return success();
+}
+
+/// Dropout as DistModel's eval and predict modes run it: no units dropped.
+/// `downgrade_in_infer` scales by (1 - p); `upscale_in_train` already scaled
+/// at training time, so the output is the input itself.
+LogicalResult ProgramLowering::lowerDropout(Operation *op) {
+  Value x = op->getOperand(0);
+  AttrReader attrs(op);
+  std::string impl = attrs.getString("dropout_implementation");
+  if (impl == "upscale_in_train") {
+    if (failed(defineView(op->getResult(0), bufferOf(x), dimsOf(x))))
+      return failure();
+  } else if (impl == "downgrade_in_infer") {
+    FailureOr<int32_t> result = defineResult(op->getResult(0), dimsOf(x));
+    if (failed(result))
+      return failure();
+    emit("scale", {bufferOf(x)}, {*result},
+         {AttrDesc::ofFloat("scale", 1.0 - attrs.getFloat("dropout_prob")),
+          AttrDesc::ofFloat("bias", 0.0), AttrDesc::ofInt("bias_after_scale", 1)});
+  } else {
+    return error(op) << "unknown dropout_implementation '" << impl << "'";
+  }
+  if (op->getNumResults() > 1 && !op->getResult(1).use_empty()) {
+    FailureOr<int32_t> mask = defineResult(op->getResult(1), dimsOf(x));
+    if (failed(mask))
+      return failure();
+    emit("fill", {}, {*mask}, {AttrDesc::ofFloat("value", 1.0)});
+  }
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerSoftmaxCrossEntropy(Operation *op) {
+  Value logits = op->getOperand(0), label = op->getOperand(1);
+  const SymShape &ld = dimsOf(logits), &yd = dimsOf(label);
+  AttrReader attrs(op);
+  auto axis = normalizeAxis(attrs.getInt("axis"), static_cast<int64_t>(ld.size()));
+  if (!axis)
+    return error(op) << "axis out of range for Logits " << describe(ld);
+  if (yd.size() != ld.size())
+    return error(op) << "Label " << describe(yd) << " and Logits " << describe(ld)
+                     << " differ in rank";
+  for (size_t i = 0; i < ld.size(); ++i)
+    if (static_cast<int64_t>(i) != *axis)
+      unify(ld[i], yd[i]);
+  SymShape lossDims = ld;
+  lossDims[*axis] = DimDesc::fixed(1);
+  FailureOr<int32_t> softmax = defineResult(op->getResult(0), ld);
+  FailureOr<int32_t> loss = defineResult(op->getResult(1), lossDims);
+  if (failed(softmax) || failed(loss))
+    return failure();
+  emit("softmax_cross_entropy", {bufferOf(logits), bufferOf(label)}, {*softmax, *loss},
+       {AttrDesc::ofInt("axis", *axis), AttrDesc::ofInt("soft_label", attrs.getBool("soft_label")),
+        AttrDesc::ofInt("ignore_index", attrs.getInt("ignore_index"))});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerTopK(Operation *op) {
+  Value x = op->getOperand(0);
+  const SymShape &xd = dimsOf(x);
+  AttrReader attrs(op);
+  int64_t rank = static_cast<int64_t>(xd.size());
+  auto axis = normalizeAxis(attrs.getInt("axis"), rank);
+  if (!axis || *axis != rank - 1)
+    return error(op) << "top_k_v2 is supported along the last axis only";
+  int64_t k = attrs.getInt("k");
+  if (k < 1 || (xd.back().isStatic() && k > xd.back().value))
+    return error(op) << "k = " << k << " is out of range for X " << describe(xd);
+  SymShape out = xd;
+  out.back() = DimDesc::fixed(k);
+  FailureOr<int32_t> values = defineResult(op->getResult(0), out);
+  FailureOr<int32_t> indices = defineResult(op->getResult(1), out);
+  if (failed(values) || failed(indices))
+    return failure();
+  emit("top_k", {bufferOf(x)}, {*values, *indices},
+       {AttrDesc::ofInt("k", k), AttrDesc::ofInt("largest", attrs.getBool("largest"))});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerAccuracy(Operation *op) {
+  Value indices = op->getOperand(1), label = op->getOperand(2);
+  unify(dimsOf(indices).front(), dimsOf(label).front());
+  std::vector<int32_t> outputs;
+  for (Value result : op->getResults()) {
+    FailureOr<int32_t> buffer = defineResult(result, staticDims(result));
+    if (failed(buffer))
+      return failure();
+    outputs.push_back(*buffer);
+  }
+  emit("accuracy", {bufferOf(indices), bufferOf(label)}, outputs);
+  return success();
+}
+
+} // namespace distc::target

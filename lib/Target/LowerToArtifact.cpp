@@ -1,0 +1,519 @@
+//===- LowerToArtifact.cpp - pd programs to kernel-call lists -------------===//
+//
+// Driver of the lowering: walks each mode program, binds SSA values to
+// buffers, and handles the structural ops (feed, fetch, read_var,
+// write_var). Op families live in LowerMath/LowerShape/LowerNn.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProgramLowering.h"
+
+#include "distc/Dialect/Pd/OpCatalog.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace distc::target {
+
+//===----------------------------------------------------------------------===//
+// Attribute access with catalogue defaults
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const pd::AttrSpec *findAttrSpec(Operation *op, StringRef name) {
+  StringRef type = op->getName().getStringRef();
+  type.consume_front("pd.");
+  if (const pd::OpSpec *spec = pd::lookupOp(std::string_view(type.data(), type.size())))
+    for (const pd::AttrSpec &attr : spec->attrs)
+      if (attr.name == std::string_view(name.data(), name.size()))
+        return &attr;
+  return nullptr;
+}
+
+/// Parses a catalogue default literal: "1", "-1.5", "true", "[1,2]", "abc".
+std::vector<double> parseDefaultList(std::string_view text) {
+  std::vector<double> values;
+  std::string body(text);
+  if (!body.empty() && body.front() == '[')
+    body = body.substr(1, body.size() - 2);
+  size_t pos = 0;
+  while (pos < body.size()) {
+    size_t comma = body.find(',', pos);
+    std::string item = body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (item == "true")
+      values.push_back(1);
+    else if (item == "false")
+      values.push_back(0);
+    else if (!item.empty())
+      values.push_back(std::strtod(item.c_str(), nullptr));
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  return values;
+}
+
+} // namespace
+
+int64_t AttrReader::getInt(StringRef name) const {
+  Attribute attr = op->getAttr(name);
+  if (auto b = dyn_cast_or_null<BoolAttr>(attr))
+    return b.getValue();
+  if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
+    return i.getValue().getSExtValue();
+  if (auto f = dyn_cast_or_null<FloatAttr>(attr))
+    return static_cast<int64_t>(f.getValueAsDouble());
+  if (const pd::AttrSpec *spec = findAttrSpec(op, name)) {
+    auto values = parseDefaultList(spec->defaultValue);
+    return values.empty() ? 0 : static_cast<int64_t>(values.front());
+  }
+  return 0;
+}
+
+double AttrReader::getFloat(StringRef name) const {
+  Attribute attr = op->getAttr(name);
+  if (auto f = dyn_cast_or_null<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
+    return static_cast<double>(i.getValue().getSExtValue());
+  if (const pd::AttrSpec *spec = findAttrSpec(op, name)) {
+    auto values = parseDefaultList(spec->defaultValue);
+    return values.empty() ? 0 : values.front();
+  }
+  return 0;
+}
+
+std::string AttrReader::getString(StringRef name) const {
+  if (auto s = dyn_cast_or_null<StringAttr>(op->getAttr(name)))
+    return s.getValue().str();
+  if (const pd::AttrSpec *spec = findAttrSpec(op, name))
+    return std::string(spec->defaultValue);
+  return "";
+}
+
+std::vector<int64_t> AttrReader::getInts(StringRef name) const {
+  Attribute attr = op->getAttr(name);
+  if (auto a = dyn_cast_or_null<DenseI32ArrayAttr>(attr))
+    return {a.asArrayRef().begin(), a.asArrayRef().end()};
+  if (auto a = dyn_cast_or_null<DenseI64ArrayAttr>(attr))
+    return {a.asArrayRef().begin(), a.asArrayRef().end()};
+  if (auto a = dyn_cast_or_null<ArrayAttr>(attr)) {
+    std::vector<int64_t> values;
+    for (Attribute element : a)
+      if (auto i = dyn_cast<IntegerAttr>(element))
+        values.push_back(i.getValue().getSExtValue());
+    return values;
+  }
+  std::vector<int64_t> values;
+  if (const pd::AttrSpec *spec = findAttrSpec(op, name))
+    for (double v : parseDefaultList(spec->defaultValue))
+      values.push_back(static_cast<int64_t>(v));
+  return values;
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+FailureOr<artifact::DType> toArtifactDType(Type type) {
+  using artifact::DType;
+  if (type.isF32())
+    return DType::Float32;
+  if (type.isF64())
+    return DType::Float64;
+  if (type.isF16())
+    return DType::Float16;
+  if (type.isBF16())
+    return DType::BFloat16;
+  if (type.isInteger(1))
+    return DType::Bool;
+  if (type.isUnsignedInteger(8))
+    return DType::UInt8;
+  if (type.isInteger(8))
+    return DType::Int8;
+  if (type.isInteger(16))
+    return DType::Int16;
+  if (type.isInteger(32))
+    return DType::Int32;
+  if (type.isInteger(64))
+    return DType::Int64;
+  return failure();
+}
+
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
+    return std::nullopt;
+  return axis;
+}
+
+static StringRef opType(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  name.consume_front("pd.");
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// ProgramLowering: buffers
+//===----------------------------------------------------------------------===//
+
+int32_t ProgramLowering::addBuffer(std::string name, artifact::DType dtype, SymShape dims,
+                                   BufferKind kind, int32_t aliasOf) {
+  artifact::BufferDesc buffer;
+  buffer.name = std::move(name);
+  buffer.dtype = dtype;
+  for (DimDesc &d : dims)
+    d = normalize(d);
+  buffer.dims = std::move(dims);
+  buffer.kind = kind;
+  buffer.aliasOf = aliasOf;
+  state.desc.buffers.push_back(std::move(buffer));
+  return static_cast<int32_t>(state.desc.buffers.size() - 1);
+}
+
+int32_t ProgramLowering::view(int32_t buffer, SymShape dims) {
+  const artifact::BufferDesc &source = state.desc.buffers[buffer];
+  if (source.dims.size() == dims.size() &&
+      std::equal(dims.begin(), dims.end(), source.dims.begin(), sameDim))
+    return buffer;
+  return addBuffer(source.name, source.dtype, std::move(dims), BufferKind::View, buffer);
+}
+
+std::string ProgramLowering::nameOf(Value value) const {
+  if (Operation *def = value.getDefiningOp()) {
+    if (auto names = def->getAttrOfType<ArrayAttr>(pd::kOutNamesAttr.data())) {
+      unsigned index = cast<OpResult>(value).getResultNumber();
+      if (index < names.size())
+        if (auto name = dyn_cast<StringAttr>(names[index]); name && !name.getValue().empty())
+          return name.getValue().str();
+    }
+    if (auto sym = def->getAttrOfType<FlatSymbolRefAttr>("var"))
+      return sym.getValue().str();
+  }
+  return "tmp_" + std::to_string(state.desc.buffers.size());
+}
+
+InFlightDiagnostic ProgramLowering::error(Operation *op) const {
+  InFlightDiagnostic diag = op->emitError();
+  diag << "'" << opType(op) << "'";
+  if (op->getNumResults() > 0)
+    diag << " (output " << nameOf(op->getResult(0)) << ")";
+  diag << ": ";
+  return diag;
+}
+
+/// Returns the persistent buffer `result` may be computed into directly: its
+/// only use writes a persistable variable of the same type, and the op reads
+/// no persistable storage it could alias.
+static std::optional<StringRef> writtenVariable(Value result) {
+  if (!result.hasOneUse())
+    return std::nullopt;
+  Operation *user = *result.getUsers().begin();
+  if (user->getName().getStringRef() != "pd.write_var")
+    return std::nullopt;
+  if (auto sym = user->getAttrOfType<FlatSymbolRefAttr>("var"))
+    return sym.getValue();
+  return std::nullopt;
+}
+
+FailureOr<int32_t> ProgramLowering::defineResult(Value result, SymShape dims) {
+  auto type = cast<RankedTensorType>(result.getType());
+  Operation *op = result.getDefiningOp();
+  if (static_cast<int64_t>(dims.size()) != type.getRank()) {
+    // Scalars are 0-D in Paddle >= 2.5 and [1] before; any static type with
+    // the element count the op computes is the same buffer.
+    std::optional<DimDesc> count = product(dims);
+    if (!type.hasStaticShape() || !count || !count->isStatic() ||
+        count->value != type.getNumElements()) {
+      error(op) << "lowered shape " << describe(dims) << " of " << nameOf(result)
+                << " disagrees with its type " << type;
+      return failure();
+    }
+    dims.assign(type.getRank(), DimDesc::fixed(1));
+  }
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (type.isDynamicDim(i))
+      continue;
+    if (d.isStatic() && d.value != type.getDimSize(i)) {
+      error(op) << "dim " << i << " of " << nameOf(result) << " is " << d.value
+                << " but its type says " << type;
+      return failure();
+    }
+    d = DimDesc::fixed(type.getDimSize(i)); // the type proves it static
+  }
+  FailureOr<artifact::DType> dtype = toArtifactDType(type.getElementType());
+  if (failed(dtype)) {
+    error(op) << "element type " << type.getElementType() << " of " << nameOf(result)
+              << " has no runtime dtype";
+    return failure();
+  }
+  int32_t buffer = -1;
+  if (auto var = writtenVariable(result)) {
+    auto it = state.persistentBuffers.find(*var);
+    bool readsIt = it != state.persistentBuffers.end() &&
+                   llvm::any_of(op->getOperands(), [&](Value v) {
+                     return buffers.lookup(v) == it->second;
+                   });
+    if (it != state.persistentBuffers.end() && !readsIt &&
+        state.desc.buffers[it->second].dtype == *dtype &&
+        state.desc.buffers[it->second].dims.size() == dims.size() &&
+        std::equal(dims.begin(), dims.end(), state.desc.buffers[it->second].dims.begin(), sameDim))
+      buffer = it->second;
+  }
+  if (buffer < 0)
+    buffer = addBuffer(nameOf(result), *dtype, std::move(dims), BufferKind::Temp);
+  buffers[result] = buffer;
+  return buffer;
+}
+
+FailureOr<int32_t> ProgramLowering::defineView(Value result, int32_t source, SymShape dims) {
+  auto type = cast<RankedTensorType>(result.getType());
+  if (static_cast<int64_t>(dims.size()) != type.getRank() && type.hasStaticShape()) {
+    dims.clear(); // a 0-D result declared as [1], or the reverse
+    for (int64_t d : type.getShape())
+      dims.push_back(DimDesc::fixed(d));
+  }
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (i < static_cast<size_t>(type.getRank()) && !type.isDynamicDim(i))
+      d = DimDesc::fixed(type.getDimSize(i));
+  int32_t buffer = view(source, std::move(dims));
+  buffers[result] = buffer;
+  return buffer;
+}
+
+void ProgramLowering::emit(StringRef kernel, std::vector<int32_t> inputs,
+                           std::vector<int32_t> outputs, std::vector<AttrDesc> attrs) {
+  artifact::KernelCallDesc call;
+  call.kernel = kernel.str();
+  call.inputs = std::move(inputs);
+  call.outputs = std::move(outputs);
+  call.attrs = std::move(attrs);
+  call.origin = origin;
+  program.calls.push_back(std::move(call));
+}
+
+//===----------------------------------------------------------------------===//
+// ProgramLowering: structural ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProgramLowering::lowerFeed(Operation *op) {
+  Value result = op->getResult(0);
+  auto type = cast<RankedTensorType>(result.getType());
+  std::string name = nameOf(result);
+  SymShape dims;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (!type.isDynamicDim(i)) {
+      dims.push_back(DimDesc::fixed(type.getDimSize(i)));
+      continue;
+    }
+    state.desc.symbols.push_back(name + ".dim" + std::to_string(i));
+    state.symbolParent.push_back(static_cast<int32_t>(state.symbolParent.size()));
+    dims.push_back(DimDesc::symbolic(static_cast<int32_t>(state.desc.symbols.size() - 1)));
+  }
+  FailureOr<artifact::DType> dtype = toArtifactDType(type.getElementType());
+  if (failed(dtype))
+    return error(op) << "feed element type " << type.getElementType() << " is not supported";
+  int32_t buffer = addBuffer(name, *dtype, std::move(dims), BufferKind::Feed);
+  buffers[result] = buffer;
+  program.feeds.push_back({name, buffer});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerFetch(Operation *op) {
+  Value value = op->getOperand(0);
+  program.fetches.push_back({nameOf(value), bufferOf(value)});
+  return success();
+}
+
+static FlatSymbolRefAttr variableRef(Operation *op) {
+  return op->getAttrOfType<FlatSymbolRefAttr>("var");
+}
+
+LogicalResult ProgramLowering::lowerReadVar(Operation *op) {
+  FlatSymbolRefAttr ref = variableRef(op);
+  auto it = ref ? state.persistentBuffers.find(ref.getValue()) : state.persistentBuffers.end();
+  if (it == state.persistentBuffers.end())
+    return op->emitError("read of an undeclared persistable variable");
+  buffers[op->getResult(0)] = it->second;
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerWriteVar(Operation *op) {
+  FlatSymbolRefAttr ref = variableRef(op);
+  auto it = ref ? state.persistentBuffers.find(ref.getValue()) : state.persistentBuffers.end();
+  if (it == state.persistentBuffers.end())
+    return op->emitError("write of an undeclared persistable variable");
+  int32_t source = bufferOf(op->getOperand(0));
+  if (source != it->second)
+    emit("copy", {source}, {it->second});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ProgramLowering: dispatch
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProgramLowering::lowerOp(Operation *op) {
+  StringRef type = opType(op);
+  origin = type.str();
+  if (op->getNumResults() > 0)
+    origin += " -> " + nameOf(op->getResult(0));
+
+  using Lower = std::function<LogicalResult()>;
+  Lower lowerFn = llvm::StringSwitch<Lower>(type)
+      .Case("feed", [&] { return lowerFeed(op); })
+      .Case("fetch", [&] { return lowerFetch(op); })
+      .Case("read_var", [&] { return lowerReadVar(op); })
+      .Case("write_var", [&] { return lowerWriteVar(op); })
+      .Case("elementwise_add", [&] { return lowerElementwise(op, "add"); })
+      .Case("elementwise_sub", [&] { return lowerElementwise(op, "sub"); })
+      .Case("elementwise_mul", [&] { return lowerElementwise(op, "mul"); })
+      .Case("elementwise_div", [&] { return lowerElementwise(op, "div"); })
+      .Case("relu", [&] { return lowerUnary(op, "relu"); })
+      .Case("sigmoid", [&] { return lowerUnary(op, "sigmoid"); })
+      .Case("tanh", [&] { return lowerUnary(op, "tanh"); })
+      .Case("square", [&] { return lowerUnary(op, "square"); })
+      .Case("gelu", [&] {
+        return lowerUnary(op, AttrReader(op).getBool("approximate") ? "gelu_tanh" : "gelu");
+      })
+      .Case("scale", [&] { return lowerScale(op); })
+      .Case("cast", [&] { return lowerCast(op); })
+      .Case("assign", [&] { return lowerAssign(op); })
+      .Case("mul", [&] { return lowerMul(op); })
+      .Case("matmul_v2", [&] { return lowerMatmul(op); })
+      .Case("softmax", [&] { return lowerSoftmax(op); })
+      .Case("reduce_sum", [&] { return lowerReduce(op, "sum"); })
+      .Case("reduce_mean", [&] { return lowerReduce(op, "mean"); })
+      .Case("mean", [&] { return lowerMean(op); })
+      .Case("reshape2", [&] { return lowerReshape(op); })
+      .Case("transpose2", [&] { return lowerTranspose(op); })
+      .Case("concat", [&] { return lowerConcat(op); })
+      .Case("split", [&] { return lowerSplit(op); })
+      .Case("slice", [&] { return lowerSlice(op); })
+      .Case("fill_constant", [&] { return lowerFillConstant(op); })
+      .Cases("uniform_random", "gaussian_random", "truncated_gaussian_random",
+             [&] { return lowerRandom(op); })
+      .Case("lookup_table_v2", [&] { return lowerLookupTable(op); })
+      .Case("layer_norm", [&] { return lowerLayerNorm(op); })
+      .Case("dropout", [&] { return lowerDropout(op); })
+      .Case("softmax_with_cross_entropy", [&] { return lowerSoftmaxCrossEntropy(op); })
+      .Case("top_k_v2", [&] { return lowerTopK(op); })
+      .Case("accuracy", [&] { return lowerAccuracy(op); })
+      .Default(nullptr);
+  if (!lowerFn)
+    return error(op) << "no lowering to runtime kernels for this op";
+  for (Value operand : op->getOperands())
+    if (!buffers.count(operand))
+      return error(op) << "operand defined outside the program";
+  return lowerFn();
+}
+
+LogicalResult ProgramLowering::lower(Operation *pdProgram) {
+  for (Region &region : pdProgram->getRegions())
+    for (Block &block : region)
+      for (Operation &op : block)
+        if (failed(lowerOp(&op)))
+          return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Entry point
+//===----------------------------------------------------------------------===//
+
+/// Rewrites every symbolic dim to its union-find representative and drops
+/// the merged symbols, so feeds whose unknown dims ops force to be equal (the
+/// batch dim of `x` and of `label`) share one symbol and the runtime checks
+/// them against each other before running anything.
+static void mergeEqualSymbols(ArtifactState &state) {
+  artifact::ArtifactDesc &desc = state.desc;
+  std::vector<int32_t> newIndex(desc.symbols.size(), -1);
+  std::vector<std::string> symbols;
+  for (size_t i = 0; i < desc.symbols.size(); ++i) {
+    int32_t root = state.findSymbol(static_cast<int32_t>(i));
+    if (newIndex[root] < 0) {
+      newIndex[root] = static_cast<int32_t>(symbols.size());
+      symbols.push_back(desc.symbols[root]);
+    }
+  }
+  for (artifact::BufferDesc &buffer : desc.buffers)
+    for (DimDesc &d : buffer.dims)
+      if (!d.isStatic())
+        d.sym = newIndex[state.findSymbol(d.sym)];
+  desc.symbols = std::move(symbols);
+}
+
+int32_t ArtifactState::findSymbol(int32_t sym) {
+  while (symbolParent[sym] != sym)
+    sym = symbolParent[sym] = symbolParent[symbolParent[sym]];
+  return sym;
+}
+
+void ArtifactState::unify(const DimDesc &a, const DimDesc &b) {
+  if (a.isStatic() || b.isStatic() || a.value != b.value || a.div != b.div)
+    return;
+  int32_t ra = findSymbol(a.sym), rb = findSymbol(b.sym);
+  if (ra != rb)
+    symbolParent[std::max(ra, rb)] = std::min(ra, rb);
+}
+
+FailureOr<artifact::ArtifactDesc> lowerToArtifact(ModuleOp module, const LoweringOptions &options) {
+  ArtifactState state;
+  state.options = options;
+  state.desc.producer = "distc 0.1.0";
+  state.desc.source = options.source;
+
+  // Persistable variables are shared by every program of every mode.
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (op.getName().getStringRef() != "pd.var")
+      continue;
+    StringRef name = SymbolTable::getSymbolName(&op).getValue();
+    auto typeAttr = op.getAttrOfType<TypeAttr>("type");
+    auto tensor = typeAttr ? dyn_cast<RankedTensorType>(typeAttr.getValue()) : RankedTensorType();
+    if (!tensor || !tensor.hasStaticShape())
+      return op.emitError() << "persistable variable '" << name << "' needs a static tensor type";
+    FailureOr<artifact::DType> dtype = toArtifactDType(tensor.getElementType());
+    if (failed(dtype))
+      return op.emitError() << "persistable variable '" << name << "' has unsupported element type "
+                            << tensor.getElementType();
+    SymShape dims;
+    for (int64_t d : tensor.getShape())
+      dims.push_back(DimDesc::fixed(d));
+    artifact::BufferDesc buffer{name.str(), *dtype, dims, BufferKind::Persistent, -1};
+    state.desc.buffers.push_back(buffer);
+    state.persistentBuffers[name] = static_cast<int32_t>(state.desc.buffers.size() - 1);
+  }
+
+  bool any = false;
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (op.getName().getStringRef() != "pd.program")
+      continue;
+    auto mode = op.getAttrOfType<StringAttr>("pd.mode");
+    auto kind = op.getAttrOfType<StringAttr>("pd.kind");
+    if (!mode || !kind)
+      return op.emitError("program has no pd.mode/pd.kind: run the distc-derive-modes pass first");
+    artifact::ProgramDesc program;
+    program.mode = mode.getValue().str();
+    program.kind = kind.getValue() == "startup" ? artifact::ProgramKind::Startup
+                                                : artifact::ProgramKind::Main;
+    ProgramLowering lowering(state, program);
+    if (failed(lowering.lower(&op)))
+      return failure();
+    state.desc.programs.push_back(std::move(program));
+    any = true;
+  }
+  if (!any)
+    return module.emitError("module holds no programs to lower");
+  mergeEqualSymbols(state);
+  return std::move(state.desc);
+}
+
+} // namespace distc::target

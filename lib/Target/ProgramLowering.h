@@ -1,0 +1,132 @@
+//===- ProgramLowering.h - lowering state for one pd.program --*- C++ -*-===//
+//
+// Private to lib/Target. One ProgramLowering turns one pd.program into one
+// artifact Program; the op-family files (LowerMath.cpp, LowerShape.cpp,
+// LowerNn.cpp) implement its `lower*` members.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_LIB_TARGET_PROGRAMLOWERING_H
+#define DISTC_LIB_TARGET_PROGRAMLOWERING_H
+
+#include "distc/Target/LowerToArtifact.h"
+#include "distc/Target/SymbolicShape.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace distc::target {
+
+using artifact::AttrDesc;
+using artifact::BufferKind;
+
+/// Reads an op's inherent attribute by Paddle name, falling back to the op
+/// catalogue's default when the op does not carry it.
+class AttrReader {
+public:
+  explicit AttrReader(mlir::Operation *op) : op(op) {}
+  int64_t getInt(llvm::StringRef name) const;
+  double getFloat(llvm::StringRef name) const;
+  bool getBool(llvm::StringRef name) const { return getInt(name) != 0; }
+  std::string getString(llvm::StringRef name) const;
+  std::vector<int64_t> getInts(llvm::StringRef name) const;
+
+private:
+  mlir::Operation *op;
+};
+
+/// State shared by all programs of one artifact.
+struct ArtifactState {
+  artifact::ArtifactDesc desc;
+  llvm::StringMap<int32_t> persistentBuffers; // pd.var name -> buffer
+  LoweringOptions options;
+  std::vector<int32_t> symbolParent; // union-find over desc.symbols
+
+  int32_t findSymbol(int32_t sym);
+  /// Records that two symbolic dims an op requires to be equal are one.
+  void unify(const DimDesc &a, const DimDesc &b);
+};
+
+class ProgramLowering {
+public:
+  ProgramLowering(ArtifactState &state, artifact::ProgramDesc &program)
+      : state(state), program(program) {}
+
+  mlir::LogicalResult lower(mlir::Operation *pdProgram);
+
+  // --- buffers -----------------------------------------------------------
+  int32_t addBuffer(std::string name, artifact::DType dtype, SymShape dims, BufferKind kind,
+                    int32_t aliasOf = -1);
+  /// A view of `buffer` with other dims (same element count).
+  int32_t view(int32_t buffer, SymShape dims);
+  const SymShape &dimsOf(int32_t buffer) const { return state.desc.buffers[buffer].dims; }
+  std::vector<artifact::BufferDesc> &artifactBuffers() { return state.desc.buffers; }
+  int32_t bufferOf(mlir::Value value) const { return buffers.lookup(value); }
+  const SymShape &dimsOf(mlir::Value value) const { return dimsOf(bufferOf(value)); }
+  /// Binds `result` to a new buffer with `dims` (reconciled with its static
+  /// type), or to the persistent buffer it is written to. Fails with an
+  /// error naming the variable when `dims` contradict the type.
+  mlir::FailureOr<int32_t> defineResult(mlir::Value result, SymShape dims);
+  /// Binds `result` to a view of `source` (reshapes, squeezes).
+  mlir::FailureOr<int32_t> defineView(mlir::Value result, int32_t source, SymShape dims);
+
+  void unify(const DimDesc &a, const DimDesc &b) { state.unify(a, b); }
+  void emit(llvm::StringRef kernel, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+            std::vector<AttrDesc> attrs = {});
+
+  /// Paddle variable name of a value (from pd.out_names, read_var or feed).
+  std::string nameOf(mlir::Value value) const;
+  std::string describe(const SymShape &dims) const { return toString(dims, state.desc.symbols); }
+  mlir::InFlightDiagnostic error(mlir::Operation *op) const;
+
+  // --- op families (LowerMath.cpp, LowerShape.cpp, LowerNn.cpp) ----------
+  mlir::LogicalResult lowerElementwise(mlir::Operation *op, llvm::StringRef binaryOp);
+  mlir::LogicalResult lowerUnary(mlir::Operation *op, llvm::StringRef unaryOp);
+  mlir::LogicalResult lowerScale(mlir::Operation *op);
+  mlir::LogicalResult lowerCast(mlir::Operation *op);
+  mlir::LogicalResult lowerAssign(mlir::Operation *op);
+  mlir::LogicalResult lowerMul(mlir::Operation *op);
+  mlir::LogicalResult lowerMatmul(mlir::Operation *op);
+  mlir::LogicalResult lowerSoftmax(mlir::Operation *op);
+  mlir::LogicalResult lowerReduce(mlir::Operation *op, llvm::StringRef reduceOp);
+  mlir::LogicalResult lowerMean(mlir::Operation *op);
+
+  mlir::LogicalResult lowerReshape(mlir::Operation *op);
+  mlir::LogicalResult lowerTranspose(mlir::Operation *op);
+  mlir::LogicalResult lowerConcat(mlir::Operation *op);
+  mlir::LogicalResult lowerSplit(mlir::Operation *op);
+  mlir::LogicalResult lowerSlice(mlir::Operation *op);
+
+  mlir::LogicalResult lowerFillConstant(mlir::Operation *op);
+  mlir::LogicalResult lowerRandom(mlir::Operation *op);
+  mlir::LogicalResult lowerLookupTable(mlir::Operation *op);
+  mlir::LogicalResult lowerLayerNorm(mlir::Operation *op);
+  mlir::LogicalResult lowerDropout(mlir::Operation *op);
+  mlir::LogicalResult lowerSoftmaxCrossEntropy(mlir::Operation *op);
+  mlir::LogicalResult lowerTopK(mlir::Operation *op);
+  mlir::LogicalResult lowerAccuracy(mlir::Operation *op);
+
+private:
+  mlir::LogicalResult lowerOp(mlir::Operation *op);
+  mlir::LogicalResult lowerFeed(mlir::Operation *op);
+  mlir::LogicalResult lowerFetch(mlir::Operation *op);
+  mlir::LogicalResult lowerReadVar(mlir::Operation *op);
+  mlir::LogicalResult lowerWriteVar(mlir::Operation *op);
+
+  ArtifactState &state;
+  artifact::ProgramDesc &program;
+  llvm::DenseMap<mlir::Value, int32_t> buffers;
+  std::string origin; // the op being lowered, for KernelCallDesc::origin
+};
+
+/// Maps an MLIR element type to the artifact's dtype.
+mlir::FailureOr<artifact::DType> toArtifactDType(mlir::Type elementType);
+
+/// Normalizes a possibly negative axis against `rank`; nullopt if invalid.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+} // namespace distc::target
+
+#endif // DISTC_LIB_TARGET_PROGRAMLOWERING_H
