@@ -1,0 +1,351 @@
+//===- PdOps.td - PaddlePaddle operators -------------------*- tablegen -*-===//
+//
+// Structural ops first, then one op per OpCatalog entry. The catalog is the
+// single source of Paddle slot and attribute facts; the definitions below
+// must agree with it (operand i = input slot i, result i = output slot i,
+// inherent attributes = catalog attributes with the catalog defaults), and
+// the dialect unit test checks that they do.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_DIALECT_PD_PDOPS_TD
+#define DISTC_DIALECT_PD_PDOPS_TD
+
+include "distc/Dialect/Pd/PdDialect.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Structural ops
+//===----------------------------------------------------------------------===//
+
+def Pd_ProgramOp : Pd_Op<"program", [Symbol, IsolatedFromAbove, NoTerminator,
+                                     SingleBlock, NoRegionArguments]> {
+  let summary = "A Paddle program (ProgramDesc block 0) as one SSA block";
+  let description = [{
+    The module holds `@main` (the program run every step) and optionally
+    `@startup` (run once to initialize persistable variables). The block has
+    no arguments and no terminator: inputs come from `pd.feed` and
+    `pd.read_var`, outputs leave through `pd.fetch` and `pd.write_var`.
+
+    ```mlir
+    pd.program @main {
+      %x = pd.feed {col = 0 : i32} : tensor<?x784xf32>
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Pd_VarOp : Pd_Op<"var", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "Declares a persistable variable (parameter or state)";
+  let description = [{
+    A module-level persistable variable: parameters, optimizer moments,
+    learning rates, counters. Its value lives across steps and across the
+    main and startup programs; ops access it only through `pd.read_var` and
+    `pd.write_var`. The shape must be static.
+
+    ```mlir
+    pd.var @fc_w persistable is_parameter : tensor<784x10xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<AnyRankedTensor>:$type,
+                       UnitAttr:$persistable,
+                       UnitAttr:$is_parameter,
+                       UnitAttr:$stop_gradient);
+  let assemblyFormat = [{
+    $sym_name (`persistable` $persistable^)? (`is_parameter` $is_parameter^)?
+    (`stop_gradient` $stop_gradient^)? attr-dict `:` $type
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getType());
+    }
+  }];
+}
+
+def Pd_ReadVarOp : Pd_Op<"read_var",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Reads the current value of a persistable variable";
+  let arguments = (ins FlatSymbolRefAttr:$var);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$var attr-dict `:` type($result)";
+}
+
+def Pd_WriteVarOp : Pd_Op<"write_var",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Writes a new value of a persistable variable";
+  let description = [{
+    Paddle's in-place updates (`sgd` writing `ParamOut` into `Param`, a
+    startup initializer writing a parameter) become explicit writes, so
+    every pass sees when a variable changes.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$var, AnyRankedTensor:$value);
+  let assemblyFormat = "$var `,` $value attr-dict `:` type($value)";
+}
+
+def Pd_FeedOp : Pd_Op<"feed"> {
+  let summary = "Column `col` of the feed list (a program input)";
+  let description = [{
+    Paddle's `feed` op with its implicit feed-list variable: the result is
+    the fed tensor. Dynamic dimensions (Paddle's -1) are allowed.
+  }];
+  let arguments = (ins DefaultValuedAttr<I32Attr, "0">:$col);
+  let results = (outs AnyRankedTensor:$Out);
+  let assemblyFormat = "attr-dict `:` type($Out)";
+}
+
+def Pd_FetchOp : Pd_Op<"fetch"> {
+  let summary = "Stores a value into column `col` of the fetch list";
+  let arguments = (ins AnyRankedTensor:$X, DefaultValuedAttr<I32Attr, "0">:$col);
+  let assemblyFormat = "$X attr-dict `:` type($X)";
+}
+
+//===----------------------------------------------------------------------===//
+// Catalog ops
+//===----------------------------------------------------------------------===//
+
+// An op of the catalog. Its verifier runs Paddle's shape and dtype inference
+// (ShapeInference.h) on the operands and checks the result types against it.
+class Pd_CatalogOp<string mnemonic, list<Trait> traits = []>
+    : Pd_Op<mnemonic, traits> {
+  let hasVerifier = 1;
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::distc::pd::detail::verifyCatalogOp(*this);
+    }
+  }];
+}
+
+// Attribute kinds of Paddle's AttrType (see OpCatalog.h).
+class PdInt<string d> : DefaultValuedAttr<I32Attr, d>;
+class PdLong<string d> : DefaultValuedAttr<I64Attr, d>;
+class PdFloat<string d> : DefaultValuedAttr<F32Attr, d>;
+class PdBool<string d> : DefaultValuedAttr<BoolAttr, d>;
+class PdStr<string d> : DefaultValuedAttr<StrAttr, "\"" # d # "\"">;
+class PdInts<string d> : DefaultValuedAttr<DenseI32ArrayAttr, d>;
+class PdLongs<string d> : DefaultValuedAttr<DenseI64ArrayAttr, d>;
+
+defvar PdTensor = AnyRankedTensor;
+
+// --- Creation and copies ---------------------------------------------------
+
+def Pd_FillConstantOp : Pd_CatalogOp<"fill_constant", [Pure]> {
+  let summary = "Tensor of `shape` and `dtype` filled with `value`";
+  let arguments = (ins PdLongs<"{}">:$shape, PdFloat<"0">:$value,
+                       PdStr<"">:$str_value, PdInt<"5">:$dtype,
+                       PdBool<"false">:$force_cpu);
+  let results = (outs PdTensor:$Out);
+}
+
+def Pd_AssignOp : Pd_CatalogOp<"assign", [Pure]> {
+  let summary = "Copy of X";
+  let arguments = (ins PdTensor:$X);
+  let results = (outs PdTensor:$Out);
+}
+
+def Pd_CastOp : Pd_CatalogOp<"cast", [Pure]> {
+  let summary = "X converted from `in_dtype` to `out_dtype`";
+  let arguments = (ins PdTensor:$X, PdInt<"5">:$in_dtype, PdInt<"5">:$out_dtype);
+  let results = (outs PdTensor:$Out);
+}
+
+def Pd_ScaleOp : Pd_CatalogOp<"scale", [Pure]> {
+  let summary = "scale * X + bias (or scale * (X + bias))";
+  let arguments = (ins PdTensor:$X, PdFloat<"1">:$scale, PdFloat<"0">:$bias,
+                       PdBool<"true">:$bias_after_scale);
+  let results = (outs PdTensor:$Out);
+}
+
+// --- Linear algebra ---------------------------------------------------------
+
+def Pd_MulOp : Pd_CatalogOp<"mul", [Pure]> {
+  let summary = "Matrix product of X and Y flattened to 2-D";
+  let arguments = (ins PdTensor:$X, PdTensor:$Y, PdInt<"1">:$x_num_col_dims,
+                       PdInt<"1">:$y_num_col_dims);
+  let results = (outs PdTensor:$Out);
+}
+
+def Pd_MatmulV2Op : Pd_CatalogOp<"matmul_v2", [Pure]> {
+  let summary = "NumPy-style batched matrix product";
+  let arguments = (ins PdTensor:$X, PdTensor:$Y, PdBool<"false">:$trans_x,
+                       PdBool<"false">:$trans_y);
+  let results = (outs PdTensor:$Out);
+}
+
+// --- Element-wise arithmetic -----------------------------------------------
+
+class Pd_ElementwiseOp<string mnemonic, string what>
+    : Pd_CatalogOp<mnemonic, [Pure]> {
+  let summary = "Element-wise " # what # " with Paddle's `axis` broadcast";
+  let arguments = (ins PdTensor:$X, PdTensor:$Y, PdInt<"-1">:$axis);
+  let results = (outs PdTensor:$Out);
+}
+def Pd_ElementwiseAddOp : Pd_ElementwiseOp<"elementwise_add", "X + Y">;
+def Pd_ElementwiseSubOp : Pd_ElementwiseOp<"elementwise_sub", "X - Y">;
+def Pd_ElementwiseMulOp : Pd_ElementwiseOp<"elementwise_mul", "X * Y">;
+def Pd_ElementwiseDivOp : Pd_ElementwiseOp<"elementwise_div", "X / Y">;
+
+// --- Activations -------------------------------------------------------------
+
+class Pd_UnaryOp<string mnemonic, string what>
+    : Pd_CatalogOp<mnemonic, [Pure]> {
+  let summary = what;
+  let arguments = (ins PdTensor:$X);
+  let results = (outs PdTensor:$Out);
+}
+def Pd_ReluOp : Pd_UnaryOp<"relu", "max(X, 0)">;
+def Pd_SigmoidOp : Pd_UnaryOp<"sigmoid", "1 / (1 + exp(-X))">;
+def Pd_TanhOp : Pd_UnaryOp<"tanh", "tanh(X)">;
+def Pd_SquareOp : Pd_UnaryOp<"square", "X * X">;
+
+def Pd_GeluOp : Pd_CatalogOp<"gelu", [Pure]> {
+  let summary = "GELU activation (erf form, or tanh form when `approximate`)";
+  let arguments = (ins PdTensor:$X, PdBool<"false">:$approximate);
+  let results = (outs PdTensor:$Out);
+}
+
+def Pd_SoftmaxOp : Pd_CatalogOp<"softmax", [Pure]> {
+  let summary = "Softmax along `axis`";
+  let arguments = (ins PdTensor:$X, PdInt<"-1">:$axis);
+  let results = (outs PdTensor:$Out);
+}
+
+// --- Reductions --------------------------------------------------------------
+
+class Pd_ReduceOp<string mnemonic, string what>
+    : Pd_CatalogOp<mnemonic, [Pure]> {
+  let summary = what # " of X over `dim` (all dims with `reduce_all`)";
+  let arguments = (ins PdTensor:$X, PdInts<"::llvm::ArrayRef<int32_t>{0}">:$dim,
+                       PdBool<"false">:$keep_dim, PdBool<"false">:$reduce_all,
+                       PdInt<"-1">:$in_dtype, PdInt<"-1">:$out_dtype);
+  let results = (outs PdTensor:$Out);
+}
+def Pd_ReduceSumOp : Pd_ReduceOp<"reduce_sum", "Sum">;
+def Pd_ReduceMeanOp : Pd_ReduceOp<"reduce_mean", "Mean">;
+
+def Pd_MeanOp : Pd_UnaryOp<"mean", "Mean of all elements of X (a scalar)">;
+
+// --- Shape manipulation -----------------------------------------------------
+
+def Pd_Reshape2Op : Pd_CatalogOp<"reshape2", [Pure]> {
+  let summary = "X with a new `shape` (0 copies a dim, one -1 is inferred)";
+  let description = [{
+    `XShape` is Paddle's shape carrier for the backward pass: `[0] ++ X.dims`.
+  }];
+  let arguments = (ins PdTensor:$X, PdInts<"{}">:$shape);
+  let results = (outs PdTensor:$Out, PdTensor:$XShape);
+}
+
+def Pd_Transpose2Op : Pd_CatalogOp<"transpose2", [Pure]> {
+  let summary = "X with dimensions permuted by `axis`";
+  let arguments = (ins PdTensor:$X, PdInts<"{}">:$axis);
+  let results = (outs PdTensor:$Out, PdTensor:$XShape);
+}
+
+def Pd_ConcatOp : Pd_CatalogOp<"concat", [Pure]> {
+  let summary = "Concatenation of the X tensors along `axis`";
+  let arguments = (ins Variadic<PdTensor>:$X, PdInt<"0">:$axis);
+  let results = (outs PdTensor:$Out);
+}
+
+def Pd_SplitOp : Pd_CatalogOp<"split", [Pure]> {
+  let summary = "X split along `axis` into `num` equal parts or `sections`";
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$axis, PdInt<"0">:$num,
+                       PdInts<"{}">:$sections);
+  let results = (outs Variadic<PdTensor>:$Out);
+}
+
+def Pd_SliceOp : Pd_CatalogOp<"slice", [Pure]> {
+  let summary = "Input[starts:ends] along `axes`, dropping `decrease_axis`";
+  let arguments = (ins PdTensor:$Input, PdInts<"{}">:$axes, PdInts<"{}">:$starts,
+                       PdInts<"{}">:$ends, PdInts<"{}">:$decrease_axis,
+                       PdInts<"{}">:$infer_flags);
+  let results = (outs PdTensor:$Out);
+}
+
+// --- Embeddings and normalization ---------------------------------------------
+
+def Pd_LookupTableV2Op : Pd_CatalogOp<"lookup_table_v2", [Pure]> {
+  let summary = "Rows of the embedding table W selected by Ids";
+  let arguments = (ins PdTensor:$Ids, PdTensor:$W, PdLong<"-1">:$padding_idx,
+                       PdBool<"false">:$is_sparse);
+  let results = (outs PdTensor:$Out);
+}
+
+def Pd_LayerNormOp : Pd_CatalogOp<"layer_norm",
+                                  [Pure, AttrSizedOperandSegments]> {
+  let summary = "Layer normalization over dims [begin_norm_axis, rank)";
+  let arguments = (ins PdTensor:$X, Optional<PdTensor>:$Scale,
+                       Optional<PdTensor>:$Bias, PdFloat<"1e-05">:$epsilon,
+                       PdInt<"1">:$begin_norm_axis);
+  let results = (outs PdTensor:$Y, PdTensor:$Mean, PdTensor:$Variance);
+  let assemblyFormat = [{
+    $X (`scale` $Scale^)? (`bias` $Bias^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Pd_DropoutOp : Pd_CatalogOp<"dropout"> {
+  let summary = "Random dropout of X; Mask records the kept elements";
+  let arguments = (ins PdTensor:$X, PdFloat<"0.5">:$dropout_prob,
+                       PdBool<"false">:$is_test, PdBool<"false">:$fix_seed,
+                       PdInt<"0">:$seed,
+                       PdStr<"downgrade_in_infer">:$dropout_implementation);
+  let results = (outs PdTensor:$Out, PdTensor:$Mask);
+}
+
+// --- Losses and metrics -------------------------------------------------------
+
+def Pd_SoftmaxWithCrossEntropyOp
+    : Pd_CatalogOp<"softmax_with_cross_entropy", [Pure]> {
+  let summary = "Softmax of Logits and its cross entropy with Label";
+  let arguments = (ins PdTensor:$Logits, PdTensor:$Label,
+                       PdBool<"false">:$soft_label, PdInt<"-100">:$ignore_index,
+                       PdBool<"true">:$numeric_stable_mode, PdInt<"-1">:$axis);
+  let results = (outs PdTensor:$Softmax, PdTensor:$Loss);
+}
+
+def Pd_TopKV2Op : Pd_CatalogOp<"top_k_v2", [Pure]> {
+  let summary = "The k largest (or smallest) entries along `axis`";
+  let arguments = (ins PdTensor:$X, PdInt<"1">:$k, PdInt<"-1">:$axis,
+                       PdBool<"true">:$largest, PdBool<"true">:$sorted);
+  let results = (outs PdTensor:$Out, PdTensor:$Indices);
+}
+
+def Pd_AccuracyOp : Pd_CatalogOp<"accuracy", [Pure]> {
+  let summary = "Top-k accuracy of Indices against Label";
+  let arguments = (ins PdTensor:$Out, PdTensor:$Indices, PdTensor:$Label);
+  let results = (outs PdTensor:$Accuracy, PdTensor:$Correct, PdTensor:$Total);
+}
+
+// --- Startup-program initializers ---------------------------------------------
+
+class Pd_RandomOp<string mnemonic, string what, Attr shapeAttr,
+                  string a, string aDefault, string b, string bDefault>
+    : Pd_CatalogOp<mnemonic> {
+  let summary = what # " of `shape` and `dtype` (seed 0: from the program seed)";
+  let arguments = !con((ins shapeAttr:$shape),
+                       !dag(ins, [PdFloat<aDefault>, PdFloat<bDefault>], [a, b]),
+                       (ins PdInt<"0">:$seed, PdInt<"5">:$dtype));
+  let results = (outs PdTensor:$Out);
+}
+def Pd_UniformRandomOp : Pd_RandomOp<"uniform_random",
+    "Uniform samples in [min, max)", PdLongs<"{}">, "min", "-1", "max", "1">;
+def Pd_GaussianRandomOp : Pd_RandomOp<"gaussian_random",
+    "Normal samples", PdLongs<"{}">, "mean", "0", "std", "1">;
+def Pd_TruncatedGaussianRandomOp : Pd_RandomOp<"truncated_gaussian_random",
+    "Normal samples truncated to two std", PdInts<"{}">, "mean", "0", "std", "1">;
+
+#endif // DISTC_DIALECT_PD_PDOPS_TD

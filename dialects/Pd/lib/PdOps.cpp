@@ -1,0 +1,145 @@
+//===- PdOps.cpp - PaddlePaddle operators ---------------------------------===//
+//
+// Structural op logic (programs, variables and their accesses) and the
+// verifier shared by all catalog ops, which checks declared result types
+// against Paddle's shape and dtype inference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Dialect/Pd/PdOps.h"
+
+#include "distc/Dialect/Pd/OpCatalog.h"
+#include "distc/Dialect/Pd/ShapeInference.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace distc::pd;
+
+//===----------------------------------------------------------------------===//
+// Catalog op verification
+//===----------------------------------------------------------------------===//
+
+LogicalResult distc::pd::detail::getSlotCounts(Operation *op, unsigned &numInputs,
+                                    unsigned &numOutputs) {
+  const OpSpec *spec = lookupOp(op->getName().stripDialect().str());
+  if (!spec)
+    return op->emitOpError("has no entry in the Paddle op catalog");
+  numInputs = spec->inputs.size();
+  numOutputs = spec->outputs.size();
+  return success();
+}
+
+LogicalResult distc::pd::detail::verifyInferredResults(Operation *op,
+                                            ArrayRef<SmallVector<Type, 1>> operandsBySlot,
+                                            ArrayRef<SmallVector<Type, 1>> resultsBySlot) {
+  StringRef opType = op->getName().stripDialect();
+  const OpSpec *spec = lookupOp(opType.str());
+  auto attrs = dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute());
+
+  // A variadic output slot (split's Out) takes its count from the op when
+  // the attributes leave it open.
+  unsigned numVariadic = 0;
+  for (auto [slot, types] : llvm::zip(spec->outputs, resultsBySlot))
+    if (slot.variadic)
+      numVariadic = types.size();
+
+  SmallVector<SmallVector<Type, 1>> inferred;
+  if (failed(inferResultTypes(op->getContext(), op->getLoc(), opType, operandsBySlot, attrs,
+                              inferred, numVariadic)))
+    return failure();
+
+  for (auto [index, slot] : llvm::enumerate(spec->outputs)) {
+    ArrayRef<Type> actual = resultsBySlot[index];
+    ArrayRef<Type> expected = inferred[index];
+    if (actual.size() != expected.size())
+      return op->emitOpError() << "result slot '" << slot.name << "' has " << actual.size()
+                               << " values but Paddle's inference gives " << expected.size();
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(actual, expected))) {
+      auto [actualTy, expectedTy] = pair;
+      if (isCompatibleWithInferred(actualTy, expectedTy))
+        continue;
+      InFlightDiagnostic diag = op->emitOpError() << "result slot '" << slot.name << "'";
+      if (slot.variadic)
+        diag << " #" << i;
+      return diag << " has type " << actualTy << " but Paddle's inference gives "
+                  << expectedTy;
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ProgramOp
+//===----------------------------------------------------------------------===//
+
+void ProgramOp::build(OpBuilder &builder, OperationState &state, StringRef name) {
+  state.addAttribute(getSymNameAttrName(state.name), builder.getStringAttr(name));
+  Region *body = state.addRegion();
+  body->push_back(new Block());
+}
+
+ParseResult ProgramOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name), result.attributes) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, /*arguments=*/{}))
+    return failure();
+  // An empty program still owns its (empty) block, so passes can always
+  // append to it.
+  if (body->empty())
+    body->push_back(new Block());
+  return success();
+}
+
+void ProgramOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {getSymNameAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// VarOp, ReadVarOp, WriteVarOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult VarOp::verify() {
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (!type)
+    return emitOpError() << "variable @" << getSymName() << " must have a ranked tensor type";
+  if (!type.hasStaticShape())
+    return emitOpError() << "variable @" << getSymName()
+                         << " must have a static shape (persistable variables are "
+                            "allocated once), got "
+                         << type;
+  return success();
+}
+
+/// Finds the `pd.var` that `user` refers to and checks its type.
+static LogicalResult verifyVarAccess(Operation *user, SymbolTableCollection &symbolTable,
+                                     FlatSymbolRefAttr var, Type valueType, StringRef what) {
+  auto decl = symbolTable.lookupNearestSymbolFrom<VarOp>(user, var.getAttr());
+  if (!decl)
+    return user->emitOpError() << "refers to undefined variable " << var
+                               << " (declare it with pd.var at module level)";
+  if (decl.getType() != valueType)
+    return user->emitOpError() << what << " type " << valueType << " does not match variable "
+                               << var << " of type " << decl.getType();
+  return success();
+}
+
+LogicalResult ReadVarOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyVarAccess(*this, symbolTable, getVarAttr(), getResult().getType(), "result");
+}
+
+LogicalResult WriteVarOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyVarAccess(*this, symbolTable, getVarAttr(), getValue().getType(), "value");
+}
+
+#define GET_OP_CLASSES
+#include "distc/Dialect/Pd/PdOps.cpp.inc"
