@@ -10,9 +10,12 @@
 
 #include "distc/Transforms/Passes.h"
 
+#include "distc/Dialect/Pd/OpCatalog.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace distc {
@@ -93,6 +96,63 @@ llvm::StringSet<> readVariables(Operation *program) {
   return names;
 }
 
+/// The feeds `value` is computed from.
+llvm::SmallPtrSet<Operation *, 8> feedsOf(Value value) {
+  llvm::SmallPtrSet<Operation *, 8> feeds;
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  SmallVector<Operation *> worklist;
+  if (Operation *def = value.getDefiningOp())
+    worklist.push_back(def);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!seen.insert(op).second)
+      continue;
+    if (op->getName().getStringRef() == "pd.feed")
+      feeds.insert(op);
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+  }
+  return feeds;
+}
+
+/// Label feeds: those that reach a loss or metric through its `Label` input
+/// slot (softmax_with_cross_entropy, accuracy, ...), as Paddle names it.
+/// Predictions cannot depend on labels, which a predict call does not have.
+llvm::SmallPtrSet<Operation *, 8> labelFeeds(Operation *program) {
+  llvm::SmallPtrSet<Operation *, 8> labels;
+  program->walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    if (!name.consume_front("pd."))
+      return;
+    const pd::OpSpec *spec = pd::lookupOp(std::string_view(name.data(), name.size()));
+    if (!spec || spec->inputs.size() != op->getNumOperands())
+      return;
+    for (auto [i, slot] : llvm::enumerate(spec->inputs))
+      if (slot.name == "Label")
+        for (Operation *feed : feedsOf(op->getOperand(i)))
+          labels.insert(feed);
+  });
+  return labels;
+}
+
+/// Removes the fetches of `program` that depend on a label feed.
+void removeLabelDependentFetches(Operation *program) {
+  llvm::SmallPtrSet<Operation *, 8> labels = labelFeeds(program);
+  SmallVector<Operation *> doomed;
+  program->walk([&](Operation *op) {
+    if (op->getName().getStringRef() != "pd.fetch")
+      return;
+    for (Operation *feed : feedsOf(op->getOperand(0)))
+      if (labels.contains(feed)) {
+        doomed.push_back(op);
+        return;
+      }
+  });
+  for (Operation *op : doomed)
+    op->erase();
+}
+
 Operation *cloneProgram(OpBuilder &builder, Operation *program, StringRef mode, StringRef kind) {
   Operation *clone = builder.clone(*program);
   SymbolTable::setSymbolName(clone, builder.getStringAttr((mode + "." + kind).str()));
@@ -131,7 +191,8 @@ struct DeriveModesPass : impl::DeriveModesBase<DeriveModesPass> {
     OpBuilder builder(module.getContext());
     builder.setInsertionPointAfter(startup ? startup : main);
 
-    // predict: the program's own fetches, less the loss.
+    // predict: the program's own fetches, less the loss and whatever needs a
+    // label (metrics).
     Operation *predict = cloneProgram(builder, main, "predict", "main");
     if (!loss.empty()) {
       Value lossValue = findVariable(predict, loss);
@@ -141,10 +202,10 @@ struct DeriveModesPass : impl::DeriveModesBase<DeriveModesPass> {
       }
       removeFetchesOf(predict, lossValue);
     }
+    removeLabelDependentFetches(predict);
     if (countFetches(predict) == 0) {
-      main->emitError() << "the program fetches nothing"
-                        << (loss.empty() ? "" : " besides the loss")
-                        << ": add fetch ops for the outputs to predict";
+      main->emitError() << "the program fetches nothing but losses and metrics: add fetch "
+                           "ops for the outputs to predict";
       return signalPassFailure();
     }
     pruneDeadOps(predict);

@@ -8,8 +8,10 @@ include "mlir/Pass/PassBase.td"
 def DeriveModes : Pass<"distc-derive-modes", "mlir::ModuleOp"> {
   let summary = "Split the serial program into per-mode main and startup programs";
   let description = [{
-    DistModel's modes: `predict` fetches the program's outputs, `eval` also
-    fetches the loss. Each mode gets its own main program, pruned to what its
+    DistModel's modes: `predict` fetches the program's outputs (its fetches
+    less the loss and anything computed from a label feed, i.e. a feed that
+    reaches some op's `Label` input slot), `eval` fetches everything the
+    program fetches plus the loss. Each mode gets its own main program, pruned to what its
     fetches need, and its own startup program, pruned to the persistable
     variables that main program reads.
 
