@@ -24,9 +24,9 @@ LogicalResult inferElementwise(InferContext &c) {
   int64_t axis = c.getInt("axis");
   if (axis == -1)
     axis = std::abs(xRank - yRank);
-  // Paddle requires 0 <= axis < max rank, except that two 0-D operands (or
-  // equal ranks) use axis 0.
-  if (axis < 0 || (maxRank > 0 && axis >= maxRank) || (maxRank == 0 && axis != 0))
+  // Paddle requires 0 <= axis <= max rank (axis == max rank only happens
+  // for a 0-D operand, which aligns with nothing).
+  if (axis < 0 || axis > maxRank)
     return c.error() << "attribute 'axis' = " << c.getInt("axis")
                      << " is out of range for input slots 'X' " << x << " and 'Y' " << y;
 

@@ -147,6 +147,7 @@ def Pd_FillConstantOp : Pd_CatalogOp<"fill_constant", [Pure]> {
                        PdStr<"">:$str_value, PdInt<"5">:$dtype,
                        PdBool<"false">:$force_cpu);
   let results = (outs PdTensor:$Out);
+  let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
 }
 
 def Pd_AssignOp : Pd_CatalogOp<"assign", [Pure]> {
@@ -340,6 +341,7 @@ class Pd_RandomOp<string mnemonic, string what, Attr shapeAttr,
                        !dag(ins, [PdFloat<aDefault>, PdFloat<bDefault>], [a, b]),
                        (ins PdInt<"0">:$seed, PdInt<"5">:$dtype));
   let results = (outs PdTensor:$Out);
+  let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
 }
 def Pd_UniformRandomOp : Pd_RandomOp<"uniform_random",
     "Uniform samples in [min, max)", PdLongs<"{}">, "min", "-1", "max", "1">;
