@@ -1,0 +1,194 @@
+//===- TestArtifacts.cpp - Building small artifacts in tests --------------===//
+
+#include "TestArtifacts.h"
+
+#include "../../lib/Runtime/Kernels/KernelUtils.h"
+
+#include <gtest/gtest.h>
+
+namespace distc::testing {
+
+ArtifactBuilder::ArtifactBuilder() {
+  desc.producer = "distc-runtime-tests";
+  desc.source = "test";
+}
+
+int ArtifactBuilder::symbol(const std::string &name) {
+  desc.symbols.push_back(name);
+  return int(desc.symbols.size()) - 1;
+}
+
+int ArtifactBuilder::buffer(const std::string &name, DType dtype, std::vector<DimDesc> dims,
+                            BufferKind kind, int aliasOf) {
+  artifact::BufferDesc b;
+  b.name = name;
+  b.dtype = dtype;
+  b.dims = std::move(dims);
+  b.kind = kind;
+  b.aliasOf = aliasOf;
+  desc.buffers.push_back(std::move(b));
+  return int(desc.buffers.size()) - 1;
+}
+
+int ArtifactBuilder::buffer(const std::string &name, DType dtype, const Shape &shape,
+                            BufferKind kind) {
+  std::vector<DimDesc> dims;
+  for (int64_t d : shape)
+    dims.push_back(DimDesc::fixed(d));
+  return buffer(name, dtype, dims, kind);
+}
+
+artifact::ProgramDesc &ArtifactBuilder::program(const std::string &mode, ProgramKind kind) {
+  for (auto &p : desc.programs)
+    if (p.mode == mode && p.kind == kind)
+      return p;
+  artifact::ProgramDesc p;
+  p.mode = mode;
+  p.kind = kind;
+  desc.programs.push_back(std::move(p));
+  return desc.programs.back();
+}
+
+void ArtifactBuilder::call(artifact::ProgramDesc &program, const std::string &kernel,
+                           std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+                           std::vector<AttrDesc> attrs, const std::string &origin) {
+  artifact::KernelCallDesc c;
+  c.kernel = kernel;
+  c.inputs = std::move(inputs);
+  c.outputs = std::move(outputs);
+  c.attrs = std::move(attrs);
+  c.origin = origin.empty() ? kernel + " -> test" : origin;
+  program.calls.push_back(std::move(c));
+}
+
+std::vector<uint8_t> ArtifactBuilder::fileBytes() const {
+  return artifact::makeArtifactFileBytes(artifact::serializeArtifact(desc));
+}
+
+std::unique_ptr<artifact::LoadedArtifact> ArtifactBuilder::load(std::string &error) const {
+  return artifact::LoadedArtifact::loadBytes(fileBytes(), "test.distc", error);
+}
+
+std::unique_ptr<runtime::Session> ArtifactBuilder::session() const {
+  std::string error;
+  auto loaded = load(error);
+  EXPECT_TRUE(loaded) << error;
+  if (!loaded)
+    return nullptr;
+  auto s = runtime::Session::create(std::move(loaded), nullptr, error);
+  EXPECT_TRUE(s) << error;
+  return s;
+}
+
+Status runKernel(const std::string &kernel, const std::vector<Tensor> &inputs,
+                 const std::vector<OutputSpec> &outputSpecs, const std::vector<AttrDesc> &attrs,
+                 std::vector<Tensor> &outputs, const std::vector<bool> &absentOutputs) {
+  ArtifactBuilder b;
+  auto &p = b.program("predict");
+  std::vector<int32_t> ins, outs;
+  TensorMap feeds;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined()) {
+      ins.push_back(-1);
+      continue;
+    }
+    std::string name = "in" + std::to_string(i);
+    ins.push_back(b.buffer(name, inputs[i].dtype(), inputs[i].shape(), BufferKind::Feed));
+    p.feeds.push_back({name, ins.back()});
+    feeds[name] = inputs[i];
+  }
+  for (size_t i = 0; i < outputSpecs.size(); ++i) {
+    if (i < absentOutputs.size() && absentOutputs[i]) {
+      outs.push_back(-1);
+      continue;
+    }
+    std::string name = "out" + std::to_string(i);
+    outs.push_back(b.buffer(name, outputSpecs[i].dtype, outputSpecs[i].shape));
+    p.fetches.push_back({name, outs.back()});
+  }
+  b.call(p, kernel, ins, outs, attrs, kernel + " -> out0");
+  std::string error;
+  auto loaded = b.load(error);
+  if (!loaded)
+    return Status::error(error);
+  auto session = runtime::Session::create(std::move(loaded), nullptr, error);
+  if (!session)
+    return Status::error(error);
+  TensorMap fetches;
+  Status s = session->run("predict", feeds, fetches);
+  if (!s.ok())
+    return s;
+  outputs.clear();
+  for (size_t i = 0; i < outputSpecs.size(); ++i)
+    outputs.push_back(fetches.count("out" + std::to_string(i)) ? fetches["out" + std::to_string(i)]
+                                                               : Tensor());
+  return s;
+}
+
+Tensor randomTensor(DType dtype, const Shape &shape, std::mt19937_64 &rng, double lo, double hi) {
+  Tensor t(dtype, shape);
+  runtime::kernels::dispatchAny(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      double v;
+      if (runtime::isFloatingPoint(dtype))
+        v = std::uniform_real_distribution<double>(lo, hi)(rng);
+      else
+        v = double(std::uniform_int_distribution<int64_t>(int64_t(lo), int64_t(hi))(rng));
+      t.data<T>()[i] = runtime::kernels::fromDouble<T>(v);
+    }
+  });
+  return t;
+}
+
+Tensor tensorOf(DType dtype, const Shape &shape, const std::vector<double> &values) {
+  Tensor t(dtype, shape);
+  EXPECT_EQ(int64_t(values.size()), t.numel());
+  runtime::kernels::dispatchAny(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t i = 0; i < t.numel() && i < int64_t(values.size()); ++i)
+      t.data<T>()[i] = runtime::kernels::fromDouble<T>(values[i]);
+  });
+  return t;
+}
+
+double elementAt(const Tensor &t, int64_t i) {
+  double v = 0;
+  runtime::kernels::dispatchAny(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    v = runtime::kernels::toDouble(t.data<T>()[i]);
+  });
+  return v;
+}
+
+void expectClose(const Tensor &got, const std::vector<double> &expected, double rtol,
+                 double atol) {
+  ASSERT_TRUE(got.defined());
+  ASSERT_EQ(got.numel(), int64_t(expected.size())) << got.typeString();
+  int failures = 0;
+  for (int64_t i = 0; i < got.numel() && failures < 5; ++i) {
+    double g = elementAt(got, i), e = expected[i];
+    if (!(std::abs(g - e) <= atol + rtol * std::abs(e))) {
+      ++failures;
+      ADD_FAILURE() << "element " << i << ": got " << g << " expected " << e;
+    }
+  }
+}
+
+int64_t flatIndex(const Shape &shape, const std::vector<int64_t> &idx) {
+  int64_t f = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    f = f * shape[d] + idx[d];
+  return f;
+}
+
+std::vector<int64_t> unflatIndex(const Shape &shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (int d = int(shape.size()) - 1; d >= 0; --d) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return idx;
+}
+
+} // namespace distc::testing
