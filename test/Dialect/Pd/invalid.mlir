@@ -1,0 +1,471 @@
+// RUN: distc-opt %s -split-input-file -verify-diagnostics
+
+// --- Structural ops ------------------------------------------------------------
+
+// expected-error @below {{variable @w must have a static shape}}
+pd.var @w : tensor<?x4xf32>
+
+// -----
+
+pd.program @main {
+  // expected-error @below {{'pd.var' op expects parent op 'builtin.module'}}
+  pd.var @w : tensor<4xf32>
+}
+
+// -----
+
+pd.program @main {
+  // expected-error @below {{refers to undefined variable @missing}}
+  %0 = pd.read_var @missing : tensor<4xf32>
+}
+
+// -----
+
+pd.var @w : tensor<4xf32>
+pd.program @main {
+  // expected-error @below {{result type 'tensor<5xf32>' does not match variable @w of type 'tensor<4xf32>'}}
+  %0 = pd.read_var @w : tensor<5xf32>
+}
+
+// -----
+
+pd.var @w : tensor<4xf32>
+pd.program @main {
+  %0 = pd.feed : tensor<4xf16>
+  // expected-error @below {{value type 'tensor<4xf16>' does not match variable @w of type 'tensor<4xf32>'}}
+  pd.write_var @w, %0 : tensor<4xf16>
+}
+
+// -----
+
+// expected-error @below {{'pd.program' op region should have no arguments}}
+pd.program @main {
+^bb0(%arg0: tensor<4xf32>):
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<4xf32>
+  // expected-error @below {{attribute 'pd.out_names' has 2 names for 1 results}}
+  %0 = pd.relu %x {pd.out_names = ["a", "b"]} : (tensor<4xf32>) -> tensor<4xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<4xf32>
+  // expected-error @below {{attribute 'pd.out_names' must be an array of strings}}
+  %0 = pd.relu %x {pd.out_names = [1]} : (tensor<4xf32>) -> tensor<4xf32>
+}
+
+// --- Result checks against inference ------------------------------------------
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4xf32>
+  // expected-error @below {{'pd.relu' op result slot 'Out' has type 'tensor<?x5xf32>' but Paddle's inference gives 'tensor<?x4xf32>'}}
+  %0 = pd.relu %x : (tensor<?x4xf32>) -> tensor<?x5xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<4xf32>
+  // expected-error @below {{result slot 'Out' has type 'tensor<4xf16>' but Paddle's inference gives 'tensor<4xf32>'}}
+  %0 = pd.sigmoid %x : (tensor<4xf32>) -> tensor<4xf16>
+}
+
+// --- Element-wise ---------------------------------------------------------------
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x3x4xf32>
+  %y = pd.feed : tensor<5xf32>
+  // expected-error @below {{pd.elementwise_add: input slots 'X' 'tensor<?x3x4xf32>' and 'Y' 'tensor<5xf32>' do not broadcast (axis -1): dim 2 is 4 vs 5}}
+  %0 = pd.elementwise_add %x, %y : (tensor<?x3x4xf32>, tensor<5xf32>) -> tensor<?x3x4xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x3x4xf32>
+  %y = pd.feed : tensor<3x4xf32>
+  // expected-error @below {{pd.elementwise_mul: attribute 'axis' = 2 places input slot 'Y' past the end}}
+  %0 = pd.elementwise_mul %x, %y {axis = 2 : i32} : (tensor<?x3x4xf32>, tensor<3x4xf32>) -> tensor<?x3x4xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<4xf32>
+  %y = pd.feed : tensor<4xi64>
+  // expected-error @below {{pd.elementwise_sub: input slots 'X' and 'Y' must have the same element type}}
+  %0 = pd.elementwise_sub %x, %y : (tensor<4xf32>, tensor<4xi64>) -> tensor<4xf32>
+}
+
+// --- Activations, cast, scale ---------------------------------------------------
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4xf32>
+  // expected-error @below {{pd.softmax: attribute 'axis' = 2 is out of range [-2, 2)}}
+  %0 = pd.softmax %x {axis = 2 : i32} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<4xi64>
+  // expected-error @below {{pd.cast: attribute 'in_dtype' = 5 ('f32') does not match input slot 'X' 'tensor<4xi64>'}}
+  %0 = pd.cast %x {out_dtype = 3 : i32} : (tensor<4xi64>) -> tensor<4xi64>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<4xf32>
+  // expected-error @below {{pd.cast: attribute 'out_dtype' = 7 is not a supported Paddle data type}}
+  %0 = pd.cast %x {out_dtype = 7 : i32} : (tensor<4xf32>) -> tensor<4xf32>
+}
+
+// --- mul, matmul_v2 -----------------------------------------------------------
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x3x4xf32>
+  %y = pd.feed : tensor<4x5xf32>
+  // expected-error @below {{pd.mul: input slots 'X' 'tensor<?x3x4xf32>' (x_num_col_dims 1) and 'Y' 'tensor<4x5xf32>' (y_num_col_dims 1) have mismatched inner sizes 12 vs 4}}
+  %0 = pd.mul %x, %y : (tensor<?x3x4xf32>, tensor<4x5xf32>) -> tensor<?x5xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4xf32>
+  %y = pd.feed : tensor<4x5xf32>
+  // expected-error @below {{pd.mul: attribute 'x_num_col_dims' = 2 must be in [1, rank)}}
+  %0 = pd.mul %x, %y {x_num_col_dims = 2 : i32} : (tensor<?x4xf32>, tensor<4x5xf32>) -> tensor<?x5xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x3x4xf32>
+  %y = pd.feed : tensor<5x6xf32>
+  // expected-error @below {{pd.matmul_v2: input slots 'X' 'tensor<?x3x4xf32>' (trans_x 0) and 'Y' 'tensor<5x6xf32>' (trans_y 0) have mismatched contraction sizes 4 vs 5}}
+  %0 = pd.matmul_v2 %x, %y : (tensor<?x3x4xf32>, tensor<5x6xf32>) -> tensor<?x3x6xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3x4xf32>
+  %y = pd.feed : tensor<3x4x6xf32>
+  // expected-error @below {{pd.matmul_v2: input slots 'X' 'tensor<2x3x4xf32>' and 'Y' 'tensor<3x4x6xf32>' have batch dims that do not broadcast: 2 vs 3}}
+  %0 = pd.matmul_v2 %x, %y : (tensor<2x3x4xf32>, tensor<3x4x6xf32>) -> tensor<2x3x6xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<4x3xf32>
+  %y = pd.feed : tensor<4x6xf32>
+  // expected-error @below {{'pd.matmul_v2' op result slot 'Out' has type 'tensor<4x6xf32>' but Paddle's inference gives 'tensor<3x6xf32>'}}
+  %0 = pd.matmul_v2 %x, %y {trans_x = true} : (tensor<4x3xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+}
+
+// --- Reductions -----------------------------------------------------------------
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4xf32>
+  // expected-error @below {{pd.reduce_sum: attribute 'dim' = 2 is out of range [-2, 2)}}
+  %0 = pd.reduce_sum %x {dim = array<i32: 2>} : (tensor<?x4xf32>) -> tensor<?xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4xf32>
+  // expected-error @below {{result slot 'Out' has type 'tensor<2xf32>' but Paddle's inference gives 'tensor<f32>'}}
+  %0 = pd.reduce_mean %x {reduce_all = true} : (tensor<?x4xf32>) -> tensor<2xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4xi32>
+  // expected-error @below {{result slot 'Out' has type 'tensor<4xi32>' but Paddle's inference gives 'tensor<4xi64>'}}
+  %0 = pd.reduce_sum %x : (tensor<?x4xi32>) -> tensor<4xi32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4xf32>
+  // expected-error @below {{'pd.mean' op result slot 'Out' has type 'tensor<2xf32>' but Paddle's inference gives 'tensor<f32>'}}
+  %0 = pd.mean %x : (tensor<?x4xf32>) -> tensor<2xf32>
+}
+
+// --- reshape2, transpose2 -------------------------------------------------------
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3x4xf32>
+  // expected-error @below {{pd.reshape2: attribute 'shape' = [5, -1] cannot reshape input slot 'X' 'tensor<2x3x4xf32>': its size is not a multiple of 5}}
+  %0:2 = pd.reshape2 %x {shape = array<i32: 5, -1>} : (tensor<2x3x4xf32>) -> (tensor<5x?xf32>, tensor<0x2x3x4xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4xf32>
+  // expected-error @below {{pd.reshape2: attribute 'shape' = [-1, -1] has more than one -1}}
+  %0:2 = pd.reshape2 %x {shape = array<i32: -1, -1>} : (tensor<?x4xf32>) -> (tensor<?x?xf32>, tensor<0x?x4xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3xf32>
+  // expected-error @below {{pd.reshape2: attribute 'shape' = [3, 3] cannot reshape input slot 'X' 'tensor<2x3xf32>': 6 elements vs 9}}
+  %0:2 = pd.reshape2 %x {shape = array<i32: 3, 3>} : (tensor<2x3xf32>) -> (tensor<3x3xf32>, tensor<0x2x3xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3xf32>
+  // expected-error @below {{'pd.reshape2' op result slot 'XShape' has type 'tensor<2x3xf32>' but Paddle's inference gives 'tensor<0x2x3xf32>'}}
+  %0:2 = pd.reshape2 %x {shape = array<i32: 3, 2>} : (tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<2x3xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3x4xf32>
+  // expected-error @below {{pd.transpose2: attribute 'axis' = [0, 1, 1] is not a permutation of the dims of input slot 'X' 'tensor<2x3x4xf32>'}}
+  %0:2 = pd.transpose2 %x {axis = array<i32: 0, 1, 1>} : (tensor<2x3x4xf32>) -> (tensor<2x3x3xf32>, tensor<0x2x3x4xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3xf32>
+  // expected-error @below {{pd.transpose2: attribute 'axis' = [1] must have 2 entries}}
+  %0:2 = pd.transpose2 %x {axis = array<i32: 1>} : (tensor<2x3xf32>) -> (tensor<3xf32>, tensor<0x2x3xf32>)
+}
+
+// --- concat, split, slice -------------------------------------------------------
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3xf32>
+  %y = pd.feed : tensor<2x4xf32>
+  // expected-error @below {{pd.concat: input slot 'X' #1 'tensor<2x4xf32>' differs from 'X' #0 'tensor<2x3xf32>' in dim 1 (only axis 0 may differ)}}
+  %0 = pd.concat %x, %y : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3xf32>
+  // expected-error @below {{'pd.concat' op result slot 'Out' has type 'tensor<2x6xf32>' but Paddle's inference gives 'tensor<2x9xf32>'}}
+  %0 = pd.concat %x, %x, %x {axis = 1 : i32} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x5xf32>
+  // expected-error @below {{pd.split: attribute 'num' = 2 does not divide dim 1 (5) of input slot 'X' 'tensor<?x5xf32>'}}
+  %0:2 = pd.split %x {axis = 1 : i32, num = 2 : i32} : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x3xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x6xf32>
+  // expected-error @below {{'pd.split' op result slot 'Out' has 2 values but Paddle's inference gives 3}}
+  %0:2 = pd.split %x {axis = 1 : i32, num = 3 : i32} : (tensor<?x6xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x6xf32>
+  // expected-error @below {{pd.split: attribute 'sections' = [2, 2] does not add up to dim 1 (6)}}
+  %0:2 = pd.split %x {axis = 1 : i32, sections = array<i32: 2, 2>} : (tensor<?x6xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x6xf32>
+  // expected-error @below {{pd.slice: attributes 'axes' [1], 'starts' [0, 1] and 'ends' [2] must have the same length}}
+  %0 = pd.slice %x {axes = array<i32: 1>, starts = array<i32: 0, 1>, ends = array<i32: 2>} : (tensor<?x6xf32>) -> tensor<?x2xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x6xf32>
+  // expected-error @below {{pd.slice: attribute 'decrease_axis' drops dim 1 of size 2 (must be 1)}}
+  %0 = pd.slice %x {axes = array<i32: 1>, starts = array<i32: 0>, ends = array<i32: 2>, decrease_axis = array<i32: 1>} : (tensor<?x6xf32>) -> tensor<?xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x6xf32>
+  // expected-error @below {{'pd.slice' op result slot 'Out' has type 'tensor<?x3xf32>' but Paddle's inference gives 'tensor<?x2xf32>'}}
+  %0 = pd.slice %x {axes = array<i32: 1>, starts = array<i32: -2>, ends = array<i32: 1000>} : (tensor<?x6xf32>) -> tensor<?x3xf32>
+}
+
+// --- Embeddings and normalization ------------------------------------------------
+
+// -----
+
+pd.program @main {
+  %ids = pd.feed : tensor<?x16xf32>
+  %w = pd.feed : tensor<100x8xf32>
+  // expected-error @below {{pd.lookup_table_v2: input slot 'Ids' 'tensor<?x16xf32>' must hold i32 or i64 indices}}
+  %0 = pd.lookup_table_v2 %ids, %w : (tensor<?x16xf32>, tensor<100x8xf32>) -> tensor<?x16x8xf32>
+}
+
+// -----
+
+pd.program @main {
+  %ids = pd.feed : tensor<?x16xi64>
+  %w = pd.feed : tensor<100xf32>
+  // expected-error @below {{pd.lookup_table_v2: input slot 'W' 'tensor<100xf32>' must be a 2-D embedding table}}
+  %0 = pd.lookup_table_v2 %ids, %w : (tensor<?x16xi64>, tensor<100xf32>) -> tensor<?x16xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4x8xf32>
+  %s = pd.feed : tensor<8xf32>
+  // expected-error @below {{pd.layer_norm: input slot 'Scale' 'tensor<8xf32>' must be 1-D of size 32}}
+  %0:3 = pd.layer_norm %x scale %s : (tensor<?x4x8xf32>, tensor<8xf32>) -> (tensor<?x4x8xf32>, tensor<?xf32>, tensor<?xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4x8xf32>
+  // expected-error @below {{'pd.layer_norm' op result slot 'Mean' has type 'tensor<?x4xf32>' but Paddle's inference gives 'tensor<?xf32>'}}
+  %0:3 = pd.layer_norm %x {begin_norm_axis = 2 : i32} : (tensor<?x4x8xf32>) -> (tensor<?x4x8xf32>, tensor<?x4xf32>, tensor<?xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x8xf32>
+  // expected-error @below {{'pd.dropout' op result slot 'Mask' has type 'tensor<?x8xi8>' but Paddle's inference gives 'tensor<?x8xui8>'}}
+  %0:2 = pd.dropout %x : (tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x8xi8>)
+}
+
+// --- Losses and metrics -------------------------------------------------------
+
+// -----
+
+pd.program @main {
+  %logits = pd.feed : tensor<?x10xf32>
+  %label = pd.feed : tensor<?x10xi64>
+  // expected-error @below {{pd.softmax_with_cross_entropy: input slot 'Label' 'tensor<?x10xi64>' does not match 'Logits' 'tensor<?x10xf32>' in dim 1 (expected 1, hard labels, axis 1)}}
+  %0:2 = pd.softmax_with_cross_entropy %logits, %label : (tensor<?x10xf32>, tensor<?x10xi64>) -> (tensor<?x10xf32>, tensor<?x1xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %logits = pd.feed : tensor<?x10xf32>
+  %label = pd.feed : tensor<?x1xf32>
+  // expected-error @below {{pd.softmax_with_cross_entropy: input slot 'Label' 'tensor<?x1xf32>' must hold i32 or i64 class ids without soft_label}}
+  %0:2 = pd.softmax_with_cross_entropy %logits, %label : (tensor<?x10xf32>, tensor<?x1xf32>) -> (tensor<?x10xf32>, tensor<?x1xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %logits = pd.feed : tensor<?x10xf32>
+  %label = pd.feed : tensor<?x1xi64>
+  // expected-error @below {{'pd.softmax_with_cross_entropy' op result slot 'Loss' has type 'tensor<?xf32>' but Paddle's inference gives 'tensor<?x1xf32>'}}
+  %0:2 = pd.softmax_with_cross_entropy %logits, %label : (tensor<?x10xf32>, tensor<?x1xi64>) -> (tensor<?x10xf32>, tensor<?xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x3xf32>
+  // expected-error @below {{pd.top_k_v2: attribute 'k' = 5 exceeds dim 1 (3) of input slot 'X' 'tensor<?x3xf32>'}}
+  %0:2 = pd.top_k_v2 %x {k = 5 : i32} : (tensor<?x3xf32>) -> (tensor<?x5xf32>, tensor<?x5xi64>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x10xf32>
+  // expected-error @below {{'pd.top_k_v2' op result slot 'Indices' has type 'tensor<?x2xi32>' but Paddle's inference gives 'tensor<?x2xi64>'}}
+  %0:2 = pd.top_k_v2 %x {k = 2 : i32} : (tensor<?x10xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)
+}
+
+// -----
+
+pd.program @main {
+  %v = pd.feed : tensor<?x5xf32>
+  %i = pd.feed : tensor<?x5xi64>
+  %l = pd.feed : tensor<?xi64>
+  // expected-error @below {{pd.accuracy: input slot 'Label' 'tensor<?xi64>' must be 2-D [N, 1]}}
+  %0:3 = pd.accuracy %v, %i, %l : (tensor<?x5xf32>, tensor<?x5xi64>, tensor<?xi64>) -> (tensor<1xf32>, tensor<1xi32>, tensor<1xi32>)
+}
+
+// -----
+
+pd.program @main {
+  %v = pd.feed : tensor<?x5xf32>
+  %i = pd.feed : tensor<?x5xi64>
+  %l = pd.feed : tensor<?x1xi64>
+  // expected-error @below {{'pd.accuracy' op result slot 'Correct' has type 'tensor<1xi64>' but Paddle's inference gives 'tensor<1xi32>'}}
+  %0:3 = pd.accuracy %v, %i, %l : (tensor<?x5xf32>, tensor<?x5xi64>, tensor<?x1xi64>) -> (tensor<1xf32>, tensor<1xi64>, tensor<1xi32>)
+}
+
+// --- Creation ops -----------------------------------------------------------------
+
+// -----
+
+pd.program @main {
+  // expected-error @below {{'pd.fill_constant' op result slot 'Out' has type 'tensor<2x3xf32>' but Paddle's inference gives 'tensor<2x3xi64>'}}
+  %0 = pd.fill_constant {shape = array<i64: 2, 3>, dtype = 3 : i32} : () -> tensor<2x3xf32>
+}
+
+// -----
+
+pd.program @main {
+  // expected-error @below {{pd.uniform_random: attribute 'dtype' = 9 is not a supported Paddle data type}}
+  %0 = pd.uniform_random {shape = array<i64: 2>, dtype = 9 : i32} : () -> tensor<2xf32>
+}
+
+// -----
+
+pd.program @main {
+  // expected-error @below {{'pd.gaussian_random' op result slot 'Out' has type 'tensor<3xf32>' but Paddle's inference gives 'tensor<2xf32>'}}
+  %0 = pd.gaussian_random {shape = array<i64: 2>} : () -> tensor<3xf32>
+}
+
+// -----
+
+pd.program @main {
+  // expected-error @below {{pd.truncated_gaussian_random: attribute 'shape' = [2, -3] has invalid size -3}}
+  %0 = pd.truncated_gaussian_random {shape = array<i32: 2, -3>} : () -> tensor<2x3xf32>
+}
