@@ -1,0 +1,602 @@
+//===- Importer.cpp - Paddle programs to the pd dialect -------------------===//
+//
+// A ProgramDesc block is a list of ops reading and writing named variables;
+// the importer walks it once, keeping for every variable name the SSA value
+// that currently holds it. Persistable variables become module-level
+// `pd.var`s, read on first use (`pd.read_var`) and written back where an op
+// produces them (`pd.write_var`), so in-place updates stay visible.
+//
+// Result types come from Paddle's inference (ShapeInference.h) and are
+// reconciled with the VarDesc declarations: declarations may add static
+// dims the inference cannot know, but never contradict it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Import/Import.h"
+
+#include "distc/Dialect/Pd/OpCatalog.h"
+#include "distc/Dialect/Pd/PdDialect.h"
+#include "distc/Dialect/Pd/PdOps.h"
+#include "distc/Dialect/Pd/ShapeInference.h"
+#include "distc/Import/Conversions.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+
+namespace distc {
+namespace {
+
+namespace proto = ::paddle::framework::proto;
+using importer::attrTypeName;
+
+constexpr llvm::StringLiteral kOutNames("pd.out_names");
+
+bool isFeedFetchListType(proto::VarType::Type type) {
+  return type == proto::VarType::FEED_MINIBATCH || type == proto::VarType::FETCH_LIST ||
+         type == proto::VarType::FEED_LIST || type == proto::VarType::FETCH_VAR_LIST;
+}
+
+std::string quoteList(llvm::ArrayRef<std::string_view> names) {
+  std::string out;
+  for (std::string_view name : names) {
+    if (!out.empty())
+      out += ", ";
+    out += std::string(name);
+  }
+  return out.empty() ? "none" : out;
+}
+
+/// The persistable variables of the module: one `pd.var` each.
+struct VarTable {
+  llvm::StringMap<RankedTensorType> tensors;
+  /// Persistable variables that are not tensors (readers, step scopes, ...):
+  /// declared but unusable; using one is an error.
+  llvm::StringMap<std::string> unusable;
+};
+
+/// Imports one program (block 0 of a ProgramDesc) into a `pd.program`.
+class ProgramImporter {
+public:
+  ProgramImporter(MLIRContext &ctx, const VarTable &vars, StringRef source)
+      : ctx(ctx), vars(vars), builder(&ctx), feedBuilder(&ctx),
+        fileLoc(FileLineColLoc::get(&ctx, source, 0, 0)) {}
+
+  LogicalResult run(const proto::BlockDesc &block, pd::ProgramOp program);
+
+private:
+  Location opLoc(int index, const proto::OpDesc &op);
+  Location varLoc(StringRef name) {
+    return NameLoc::get(StringAttr::get(&ctx, "variable '" + name + "'"), fileLoc);
+  }
+
+  LogicalResult importOp(int index, const proto::OpDesc &op);
+  LogicalResult importFeed(Location loc, const proto::OpDesc &op);
+  LogicalResult importFetch(Location loc, const proto::OpDesc &op);
+  LogicalResult importCatalogOp(Location loc, const proto::OpDesc &op, const pd::OpSpec &spec);
+
+  /// The value variable `name` holds before the current op, creating a
+  /// read_var or an implicit feed on first use.
+  FailureOr<Value> lookupInput(Location loc, StringRef slot, const std::string &name);
+
+  /// Common and unknown attributes, generic mapping (`skip` names handled
+  /// by the caller).
+  LogicalResult importExtraAttrs(Location loc, const proto::OpDesc &op,
+                                 const llvm::StringSet<> &skip, NamedAttrList &out,
+                                 std::optional<RegisteredOperationName> opName);
+
+  /// The type of output `name`: the inferred one, refined by its VarDesc.
+  FailureOr<Type> reconcile(Location loc, StringRef slot, const std::string &name,
+                            Type inferred);
+
+  /// Records that `value` now holds `name`, writing persistables back.
+  LogicalResult define(Location loc, const std::string &name, Value value);
+
+  MLIRContext &ctx;
+  const VarTable &vars;
+  OpBuilder builder;
+  OpBuilder feedBuilder; // where implicit feeds go: the top of the block
+  Location fileLoc;
+  llvm::StringMap<const proto::VarDesc *> varDescs;
+  llvm::StringMap<Value> env;
+  bool hasExplicitFeeds = false;
+  int32_t nextImplicitCol = 0;
+};
+
+Location ProgramImporter::opLoc(int index, const proto::OpDesc &op) {
+  std::string text = "op #" + std::to_string(index) + " '" + op.type() + "'";
+  for (const auto &slot : op.outputs())
+    if (slot.arguments_size() > 0) {
+      text += " (output " + slot.arguments(0) + ")";
+      break;
+    }
+  return NameLoc::get(StringAttr::get(&ctx, text), fileLoc);
+}
+
+LogicalResult ProgramImporter::run(const proto::BlockDesc &block, pd::ProgramOp program) {
+  for (const proto::VarDesc &var : block.vars())
+    if (!varDescs.try_emplace(var.name(), &var).second)
+      return emitError(varLoc(var.name())) << "variable declared twice in block 0";
+  for (const proto::OpDesc &op : block.ops())
+    if (op.type() == "feed")
+      hasExplicitFeeds = true;
+
+  Block &body = program.getBody().front();
+  builder.setInsertionPointToEnd(&body);
+  feedBuilder.setInsertionPointToStart(&body);
+  for (int i = 0; i < block.ops_size(); ++i)
+    if (failed(importOp(i, block.ops(i))))
+      return failure();
+  return success();
+}
+
+LogicalResult ProgramImporter::importOp(int index, const proto::OpDesc &op) {
+  Location loc = opLoc(index, op);
+  if (op.type() == "feed")
+    return importFeed(loc, op);
+  if (op.type() == "fetch")
+    return importFetch(loc, op);
+  const pd::OpSpec *spec = pd::lookupOp(op.type());
+  if (!spec)
+    return emitError(loc) << "unknown op type '" << op.type()
+                          << "': the pd dialect does not model it";
+  return importCatalogOp(loc, op, *spec);
+}
+
+/// Finds the single argument of slot `slot` in `slots`.
+const proto::OpDesc::Var *findSlot(const google::protobuf::RepeatedPtrField<proto::OpDesc::Var> &slots,
+                                   std::string_view slot) {
+  for (const auto &var : slots)
+    if (var.parameter() == slot)
+      return &var;
+  return nullptr;
+}
+
+const proto::OpDesc::Attr *findAttr(const proto::OpDesc &op, std::string_view name) {
+  for (const auto &attr : op.attrs())
+    if (attr.name() == name)
+      return &attr;
+  return nullptr;
+}
+
+LogicalResult ProgramImporter::importExtraAttrs(Location loc, const proto::OpDesc &op,
+                                                const llvm::StringSet<> &skip, NamedAttrList &out,
+                                                std::optional<RegisteredOperationName> opName) {
+  llvm::StringSet<> seen;
+  for (const auto &attr : op.attrs()) {
+    if (!seen.insert(attr.name()).second)
+      return emitError(loc) << "attribute '" << attr.name() << "' given twice";
+    // Python tracebacks of the program's construction, not its meaning.
+    if (attr.name() == "op_callstack" || skip.contains(attr.name()))
+      continue;
+    StringRef name = attr.name();
+    bool reserved = name.empty() || name.starts_with("pd.") || name.contains('.') ||
+                    (opName && llvm::is_contained(opName->getAttributeNames(),
+                                                  StringAttr::get(&ctx, name)));
+    if (reserved)
+      return emitError(loc) << "attribute name '" << name
+                            << "' cannot be represented (empty, dotted or reserved)";
+    std::string error;
+    Attribute value = importer::importAttrGeneric(&ctx, attr, error);
+    if (!value)
+      return emitError(loc) << "attribute '" << name << "' " << error;
+    out.append(name, value);
+  }
+  return success();
+}
+
+FailureOr<Value> ProgramImporter::lookupInput(Location loc, StringRef slot,
+                                              const std::string &name) {
+  auto it = env.find(name);
+  if (it != env.end())
+    return it->second;
+
+  auto persistable = vars.tensors.find(name);
+  if (persistable != vars.tensors.end()) {
+    OperationState state(varLoc(name), pd::ReadVarOp::getOperationName());
+    state.addAttribute("var", FlatSymbolRefAttr::get(&ctx, name));
+    state.addTypes(persistable->second);
+    Value value = builder.create(state)->getResult(0);
+    env[name] = value;
+    return value;
+  }
+  auto unusable = vars.unusable.find(name);
+  if (unusable != vars.unusable.end())
+    return emitError(loc) << "input slot '" << slot << "' reads persistable variable '" << name
+                          << "', which " << unusable->second;
+
+  auto desc = varDescs.find(name);
+  if (desc == varDescs.end())
+    return emitError(loc) << "input slot '" << slot << "' reads undefined variable '" << name
+                          << "'";
+  if (hasExplicitFeeds)
+    return emitError(loc) << "input slot '" << slot << "' reads variable '" << name
+                          << "' before any op writes it, and no feed op provides it";
+
+  // Programs saved without feed ops (training programs built in Python)
+  // read their data variables directly: those are the inputs.
+  std::string error;
+  RankedTensorType type = importer::importVarType(&ctx, *desc->second, error);
+  if (!type)
+    return emitError(loc) << "input variable '" << name << "' " << error;
+  OperationState state(varLoc(name), pd::FeedOp::getOperationName());
+  state.addAttribute("col", feedBuilder.getI32IntegerAttr(nextImplicitCol++));
+  state.addAttribute(kOutNames, feedBuilder.getStrArrayAttr({name}));
+  state.addTypes(type);
+  Operation *feed = feedBuilder.create(state);
+  feedBuilder.setInsertionPointAfter(feed);
+  env[name] = feed->getResult(0);
+  return feed->getResult(0);
+}
+
+FailureOr<Type> ProgramImporter::reconcile(Location loc, StringRef slot, const std::string &name,
+                                           Type inferred) {
+  if (name.empty())
+    return inferred;
+  Type declared;
+  auto persistable = vars.tensors.find(name);
+  if (persistable != vars.tensors.end()) {
+    declared = persistable->second;
+  } else if (auto unusable = vars.unusable.find(name); unusable != vars.unusable.end()) {
+    return emitError(loc) << "output slot '" << slot << "' writes persistable variable '" << name
+                          << "', which " << unusable->second;
+  } else if (auto desc = varDescs.find(name); desc != varDescs.end()) {
+    std::string error;
+    declared = importer::importVarType(&ctx, *desc->second, error);
+    if (!declared)
+      return emitError(loc) << "output variable '" << name << "' " << error;
+  } else {
+    return inferred; // undeclared intermediates are typed by inference alone
+  }
+
+  if (!pd::isCompatibleWithInferred(declared, inferred))
+    return emitError(loc) << "output '" << name << "' (slot " << slot << ") is declared as "
+                          << importer::describeTensorType(declared)
+                          << " but the op computes " << importer::describeTensorType(inferred);
+  auto d = cast<RankedTensorType>(declared);
+  auto i = dyn_cast<RankedTensorType>(inferred);
+  if (!i)
+    return declared;
+  if (d.getRank() != i.getRank()) // a scalar written as [1] or as 0-D
+    return d.hasStaticShape() ? declared : inferred;
+  SmallVector<int64_t> shape;
+  for (auto [dd, id] : llvm::zip_equal(d.getShape(), i.getShape()))
+    shape.push_back(ShapedType::isDynamic(id) ? dd : id);
+  return Type(RankedTensorType::get(shape, i.getElementType()));
+}
+
+LogicalResult ProgramImporter::define(Location loc, const std::string &name, Value value) {
+  if (name.empty())
+    return success();
+  env[name] = value;
+  if (vars.tensors.count(name)) {
+    OperationState state(loc, pd::WriteVarOp::getOperationName());
+    state.addAttribute("var", FlatSymbolRefAttr::get(&ctx, name));
+    state.addOperands(value);
+    builder.create(state);
+  }
+  return success();
+}
+
+LogicalResult ProgramImporter::importFeed(Location loc, const proto::OpDesc &op) {
+  const proto::OpDesc::Var *out = findSlot(op.outputs(), "Out");
+  if (!out || out->arguments_size() != 1)
+    return emitError(loc) << "feed op needs exactly one output variable in slot 'Out'";
+  const std::string &name = out->arguments(0);
+  int32_t col = 0;
+  if (const proto::OpDesc::Attr *attr = findAttr(op, "col")) {
+    std::string error;
+    Attribute value = importer::importAttrAsKind(&ctx, *attr, pd::AttrKind::Int, error);
+    if (!value)
+      return emitError(loc) << "attribute 'col' " << error;
+    col = static_cast<int32_t>(cast<IntegerAttr>(value).getInt());
+  }
+  if (vars.tensors.count(name) || vars.unusable.count(name))
+    return emitError(loc) << "feed op writes persistable variable '" << name
+                          << "'; only non-persistable variables can be fed";
+  auto desc = varDescs.find(name);
+  if (desc == varDescs.end())
+    return emitError(loc) << "feed op writes variable '" << name
+                          << "', which the program does not declare";
+  std::string error;
+  RankedTensorType type = importer::importVarType(&ctx, *desc->second, error);
+  if (!type)
+    return emitError(loc) << "fed variable '" << name << "' " << error;
+
+  NamedAttrList attrs;
+  if (failed(importExtraAttrs(loc, op, {"col"}, attrs, std::nullopt)))
+    return failure();
+  OperationState state(loc, pd::FeedOp::getOperationName());
+  state.addAttribute("col", builder.getI32IntegerAttr(col));
+  state.addAttributes(attrs);
+  state.addAttribute(kOutNames, builder.getStrArrayAttr({name}));
+  state.addTypes(type);
+  Operation *feed = builder.create(state);
+  return define(loc, name, feed->getResult(0));
+}
+
+LogicalResult ProgramImporter::importFetch(Location loc, const proto::OpDesc &op) {
+  const proto::OpDesc::Var *in = findSlot(op.inputs(), "X");
+  if (!in || in->arguments_size() != 1)
+    return emitError(loc) << "fetch op needs exactly one input variable in slot 'X'";
+  int32_t col = 0;
+  if (const proto::OpDesc::Attr *attr = findAttr(op, "col")) {
+    std::string error;
+    Attribute value = importer::importAttrAsKind(&ctx, *attr, pd::AttrKind::Int, error);
+    if (!value)
+      return emitError(loc) << "attribute 'col' " << error;
+    col = static_cast<int32_t>(cast<IntegerAttr>(value).getInt());
+  }
+  FailureOr<Value> value = lookupInput(loc, "X", in->arguments(0));
+  if (failed(value))
+    return failure();
+  NamedAttrList attrs;
+  if (failed(importExtraAttrs(loc, op, {"col"}, attrs, std::nullopt)))
+    return failure();
+  OperationState state(loc, pd::FetchOp::getOperationName());
+  state.addOperands(*value);
+  state.addAttribute("col", builder.getI32IntegerAttr(col));
+  state.addAttributes(attrs);
+  builder.create(state);
+  return success();
+}
+
+LogicalResult ProgramImporter::importCatalogOp(Location loc, const proto::OpDesc &op,
+                                               const pd::OpSpec &spec) {
+  std::string mlirName = "pd." + op.type();
+  std::optional<RegisteredOperationName> opName =
+      RegisteredOperationName::lookup(mlirName, &ctx);
+  if (!opName)
+    return emitError(loc) << "op type '" << op.type()
+                          << "' is in the op catalog but the pd dialect does not define it";
+
+  // Inputs, by catalog slot.
+  llvm::StringMap<const proto::OpDesc::Var *> givenInputs;
+  for (const auto &slot : op.inputs()) {
+    if (!givenInputs.try_emplace(slot.parameter(), &slot).second)
+      return emitError(loc) << "input slot '" << slot.parameter() << "' given twice";
+    bool known = llvm::any_of(spec.inputs, [&](const pd::SlotSpec &s) {
+      return s.name == slot.parameter();
+    });
+    if (known || slot.arguments_size() == 0)
+      continue; // Paddle writes empty slots for inputs an op can take
+    if (llvm::is_contained(spec.unsupportedInputs, slot.parameter()))
+      return emitError(loc) << "input slot '" << slot.parameter() << "' of '" << op.type()
+                            << "' is not supported; give the value as an attribute instead";
+    llvm::SmallVector<std::string_view> names;
+    for (const pd::SlotSpec &s : spec.inputs)
+      names.push_back(s.name);
+    return emitError(loc) << "unknown input slot '" << slot.parameter() << "' for '" << op.type()
+                          << "' (its input slots: " << quoteList(names) << ")";
+  }
+  SmallVector<SmallVector<Type, 1>> operandsBySlot;
+  SmallVector<Value> operands;
+  SmallVector<int32_t> segments;
+  for (const pd::SlotSpec &slot : spec.inputs) {
+    auto it = givenInputs.find(slot.name);
+    const proto::OpDesc::Var *given = it == givenInputs.end() ? nullptr : it->second;
+    int count = given ? given->arguments_size() : 0;
+    if (!slot.optional && !slot.variadic && count != 1)
+      return emitError(loc) << "input slot '" << slot.name << "' needs exactly one variable, got "
+                            << count;
+    if (slot.optional && count > 1)
+      return emitError(loc) << "input slot '" << slot.name << "' takes at most one variable, got "
+                            << count;
+    SmallVector<Type, 1> types;
+    for (int a = 0; a < count; ++a) {
+      FailureOr<Value> value = lookupInput(loc, slot.name, given->arguments(a));
+      if (failed(value))
+        return failure();
+      operands.push_back(*value);
+      types.push_back(value->getType());
+    }
+    operandsBySlot.push_back(std::move(types));
+    segments.push_back(count);
+  }
+
+  // Inherent attributes: every catalog attribute, given or defaulted, so
+  // that an op reads the same whether or not its program spelled defaults.
+  NamedAttrList inherent;
+  llvm::StringSet<> catalogNames;
+  for (const pd::AttrSpec &attrSpec : spec.attrs) {
+    catalogNames.insert(attrSpec.name);
+    const proto::OpDesc::Attr *given = findAttr(op, attrSpec.name);
+    Attribute value;
+    if (given) {
+      std::string error;
+      value = importer::importAttrAsKind(&ctx, *given, attrSpec.kind, error);
+      if (!value)
+        return emitError(loc) << "attribute '" << attrSpec.name << "' " << error;
+    } else if (attrSpec.required) {
+      return emitError(loc) << "missing required attribute '" << attrSpec.name << "'";
+    } else {
+      value = importer::catalogDefault(&ctx, attrSpec.kind, attrSpec.defaultValue);
+      if (!value)
+        return emitError(loc) << "the op catalog's default of attribute '" << attrSpec.name
+                              << "' is malformed";
+    }
+    inherent.append(attrSpec.name, value);
+  }
+  NamedAttrList extra;
+  if (failed(importExtraAttrs(loc, op, catalogNames, extra, opName)))
+    return failure();
+
+  // Outputs, by catalog slot.
+  llvm::StringMap<const proto::OpDesc::Var *> givenOutputs;
+  for (const auto &slot : op.outputs()) {
+    if (!givenOutputs.try_emplace(slot.parameter(), &slot).second)
+      return emitError(loc) << "output slot '" << slot.parameter() << "' given twice";
+    bool known = llvm::any_of(spec.outputs, [&](const pd::SlotSpec &s) {
+      return s.name == slot.parameter();
+    });
+    if (!known && slot.arguments_size() > 0) {
+      llvm::SmallVector<std::string_view> names;
+      for (const pd::SlotSpec &s : spec.outputs)
+        names.push_back(s.name);
+      return emitError(loc) << "unknown output slot '" << slot.parameter() << "' for '"
+                            << op.type() << "' (its output slots: " << quoteList(names) << ")";
+    }
+  }
+  unsigned variadicCount = 0;
+  for (const pd::SlotSpec &slot : spec.outputs)
+    if (slot.variadic)
+      if (auto it = givenOutputs.find(slot.name); it != givenOutputs.end())
+        variadicCount = static_cast<unsigned>(it->second->arguments_size());
+
+  SmallVector<SmallVector<Type, 1>> resultsBySlot;
+  if (failed(pd::inferResultTypes(&ctx, loc, op.type(), operandsBySlot,
+                                  inherent.getDictionary(&ctx), resultsBySlot, variadicCount)))
+    return failure();
+  if (resultsBySlot.size() != spec.outputs.size())
+    return emitError(loc) << "shape inference returned " << resultsBySlot.size()
+                          << " output slots, the op catalog lists " << spec.outputs.size();
+
+  SmallVector<Type> resultTypes;
+  SmallVector<std::string> resultNames;
+  SmallVector<int32_t> resultSegments;
+  for (auto [slot, inferred] : llvm::zip_equal(spec.outputs, resultsBySlot)) {
+    auto it = givenOutputs.find(slot.name);
+    const proto::OpDesc::Var *given = it == givenOutputs.end() ? nullptr : it->second;
+    size_t count = given ? static_cast<size_t>(given->arguments_size()) : 0;
+    if (slot.variadic ? count != inferred.size() : (count > 1 || inferred.size() != 1))
+      return emitError(loc) << "output slot '" << slot.name << "' names " << count
+                            << " variables but the op produces " << inferred.size();
+    for (size_t r = 0; r < inferred.size(); ++r) {
+      std::string name = r < count ? given->arguments(static_cast<int>(r)) : std::string();
+      FailureOr<Type> type = reconcile(loc, slot.name, name, inferred[r]);
+      if (failed(type))
+        return failure();
+      resultTypes.push_back(*type);
+      resultNames.push_back(name);
+    }
+    resultSegments.push_back(static_cast<int32_t>(inferred.size()));
+  }
+
+  OperationState state(loc, *opName);
+  state.addOperands(operands);
+  state.addTypes(resultTypes);
+  state.addAttributes(inherent);
+  if (opName->hasTrait<OpTrait::AttrSizedOperandSegments>())
+    state.addAttribute("operandSegmentSizes", builder.getDenseI32ArrayAttr(segments));
+  if (opName->hasTrait<OpTrait::AttrSizedResultSegments>())
+    state.addAttribute("resultSegmentSizes", builder.getDenseI32ArrayAttr(resultSegments));
+  state.addAttributes(extra);
+  SmallVector<StringRef> nameRefs(resultNames.begin(), resultNames.end());
+  state.addAttribute(kOutNames, builder.getStrArrayAttr(nameRefs));
+  Operation *created = builder.create(state);
+
+  for (auto [name, result] : llvm::zip_equal(resultNames, created->getResults()))
+    if (failed(define(loc, name, result)))
+      return failure();
+  return success();
+}
+
+/// Collects the persistable variables of `block` into `table`, in order.
+LogicalResult collectPersistables(MLIRContext &ctx, const proto::BlockDesc &block,
+                                  Location fileLoc, VarTable &table,
+                                  SmallVectorImpl<std::pair<std::string, const proto::VarDesc *>> &order) {
+  for (const proto::VarDesc &var : block.vars()) {
+    if (!var.persistable() || isFeedFetchListType(var.type().type()))
+      continue;
+    Location loc = NameLoc::get(StringAttr::get(&ctx, "variable '" + var.name() + "'"), fileLoc);
+    if (var.name().empty())
+      return emitError(loc) << "persistable variable without a name";
+    if (var.type().type() != proto::VarType::LOD_TENSOR) {
+      table.unusable.try_emplace(var.name(),
+                                 "has type " + proto::VarType::Type_Name(var.type().type()) +
+                                     "; only LOD_TENSOR variables are supported");
+      continue;
+    }
+    std::string error;
+    RankedTensorType type = importer::importVarType(&ctx, var, error);
+    if (!type)
+      return emitError(loc) << "persistable variable " << error;
+    if (!type.hasStaticShape())
+      return emitError(loc) << "persistable variable has dynamic shape "
+                            << importer::describeTensorType(type)
+                            << "; persistable variables need static shapes";
+    auto [it, inserted] = table.tensors.try_emplace(var.name(), type);
+    if (!inserted) {
+      if (it->second != type)
+        return emitError(loc) << "declared as " << importer::describeTensorType(it->second)
+                              << " in one program and as " << importer::describeTensorType(type)
+                              << " in the other";
+      continue;
+    }
+    order.emplace_back(var.name(), &var);
+  }
+  return success();
+}
+
+LogicalResult checkSingleBlock(MLIRContext &ctx, const proto::ProgramDesc &program,
+                               Location fileLoc) {
+  if (program.blocks_size() == 0)
+    return emitError(fileLoc) << "empty program: it has no blocks";
+  if (program.blocks_size() > 1)
+    return emitError(fileLoc) << "the program has " << program.blocks_size()
+                              << " blocks; only single-block programs are supported (sub-blocks "
+                                 "belong to control-flow ops such as while or conditional_block)";
+  return success();
+}
+
+} // namespace
+
+void loadImportDialects(MLIRContext &ctx) { ctx.getOrLoadDialect<pd::PdDialect>(); }
+
+OwningOpRef<ModuleOp> importProgram(MLIRContext &ctx, const programdesc::ProgramDesc &main,
+                                    const programdesc::ProgramDesc *startup,
+                                    StringRef mainSource, StringRef startupSource) {
+  loadImportDialects(ctx);
+  Location mainLoc = FileLineColLoc::get(&ctx, mainSource, 0, 0);
+  Location startupLoc = FileLineColLoc::get(&ctx, startupSource, 0, 0);
+  if (failed(checkSingleBlock(ctx, main, mainLoc)) ||
+      (startup && failed(checkSingleBlock(ctx, *startup, startupLoc))))
+    return nullptr;
+
+  VarTable vars;
+  SmallVector<std::pair<std::string, const proto::VarDesc *>> order;
+  if (failed(collectPersistables(ctx, main.blocks(0), mainLoc, vars, order)) ||
+      (startup && failed(collectPersistables(ctx, startup->blocks(0), startupLoc, vars, order))))
+    return nullptr;
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(mainLoc);
+  OpBuilder builder(&ctx);
+  builder.setInsertionPointToEnd(module->getBody());
+  for (const auto &[name, desc] : order) {
+    OperationState state(NameLoc::get(StringAttr::get(&ctx, "variable '" + name + "'"), mainLoc),
+                         pd::VarOp::getOperationName());
+    state.addAttribute("sym_name", builder.getStringAttr(name));
+    state.addAttribute("type", TypeAttr::get(vars.tensors.lookup(name)));
+    state.addAttribute("persistable", builder.getUnitAttr());
+    if (desc->is_parameter())
+      state.addAttribute("is_parameter", builder.getUnitAttr());
+    if (desc->stop_gradient())
+      state.addAttribute("stop_gradient", builder.getUnitAttr());
+    builder.create(state);
+  }
+
+  auto importOne = [&](const programdesc::ProgramDesc &program, StringRef symbol,
+                       StringRef source, Location loc) -> LogicalResult {
+    OpBuilder::InsertionGuard guard(builder);
+    auto op = builder.create<pd::ProgramOp>(loc, symbol);
+    if (op.getBody().empty())
+      op.getBody().emplaceBlock();
+    ProgramImporter importer(ctx, vars, source);
+    return importer.run(program.blocks(0), op);
+  };
+  if (failed(importOne(main, "main", mainSource, mainLoc)))
+    return nullptr;
+  if (startup && failed(importOne(*startup, "startup", startupSource, startupLoc)))
+    return nullptr;
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+} // namespace distc
