@@ -1,0 +1,131 @@
+//===- ShapeInferenceTest.cpp - Paddle shape inference through the API ----===//
+//
+// The importer calls inferResultTypes directly; these tests use it the same
+// way (types by slot, attributes by Paddle name) and check results and the
+// one-line errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Dialect/Pd/ShapeInference.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace distc::pd;
+
+namespace {
+
+class ShapeInferenceTest : public ::testing::Test {
+protected:
+  using Groups = SmallVector<SmallVector<Type, 1>>;
+
+  Type t(StringRef text) { return parseType(text, &ctx); }
+
+  /// Runs inference; returns the results printed as "slot0a,slot0b;slot1"
+  /// or "error: <message>".
+  std::string infer(StringRef op, Groups operands, ArrayRef<NamedAttribute> attrs = {},
+                    unsigned numVariadic = 0) {
+    std::string error;
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+      error = diag.str();
+      return success();
+    });
+    SmallVector<SmallVector<Type, 1>> results;
+    if (failed(inferResultTypes(&ctx, UnknownLoc::get(&ctx), op, operands,
+                                b.getDictionaryAttr(attrs), results, numVariadic)))
+      return "error: " + error;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::interleave(
+        results, os, [&](const SmallVector<Type, 1> &group) { llvm::interleave(group, os, ","); },
+        ";");
+    return text;
+  }
+
+  MLIRContext ctx;
+  Builder b{&ctx};
+};
+
+TEST_F(ShapeInferenceTest, ElementwiseBroadcastsWithAxis) {
+  EXPECT_EQ(infer("elementwise_add", {{t("tensor<?x3x4xf32>")}, {t("tensor<3xf32>")}},
+                  {b.getNamedAttr("axis", b.getI32IntegerAttr(1))}),
+            "tensor<?x3x4xf32>");
+  // Dynamic dims: ? vs 1 -> ?, ? vs n -> n.
+  EXPECT_EQ(infer("elementwise_mul", {{t("tensor<?x?xf32>")}, {t("tensor<1x5xf32>")}}),
+            "tensor<?x5xf32>");
+  EXPECT_EQ(infer("elementwise_add", {{t("tensor<2x3xf32>")}, {t("tensor<4xf32>")}}),
+            "error: pd.elementwise_add: input slots 'X' 'tensor<2x3xf32>' and 'Y' "
+            "'tensor<4xf32>' do not broadcast (axis -1): dim 1 is 3 vs 4");
+}
+
+TEST_F(ShapeInferenceTest, MissingAttributesTakeCatalogDefaults) {
+  // mul defaults: x_num_col_dims = y_num_col_dims = 1.
+  EXPECT_EQ(infer("mul", {{t("tensor<8x3x4xf32>")}, {t("tensor<12x5xf32>")}}),
+            "tensor<8x5xf32>");
+  // reduce_sum defaults to dim [0].
+  EXPECT_EQ(infer("reduce_sum", {{t("tensor<8x3xf32>")}}), "tensor<3xf32>");
+}
+
+TEST_F(ShapeInferenceTest, MatmulPromotesVectors) {
+  EXPECT_EQ(infer("matmul_v2", {{t("tensor<4xf32>")}, {t("tensor<2x4x6xf32>")}}),
+            "tensor<2x6xf32>");
+  EXPECT_EQ(infer("matmul_v2", {{t("tensor<2x3x4xf32>")}, {t("tensor<4xf32>")}}),
+            "tensor<2x3xf32>");
+}
+
+TEST_F(ShapeInferenceTest, ReshapeInfersMinusOneThroughCopiedDynamicDims) {
+  EXPECT_EQ(infer("reshape2", {{t("tensor<?x4x8xf32>")}},
+                  {b.getNamedAttr("shape", b.getDenseI32ArrayAttr({0, -1}))}),
+            "tensor<?x32xf32>;tensor<0x?x4x8xf32>");
+}
+
+TEST_F(ShapeInferenceTest, SplitTakesCountFromCaller) {
+  EXPECT_EQ(infer("split", {{t("tensor<6x2xf32>")}}, {}, 3),
+            "tensor<2x2xf32>,tensor<2x2xf32>,tensor<2x2xf32>");
+  EXPECT_EQ(infer("split", {{t("tensor<6x2xf32>")}}),
+            "error: pd.split: needs attribute 'num' > 0 or 'sections' to split input slot "
+            "'X' 'tensor<6x2xf32>'");
+}
+
+TEST_F(ShapeInferenceTest, LayerNormStatisticsAndOptionalSlots) {
+  EXPECT_EQ(infer("layer_norm", {{t("tensor<?x4x8xbf16>")}, {}, {t("tensor<32xf32>")}}),
+            "tensor<?x4x8xbf16>;tensor<?xf32>;tensor<?xf32>");
+}
+
+TEST_F(ShapeInferenceTest, ScalarsAreZeroDAndAcceptOneElementSpelling) {
+  EXPECT_EQ(infer("mean", {{t("tensor<?x4xf32>")}}), "tensor<f32>");
+  EXPECT_TRUE(isCompatibleWithInferred(t("tensor<1xf32>"), t("tensor<f32>")));
+  EXPECT_TRUE(isCompatibleWithInferred(t("tensor<?x4xf32>"), t("tensor<8x4xf32>")));
+  EXPECT_FALSE(isCompatibleWithInferred(t("tensor<2xf32>"), t("tensor<f32>")));
+  EXPECT_FALSE(isCompatibleWithInferred(t("tensor<1xf64>"), t("tensor<f32>")));
+}
+
+TEST_F(ShapeInferenceTest, CreationUsesShapeAndDType) {
+  EXPECT_EQ(infer("fill_constant", {},
+                  {b.getNamedAttr("shape", b.getDenseI64ArrayAttr({-1, 3})),
+                   b.getNamedAttr("dtype", b.getI32IntegerAttr(3))}),
+            "tensor<?x3xi64>");
+  EXPECT_EQ(infer("uniform_random", {}, {b.getNamedAttr("dtype", b.getI32IntegerAttr(7))}),
+            "error: pd.uniform_random: attribute 'dtype' = 7 is not a supported Paddle data "
+            "type (expected one of 0-6, 20-22)");
+}
+
+TEST_F(ShapeInferenceTest, BadOperandGroupsAreErrorsNotCrashes) {
+  EXPECT_EQ(infer("relu", {}), "error: pd.relu: expected 1 input slots, got 0");
+  EXPECT_EQ(infer("relu", {{}}), "error: pd.relu: input slot 'X' is required but empty");
+  EXPECT_EQ(infer("relu", {{t("f32")}}),
+            "error: pd.relu: input slot 'X' must be a ranked tensor, got 'f32'");
+  EXPECT_EQ(infer("no_such_op", {}),
+            "error: pd.no_such_op: no Paddle shape inference for this op type");
+}
+
+} // namespace
