@@ -38,6 +38,14 @@ pd.program @main {
 
 // -----
 
+pd.program @outer {
+  // expected-error @below {{'pd.program' op symbol's parent must have the SymbolTable trait}}
+  pd.program @inner {
+  }
+}
+
+// -----
+
 // expected-error @below {{'pd.program' op region should have no arguments}}
 pd.program @main {
 ^bb0(%arg0: tensor<4xf32>):

@@ -64,7 +64,11 @@ LogicalResult inferReshape2(InferContext &c) {
   }
   if (inputKnown) {
     if (unknownIndex != -1) {
-      if (outKnown == 0 || inCount % outKnown != 0)
+      if (outKnown == 0)
+        return c.error() << "attribute 'shape' = " << formatDims(shape)
+                         << " cannot infer its -1 for input slot 'X' " << x
+                         << ": the other sizes multiply to 0";
+      if (inCount % outKnown != 0)
         return c.error() << "attribute 'shape' = " << formatDims(shape)
                          << " cannot reshape input slot 'X' " << x
                          << ": its size is not a multiple of " << outKnown;

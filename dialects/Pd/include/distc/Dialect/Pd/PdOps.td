@@ -21,7 +21,8 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 //===----------------------------------------------------------------------===//
 
 def Pd_ProgramOp : Pd_Op<"program", [Symbol, IsolatedFromAbove, NoTerminator,
-                                     SingleBlock, NoRegionArguments]> {
+                                     SingleBlock, NoRegionArguments,
+                                     HasParent<"::mlir::ModuleOp">]> {
   let summary = "A Paddle program (ProgramDesc block 0) as one SSA block";
   let description = [{
     The module holds `@main` (the program run every step) and optionally
