@@ -45,9 +45,14 @@ pd::ProgramOp findProgram(ModuleOp module, StringRef name) {
 }
 
 /// Start and size of each catalog slot among `count` operands or results.
+/// Optional input slots may be absent; every output slot always exists as a
+/// result (`resultsAlwaysPresent`), so only variadic outputs vary in size.
 FailureOr<SmallVector<std::pair<unsigned, unsigned>>>
 groupBySlot(Operation *op, const std::vector<pd::SlotSpec> &slots, unsigned count,
-            StringRef segmentsAttr, StringRef what) {
+            StringRef segmentsAttr, StringRef what, bool resultsAlwaysPresent) {
+  auto flexibleSlot = [&](const pd::SlotSpec &slot) {
+    return slot.variadic || (slot.optional && !resultsAlwaysPresent);
+  };
   SmallVector<std::pair<unsigned, unsigned>> groups;
   if (auto segments = op->getAttrOfType<DenseI32ArrayAttr>(segmentsAttr)) {
     if (segments.size() != static_cast<int64_t>(slots.size()))
@@ -62,14 +67,14 @@ groupBySlot(Operation *op, const std::vector<pd::SlotSpec> &slots, unsigned coun
   }
   unsigned flexible = 0, fixed = 0;
   for (const pd::SlotSpec &slot : slots)
-    (slot.optional || slot.variadic) ? ++flexible : ++fixed;
+    flexibleSlot(slot) ? ++flexible : ++fixed;
   if (flexible > 1 || count < fixed || (flexible == 0 && count != fixed))
     return op->emitError() << "has " << count << " " << what << "s, which do not match its "
                            << slots.size() << " catalog slots";
   unsigned start = 0;
   for (const pd::SlotSpec &slot : slots) {
-    unsigned size = (slot.optional || slot.variadic) ? count - fixed : 1;
-    if (slot.optional && !slot.variadic && size > 1)
+    unsigned size = flexibleSlot(slot) ? count - fixed : 1;
+    if (!slot.variadic && size > 1)
       return op->emitError() << "has " << size << " " << what << "s for optional slot '"
                              << slot.name << "'";
     groups.emplace_back(start, size);
@@ -348,9 +353,9 @@ LogicalResult ProgramExporter::emitCatalogOp(Operation *op, const pd::OpSpec &sp
                                              proto::OpDesc &desc) {
   desc.set_type(std::string(spec.type));
   auto inputs = groupBySlot(op, spec.inputs, op->getNumOperands(), "operandSegmentSizes",
-                            "operand");
+                            "operand", /*resultsAlwaysPresent=*/false);
   auto outputs = groupBySlot(op, spec.outputs, op->getNumResults(), "resultSegmentSizes",
-                             "result");
+                             "result", /*resultsAlwaysPresent=*/true);
   if (failed(inputs) || failed(outputs))
     return failure();
   for (auto [slot, group] : llvm::zip_equal(spec.inputs, *inputs)) {

@@ -1,0 +1,406 @@
+#!/usr/bin/env python3
+"""Writes the example Paddle programs and the per-op test programs as JSON.
+
+The programs look like what Paddle's static graph writes (`paddle.static`
+with `fluid.layers.fc` / `nn.Linear` naming, op_role attributes, feed/fetch
+ops, startup programs of seeded initializers), in protobuf's JSON form of
+framework.proto. Standard library only; rerun after changing it:
+
+    python3 examples/gen_programs.py
+"""
+
+import json
+import math
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Paddle's OpRole values.
+FORWARD, BACKWARD, OPTIMIZE, LOSS = 0, 1, 2, 0x100
+
+ATTR_FIELD = {
+    "INT": "i", "FLOAT": "f", "STRING": "s", "INTS": "ints", "FLOATS": "floats",
+    "STRINGS": "strings", "BOOLEAN": "b", "BOOLEANS": "bools", "LONG": "l",
+    "LONGS": "longs", "FLOAT64": "float64", "FLOAT64S": "float64s",
+}
+
+
+class Program:
+    """One block of a ProgramDesc under construction."""
+
+    def __init__(self, namescope="/"):
+        self.vars = []
+        self.var_names = set()
+        self.ops = []
+        self.namescope = namescope
+
+    def var(self, name, shape, dtype="FP32", persistable=False, is_parameter=False,
+            stop_gradient=False, need_check_feed=False):
+        if name in self.var_names:
+            return name
+        self.var_names.add(name)
+        desc = {"name": name,
+                "type": {"type": "LOD_TENSOR",
+                         "lod_tensor": {"tensor": {"data_type": dtype, "dims": list(shape)}}}}
+        if persistable:
+            desc["persistable"] = True
+        if need_check_feed:
+            desc["need_check_feed"] = True
+        if is_parameter:
+            desc["is_parameter"] = True
+        if stop_gradient:
+            desc["stop_gradient"] = True
+        self.vars.append(desc)
+        return name
+
+    def param(self, name, shape, dtype="FP32"):
+        return self.var(name, shape, dtype, persistable=True, is_parameter=True)
+
+    def op(self, type_, inputs, outputs, attrs=None, role=FORWARD, common=True):
+        all_attrs = dict(attrs or {})
+        if common:
+            # What Paddle puts on every op it creates.
+            all_attrs.setdefault("op_role", ("INT", role))
+            all_attrs.setdefault("op_role_var", ("STRINGS", []))
+            all_attrs.setdefault("op_namescope", ("STRING", self.namescope))
+            all_attrs.setdefault("op_device", ("STRING", ""))
+            all_attrs.setdefault("with_quant_attr", ("BOOLEAN", False))
+            all_attrs.setdefault("op_callstack", ("STRINGS", [
+                '  File "train.py", line 42, in build_program',
+                "    out = layers.%s(...)" % type_]))
+        desc = {
+            "inputs": [{"parameter": k, "arguments": list(v)} for k, v in inputs.items()],
+            "outputs": [{"parameter": k, "arguments": list(v)} for k, v in outputs.items()],
+            "type": type_,
+            "attrs": [],
+        }
+        for name in sorted(all_attrs):  # Paddle writes attributes sorted by name
+            kind, value = all_attrs[name]
+            desc["attrs"].append({"name": name, "type": kind, ATTR_FIELD[kind]: value})
+        self.ops.append(desc)
+
+    def feed(self, name, shape, dtype="FP32", col=0):
+        self.var("feed", [], persistable=True)
+        self.vars[[v["name"] for v in self.vars].index("feed")]["type"] = {"type": "FEED_MINIBATCH"}
+        self.var(name, shape, dtype, need_check_feed=True, stop_gradient=True)
+        self.op("feed", {"X": ["feed"]}, {"Out": [name]}, {"col": ("INT", col)})
+
+    def fetch(self, name, col=0):
+        if "fetch" not in self.var_names:
+            self.var_names.add("fetch")
+            self.vars.append({"name": "fetch", "type": {"type": "FETCH_LIST"}, "persistable": True})
+        self.op("fetch", {"X": [name]}, {"Out": ["fetch"]}, {"col": ("INT", col)})
+
+    def to_json(self):
+        return {"blocks": [{"idx": 0, "parent_idx": -1, "vars": self.vars, "ops": self.ops}],
+                "version": {"version": 0}}
+
+
+def write(path, program):
+    full = os.path.join(ROOT, path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "w") as f:
+        json.dump(program.to_json(), f, indent=1)
+        f.write("\n")
+
+
+# --- initializers (startup program) -------------------------------------------
+
+def uniform(startup, name, shape, limit, seed):
+    startup.param(name, shape)
+    startup.op("uniform_random", {}, {"Out": [name]}, {
+        "shape": ("LONGS", list(shape)), "dtype": ("INT", 5), "min": ("FLOAT", -limit),
+        "max": ("FLOAT", limit), "seed": ("INT", seed), "diag_num": ("INT", 0),
+        "diag_step": ("INT", 0), "diag_val": ("FLOAT", 1.0)})
+
+
+def gaussian(startup, name, shape, std, seed):
+    startup.param(name, shape)
+    startup.op("gaussian_random", {}, {"Out": [name]}, {
+        "shape": ("LONGS", list(shape)), "dtype": ("INT", 5), "mean": ("FLOAT", 0.0),
+        "std": ("FLOAT", std), "seed": ("INT", seed)})
+
+
+def constant(startup, name, shape, value):
+    startup.param(name, shape)
+    startup.op("fill_constant", {}, {"Out": [name]}, {
+        "shape": ("LONGS", list(shape)), "dtype": ("INT", 5), "value": ("FLOAT", value),
+        "str_value": ("STRING", ""), "force_cpu": ("BOOLEAN", False),
+        "place_type": ("INT", -1)})
+
+
+def xavier(fan_in, fan_out):
+    return math.sqrt(6.0 / (fan_in + fan_out))
+
+
+# --- MLP ----------------------------------------------------------------------
+
+def fc(main, startup, index, x, in_dim, out_dim, act, seed):
+    w, b = "fc_%d.w_0" % index, "fc_%d.b_0" % index
+    main.param(w, [in_dim, out_dim])
+    main.param(b, [out_dim])
+    uniform(startup, w, [in_dim, out_dim], xavier(in_dim, out_dim), seed)
+    constant(startup, b, [out_dim], 0.0)
+    t0, t1 = main.var("fc_%d.tmp_0" % index, [-1, out_dim]), main.var("fc_%d.tmp_1" % index, [-1, out_dim])
+    main.op("mul", {"X": [x], "Y": [w]}, {"Out": [t0]},
+            {"x_num_col_dims": ("INT", 1), "y_num_col_dims": ("INT", 1)})
+    main.op("elementwise_add", {"X": [t0], "Y": [b]}, {"Out": [t1]}, {"axis": ("INT", 1)})
+    if not act:
+        return t1
+    t2 = main.var("fc_%d.tmp_2" % index, [-1, out_dim])
+    main.op(act, {"X": [t1]}, {"Out": [t2]})
+    return t2
+
+
+def mlp():
+    main, startup = Program(), Program()
+    main.feed("x", [-1, 64])
+    main.feed("label", [-1, 1], "INT64", col=1)
+    h = fc(main, startup, 0, "x", 64, 32, "relu", seed=1)
+    logits = fc(main, startup, 1, h, 32, 10, None, seed=2)
+    sm, loss = (main.var("softmax_with_cross_entropy_0.tmp_0", [-1, 10]),
+                main.var("softmax_with_cross_entropy_0.tmp_1", [-1, 1]))
+    main.op("softmax_with_cross_entropy", {"Logits": [logits], "Label": ["label"]},
+            {"Softmax": [sm], "Loss": [loss]},
+            {"soft_label": ("BOOLEAN", False), "ignore_index": ("INT", -100),
+             "numeric_stable_mode": ("BOOLEAN", True), "axis": ("INT", -1)})
+    avg = main.var("mean_0.tmp_0", [])
+    main.op("mean", {"X": [loss]}, {"Out": [avg]}, role=FORWARD | LOSS)
+    prob = main.var("softmax_0.tmp_0", [-1, 10])
+    main.op("softmax", {"X": [logits]}, {"Out": [prob]}, {"axis": ("INT", -1)})
+    topk, idx = main.var("top_k_v2_0.tmp_0", [-1, 1]), main.var("top_k_v2_0.tmp_1", [-1, 1], "INT64")
+    main.op("top_k_v2", {"X": [prob]}, {"Out": [topk], "Indices": [idx]},
+            {"k": ("INT", 1), "axis": ("INT", -1), "largest": ("BOOLEAN", True),
+             "sorted": ("BOOLEAN", True)})
+    acc = main.var("accuracy_0.tmp_0", [], "FP32")
+    correct = main.var("accuracy_0.tmp_1", [], "INT32")
+    total = main.var("accuracy_0.tmp_2", [], "INT32")
+    main.op("accuracy", {"Out": [topk], "Indices": [idx], "Label": ["label"]},
+            {"Accuracy": [acc], "Correct": [correct], "Total": [total]})
+    main.fetch(avg, 0)
+    main.fetch(acc, 1)
+    main.fetch(prob, 2)
+    write("examples/mlp/main.json", main)
+    write("examples/mlp/startup.json", startup)
+
+
+# --- Transformer encoder layer --------------------------------------------------
+
+SEQ, D, HEADS, FFN, VOCAB = 16, 32, 4, 64, 100
+
+
+class Namer:
+    """Paddle's unique_name: <prefix>_<n>.tmp_<k> per layer."""
+
+    def __init__(self):
+        self.counts = {}
+
+    def layer(self, prefix):
+        n = self.counts.get(prefix, 0)
+        self.counts[prefix] = n + 1
+        return "%s_%d" % (prefix, n)
+
+
+def linear(main, startup, names, x, shape_prefix, in_dim, out_dim, seed):
+    layer = names.layer("linear")
+    w, b = layer + ".w_0", layer + ".b_0"
+    main.param(w, [in_dim, out_dim])
+    main.param(b, [out_dim])
+    uniform(startup, w, [in_dim, out_dim], xavier(in_dim, out_dim), seed)
+    constant(startup, b, [out_dim], 0.0)
+    t0 = main.var(layer + ".tmp_0", shape_prefix + [out_dim])
+    t1 = main.var(layer + ".tmp_1", shape_prefix + [out_dim])
+    main.op("matmul_v2", {"X": [x], "Y": [w]}, {"Out": [t0]},
+            {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", False)})
+    main.op("elementwise_add", {"X": [t0], "Y": [b]}, {"Out": [t1]}, {"axis": ("INT", -1)})
+    return t1
+
+
+def layer_norm(main, startup, names, x):
+    layer = names.layer("layer_norm")
+    scale, bias = layer + ".w_0", layer + ".b_0"
+    main.param(scale, [D])
+    main.param(bias, [D])
+    constant(startup, scale, [D], 1.0)
+    constant(startup, bias, [D], 0.0)
+    mean, var = main.var(layer + ".tmp_0", [-1]), main.var(layer + ".tmp_1", [-1])
+    y = main.var(layer + ".tmp_2", [-1, SEQ, D])
+    main.op("layer_norm", {"X": [x], "Scale": [scale], "Bias": [bias]},
+            {"Y": [y], "Mean": [mean], "Variance": [var]},
+            {"epsilon": ("FLOAT", 1e-5), "begin_norm_axis": ("INT", 2)})
+    return y
+
+
+def split_heads(main, names, x):
+    r = names.layer("reshape2")
+    out, xs = main.var(r + ".tmp_0", [-1, SEQ, HEADS, D // HEADS]), main.var(r + ".tmp_1", [0, -1, SEQ, D])
+    main.op("reshape2", {"X": [x]}, {"Out": [out], "XShape": [xs]},
+            {"shape": ("INTS", [0, 0, HEADS, D // HEADS])})
+    t = names.layer("transpose2")
+    tout = main.var(t + ".tmp_0", [-1, HEADS, SEQ, D // HEADS])
+    txs = main.var(t + ".tmp_1", [0, -1, SEQ, HEADS, D // HEADS])
+    main.op("transpose2", {"X": [out]}, {"Out": [tout], "XShape": [txs]},
+            {"axis": ("INTS", [0, 2, 1, 3])})
+    return tout
+
+
+def transformer():
+    main, startup = Program(), Program()
+    names = Namer()
+    main.feed("src_ids", [-1, SEQ], "INT64")
+    table = "word_embedding"
+    main.param(table, [VOCAB, D])
+    gaussian(startup, table, [VOCAB, D], 0.02, seed=11)
+    emb = main.var(names.layer("embedding") + ".tmp_0", [-1, SEQ, D])
+    main.op("lookup_table_v2", {"Ids": ["src_ids"], "W": [table]}, {"Out": [emb]},
+            {"padding_idx": ("LONG", -1), "is_sparse": ("BOOLEAN", False),
+             "is_distributed": ("BOOLEAN", False), "remote_prefetch": ("BOOLEAN", False)})
+
+    ln = layer_norm(main, startup, names, emb)
+    q = split_heads(main, names, linear(main, startup, names, ln, [-1, SEQ], D, D, seed=12))
+    k = split_heads(main, names, linear(main, startup, names, ln, [-1, SEQ], D, D, seed=13))
+    v = split_heads(main, names, linear(main, startup, names, ln, [-1, SEQ], D, D, seed=14))
+
+    mm = names.layer("matmul_v2")
+    scores = main.var(mm + ".tmp_0", [-1, HEADS, SEQ, SEQ])
+    main.op("matmul_v2", {"X": [q], "Y": [k]}, {"Out": [scores]},
+            {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", True)})
+    sc = main.var(names.layer("scale") + ".tmp_0", [-1, HEADS, SEQ, SEQ])
+    main.op("scale", {"X": [scores]}, {"Out": [sc]},
+            {"scale": ("FLOAT", 1.0 / math.sqrt(D // HEADS)), "bias": ("FLOAT", 0.0),
+             "bias_after_scale": ("BOOLEAN", True)})
+    weights = main.var(names.layer("softmax") + ".tmp_0", [-1, HEADS, SEQ, SEQ])
+    main.op("softmax", {"X": [sc]}, {"Out": [weights]}, {"axis": ("INT", -1)})
+    dl = names.layer("dropout")
+    dropped, mask = main.var(dl + ".tmp_0", [-1, HEADS, SEQ, SEQ]), main.var(dl + ".tmp_1", [-1, HEADS, SEQ, SEQ], "UINT8")
+    main.op("dropout", {"X": [weights]}, {"Out": [dropped], "Mask": [mask]},
+            {"dropout_prob": ("FLOAT", 0.1), "is_test": ("BOOLEAN", True),
+             "fix_seed": ("BOOLEAN", False), "seed": ("INT", 0),
+             "dropout_implementation": ("STRING", "upscale_in_train")})
+    mm = names.layer("matmul_v2")
+    ctx = main.var(mm + ".tmp_0", [-1, HEADS, SEQ, D // HEADS])
+    main.op("matmul_v2", {"X": [dropped], "Y": [v]}, {"Out": [ctx]},
+            {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", False)})
+    t = names.layer("transpose2")
+    merged_t, txs = main.var(t + ".tmp_0", [-1, SEQ, HEADS, D // HEADS]), main.var(t + ".tmp_1", [0, -1, HEADS, SEQ, D // HEADS])
+    main.op("transpose2", {"X": [ctx]}, {"Out": [merged_t], "XShape": [txs]},
+            {"axis": ("INTS", [0, 2, 1, 3])})
+    r = names.layer("reshape2")
+    merged, rxs = main.var(r + ".tmp_0", [-1, SEQ, D]), main.var(r + ".tmp_1", [0, -1, SEQ, HEADS, D // HEADS])
+    main.op("reshape2", {"X": [merged_t]}, {"Out": [merged], "XShape": [rxs]},
+            {"shape": ("INTS", [0, 0, D])})
+    proj = linear(main, startup, names, merged, [-1, SEQ], D, D, seed=15)
+    res1 = main.var(names.layer("tmp") + ".tmp_0", [-1, SEQ, D])
+    main.op("elementwise_add", {"X": [emb], "Y": [proj]}, {"Out": [res1]}, {"axis": ("INT", -1)})
+
+    ln2 = layer_norm(main, startup, names, res1)
+    hidden = linear(main, startup, names, ln2, [-1, SEQ], D, FFN, seed=16)
+    act = main.var(names.layer("gelu") + ".tmp_0", [-1, SEQ, FFN])
+    main.op("gelu", {"X": [hidden]}, {"Out": [act]}, {"approximate": ("BOOLEAN", False)})
+    ffn = linear(main, startup, names, act, [-1, SEQ], FFN, D, seed=17)
+    out = main.var(names.layer("tmp") + ".tmp_0", [-1, SEQ, D])
+    main.op("elementwise_add", {"X": [res1], "Y": [ffn]}, {"Out": [out]}, {"axis": ("INT", -1)})
+    main.fetch(out, 0)
+    write("examples/transformer/main.json", main)
+    write("examples/transformer/startup.json", startup)
+
+
+# --- one small program per catalog op (test inputs) ------------------------------
+
+def op_program(type_, feeds, outputs, attrs=None, params=()):
+    """feeds: {slot: [(name, shape, dtype)]}; outputs: {slot: [names]}."""
+    p = Program()
+    col = 0
+    inputs = {}
+    for slot, args in feeds.items():
+        inputs[slot] = []
+        for name, shape, dtype in args:
+            if name in params:
+                p.param(name, shape, dtype)
+            elif name not in p.var_names:
+                p.feed(name, shape, dtype, col)
+                col += 1
+            inputs[slot].append(name)
+    p.op(type_, inputs, outputs, attrs or {})
+    fcol = 0
+    for slot, names in outputs.items():
+        for name in names:
+            p.fetch(name, fcol)
+            fcol += 1
+    write("test/Inputs/programs/ops/%s.json" % type_, p)
+
+
+def catalog_ops():
+    f32 = "FP32"
+    x = ("x", [-1, 4, 8], f32)
+    unary = lambda t, attrs=None: op_program(t, {"X": [x]}, {"Out": [t + "_0.tmp_0"]}, attrs)
+    elementwise = lambda t: op_program(t, {"X": [x], "Y": [("y", [8], f32)]},
+                                       {"Out": [t + "_0.tmp_0"]}, {"axis": ("INT", -1)})
+    op_program("fill_constant", {}, {"Out": ["c"]},
+               {"shape": ("LONGS", [2, 3]), "value": ("FLOAT", 1.5), "dtype": ("INT", 5),
+                "str_value": ("STRING", ""), "force_cpu": ("BOOLEAN", False)})
+    unary("assign")
+    unary("cast", {"in_dtype": ("INT", 5), "out_dtype": ("INT", 3)})
+    unary("scale", {"scale": ("FLOAT", 2.0), "bias": ("FLOAT", 0.5),
+                    "bias_after_scale": ("BOOLEAN", False)})
+    op_program("mul", {"X": [("x", [-1, 8], f32)], "Y": [("w", [8, 3], f32)]}, {"Out": ["mul_0.tmp_0"]},
+               {"x_num_col_dims": ("INT", 1), "y_num_col_dims": ("INT", 1)}, params=("w",))
+    op_program("matmul_v2", {"X": [x], "Y": [("y", [-1, 2, 8], f32)]}, {"Out": ["matmul_v2_0.tmp_0"]},
+               {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", True)})
+    for t in ("elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div"):
+        elementwise(t)
+    for t in ("relu", "sigmoid", "tanh", "square", "mean"):
+        unary(t)
+    unary("gelu", {"approximate": ("BOOLEAN", True)})
+    unary("softmax", {"axis": ("INT", 1)})
+    for t in ("reduce_sum", "reduce_mean"):
+        unary(t, {"dim": ("INTS", [1]), "keep_dim": ("BOOLEAN", True),
+                  "reduce_all": ("BOOLEAN", False), "in_dtype": ("INT", -1),
+                  "out_dtype": ("INT", -1)})
+    op_program("reshape2", {"X": [x]}, {"Out": ["reshape2_0.tmp_0"], "XShape": ["reshape2_0.tmp_1"]},
+               {"shape": ("INTS", [0, 32])})
+    op_program("transpose2", {"X": [x]}, {"Out": ["transpose2_0.tmp_0"], "XShape": ["transpose2_0.tmp_1"]},
+               {"axis": ("INTS", [0, 2, 1])})
+    op_program("concat", {"X": [x, ("y", [-1, 4, 2], f32)]}, {"Out": ["concat_0.tmp_0"]},
+               {"axis": ("INT", 2)})
+    op_program("split", {"X": [x]}, {"Out": ["split_0.tmp_0", "split_0.tmp_1"]},
+               {"axis": ("INT", 2), "num": ("INT", 0), "sections": ("INTS", [3, 5])})
+    op_program("slice", {"Input": [x]}, {"Out": ["slice_0.tmp_0"]},
+               {"axes": ("INTS", [2]), "starts": ("INTS", [1]), "ends": ("INTS", [5]),
+                "decrease_axis": ("INTS", []), "infer_flags": ("INTS", [1])})
+    op_program("lookup_table_v2", {"Ids": [("ids", [-1, 5], "INT64")], "W": [("emb", [10, 8], f32)]},
+               {"Out": ["embedding_0.tmp_0"]},
+               {"padding_idx": ("LONG", 0), "is_sparse": ("BOOLEAN", False)}, params=("emb",))
+    op_program("layer_norm", {"X": [x], "Scale": [("ln.w", [8], f32)], "Bias": [("ln.b", [8], f32)]},
+               {"Y": ["ln.tmp_2"], "Mean": ["ln.tmp_0"], "Variance": ["ln.tmp_1"]},
+               {"epsilon": ("FLOAT", 1e-5), "begin_norm_axis": ("INT", 2)}, params=("ln.w", "ln.b"))
+    op_program("dropout", {"X": [x]}, {"Out": ["dropout_0.tmp_0"], "Mask": ["dropout_0.tmp_1"]},
+               {"dropout_prob": ("FLOAT", 0.25), "is_test": ("BOOLEAN", False),
+                "fix_seed": ("BOOLEAN", True), "seed": ("INT", 7),
+                "dropout_implementation": ("STRING", "upscale_in_train")})
+    op_program("softmax_with_cross_entropy",
+               {"Logits": [("logits", [-1, 10], f32)], "Label": [("label", [-1, 1], "INT64")]},
+               {"Softmax": ["swce.tmp_0"], "Loss": ["swce.tmp_1"]},
+               {"soft_label": ("BOOLEAN", False), "ignore_index": ("INT", -100),
+                "numeric_stable_mode": ("BOOLEAN", True), "axis": ("INT", -1)})
+    op_program("top_k_v2", {"X": [("p", [-1, 10], f32)]}, {"Out": ["topk.tmp_0"], "Indices": ["topk.tmp_1"]},
+               {"k": ("INT", 3), "axis": ("INT", -1), "largest": ("BOOLEAN", True),
+                "sorted": ("BOOLEAN", True)})
+    op_program("accuracy", {"Out": [("topk", [-1, 3], f32)], "Indices": [("idx", [-1, 3], "INT64")],
+                            "Label": [("label", [-1, 1], "INT64")]},
+               {"Accuracy": ["acc.tmp_0"], "Correct": ["acc.tmp_1"], "Total": ["acc.tmp_2"]})
+    op_program("uniform_random", {}, {"Out": ["u"]},
+               {"shape": ("LONGS", [4, 3]), "min": ("FLOAT", -0.5), "max": ("FLOAT", 0.5),
+                "seed": ("INT", 3), "dtype": ("INT", 5)})
+    op_program("gaussian_random", {}, {"Out": ["g"]},
+               {"shape": ("LONGS", [4, 3]), "mean": ("FLOAT", 0.0), "std": ("FLOAT", 0.02),
+                "seed": ("INT", 4), "dtype": ("INT", 5)})
+    op_program("truncated_gaussian_random", {}, {"Out": ["t"]},
+               {"shape": ("INTS", [4, 3]), "mean": ("FLOAT", 0.0), "std": ("FLOAT", 0.02),
+                "seed": ("INT", 5), "dtype": ("INT", 5)})
+
+
+if __name__ == "__main__":
+    mlp()
+    transformer()
+    catalog_ops()
