@@ -76,13 +76,12 @@ bool hasCountTrait(RegisteredOperationName op, unsigned numFixed, bool variable)
 bool hasOperandCount(RegisteredOperationName op, unsigned numFixed, bool variable) {
   return hasCountTrait<OpTrait::ZeroOperands, OpTrait::OneOperand, OpTrait::NOperands,
                        OpTrait::AtLeastNOperands, OpTrait::VariadicOperands>(op, numFixed,
-                                                                            variable);
+                                                                             variable);
 }
 
 bool hasResultCount(RegisteredOperationName op, unsigned numFixed, bool variable) {
   return hasCountTrait<OpTrait::ZeroResults, OpTrait::OneResult, OpTrait::NResults,
-                       OpTrait::AtLeastNResults, OpTrait::VariadicResults>(op, numFixed,
-                                                                          variable);
+                       OpTrait::AtLeastNResults, OpTrait::VariadicResults>(op, numFixed, variable);
 }
 
 TEST_F(CatalogOdsTest, EveryCatalogOpIsRegistered) {
@@ -129,8 +128,7 @@ TEST_F(CatalogOdsTest, OperandAndResultGroupsMatchSlots) {
       continue;
     }
     EXPECT_TRUE(hasOperandCount(*op, fixedIn, variableIn > 0))
-        << "pd." << spec.type << ": operands do not match " << spec.inputs.size()
-        << " input slots";
+        << "pd." << spec.type << ": operands do not match " << spec.inputs.size() << " input slots";
     EXPECT_TRUE(hasResultCount(*op, fixedOut, variableOut > 0))
         << "pd." << spec.type << ": results do not match " << spec.outputs.size()
         << " output slots";

@@ -69,8 +69,7 @@ TEST_F(ShapeInferenceTest, ElementwiseBroadcastsWithAxis) {
 
 TEST_F(ShapeInferenceTest, MissingAttributesTakeCatalogDefaults) {
   // mul defaults: x_num_col_dims = y_num_col_dims = 1.
-  EXPECT_EQ(infer("mul", {{t("tensor<8x3x4xf32>")}, {t("tensor<12x5xf32>")}}),
-            "tensor<8x5xf32>");
+  EXPECT_EQ(infer("mul", {{t("tensor<8x3x4xf32>")}, {t("tensor<12x5xf32>")}}), "tensor<8x5xf32>");
   // reduce_sum defaults to dim [0].
   EXPECT_EQ(infer("reduce_sum", {{t("tensor<8x3xf32>")}}), "tensor<3xf32>");
 }

@@ -49,7 +49,9 @@ std::vector<OpSpec> buildCatalog() {
   ops.push_back({"scale",
                  {in("X")},
                  {in("Out")},
-                 {{"scale", K::Float, "1"}, {"bias", K::Float, "0"}, {"bias_after_scale", K::Boolean, "true"}},
+                 {{"scale", K::Float, "1"},
+                  {"bias", K::Float, "0"},
+                  {"bias_after_scale", K::Boolean, "true"}},
                  {"ScaleTensor"}});
 
   // Linear algebra.
@@ -92,7 +94,10 @@ std::vector<OpSpec> buildCatalog() {
   unary("mean");
 
   // Shape manipulation.
-  ops.push_back({"reshape2", {in("X")}, {in("Out"), opt("XShape")}, {{"shape", K::Ints, "[]"}},
+  ops.push_back({"reshape2",
+                 {in("X")},
+                 {in("Out"), opt("XShape")},
+                 {{"shape", K::Ints, "[]"}},
                  {"Shape", "ShapeTensor"}});
   ops.push_back({"transpose2", {in("X")}, {in("Out"), opt("XShape")}, {{"axis", K::Ints, "[]"}}});
   ops.push_back({"concat", {many("X")}, {in("Out")}, {{"axis", K::Int, "0"}}, {"AxisTensor"}});
@@ -141,7 +146,10 @@ std::vector<OpSpec> buildCatalog() {
   ops.push_back({"top_k_v2",
                  {in("X")},
                  {in("Out"), in("Indices")},
-                 {{"k", K::Int, "1"}, {"axis", K::Int, "-1"}, {"largest", K::Boolean, "true"}, {"sorted", K::Boolean, "true"}},
+                 {{"k", K::Int, "1"},
+                  {"axis", K::Int, "-1"},
+                  {"largest", K::Boolean, "true"},
+                  {"sorted", K::Boolean, "true"}},
                  {"K"}});
   ops.push_back({"accuracy",
                  {in("Out"), in("Indices"), in("Label")},
@@ -184,8 +192,10 @@ const OpSpec *lookupOp(std::string_view type) {
 
 const std::vector<CommonAttr> &commonOpAttrs() {
   static const std::vector<CommonAttr> attrs = {
-      {"op_role", AttrKind::Int},          {"op_role_var", AttrKind::Strings},
-      {"op_namescope", AttrKind::String},  {"op_device", AttrKind::String},
+      {"op_role", AttrKind::Int},
+      {"op_role_var", AttrKind::Strings},
+      {"op_namescope", AttrKind::String},
+      {"op_device", AttrKind::String},
       {"with_quant_attr", AttrKind::Boolean},
   };
   return attrs;

@@ -23,7 +23,7 @@ using namespace distc::pd;
 //===----------------------------------------------------------------------===//
 
 LogicalResult distc::pd::detail::getSlotCounts(Operation *op, unsigned &numInputs,
-                                    unsigned &numOutputs) {
+                                               unsigned &numOutputs) {
   const OpSpec *spec = lookupOp(op->getName().stripDialect().str());
   if (!spec)
     return op->emitOpError("has no entry in the Paddle op catalog");
@@ -32,9 +32,10 @@ LogicalResult distc::pd::detail::getSlotCounts(Operation *op, unsigned &numInput
   return success();
 }
 
-LogicalResult distc::pd::detail::verifyInferredResults(Operation *op,
-                                            ArrayRef<SmallVector<Type, 1>> operandsBySlot,
-                                            ArrayRef<SmallVector<Type, 1>> resultsBySlot) {
+LogicalResult
+distc::pd::detail::verifyInferredResults(Operation *op,
+                                         ArrayRef<SmallVector<Type, 1>> operandsBySlot,
+                                         ArrayRef<SmallVector<Type, 1>> resultsBySlot) {
   StringRef opType = op->getName().stripDialect();
   const OpSpec *spec = lookupOp(opType.str());
   auto attrs = dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute());
@@ -64,8 +65,7 @@ LogicalResult distc::pd::detail::verifyInferredResults(Operation *op,
       InFlightDiagnostic diag = op->emitOpError() << "result slot '" << slot.name << "'";
       if (slot.variadic)
         diag << " #" << i;
-      return diag << " has type " << actualTy << " but Paddle's inference gives "
-                  << expectedTy;
+      return diag << " has type " << actualTy << " but Paddle's inference gives " << expectedTy;
     }
   }
   return success();

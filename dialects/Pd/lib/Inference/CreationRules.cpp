@@ -12,8 +12,7 @@ LogicalResult inferCreation(InferContext &c) {
   Dims out;
   for (int64_t d : shape) {
     if (d < -1)
-      return c.error() << "attribute 'shape' = " << formatDims(shape) << " has invalid size "
-                       << d;
+      return c.error() << "attribute 'shape' = " << formatDims(shape) << " has invalid size " << d;
     out.push_back(d == -1 ? kDyn : d);
   }
   FailureOr<Type> elementType = c.getDTypeAttr("dtype");

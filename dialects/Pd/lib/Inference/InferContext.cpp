@@ -149,8 +149,8 @@ FailureOr<Type> InferContext::getDTypeAttr(StringRef name) const {
 FailureOr<int64_t> InferContext::normalizeAxis(int64_t axis, int64_t rank, StringRef attrName,
                                                RankedTensorType type) const {
   if (axis < -rank || axis >= rank) {
-    error() << "attribute '" << attrName << "' = " << axis << " is out of range [" << -rank
-            << ", " << rank << ") for input " << type;
+    error() << "attribute '" << attrName << "' = " << axis << " is out of range [" << -rank << ", "
+            << rank << ") for input " << type;
     return failure();
   }
   return axis < 0 ? axis + rank : axis;

@@ -40,8 +40,7 @@ LogicalResult inferMatmulV2(InferContext &c) {
   if (failed(c.requireSameElementType(0, 1)))
     return failure();
   if (x.getRank() == 0 || y.getRank() == 0)
-    return c.error() << "input slots 'X' " << x << " and 'Y' " << y
-                     << " must have rank >= 1";
+    return c.error() << "input slots 'X' " << x << " and 'Y' " << y << " must have rank >= 1";
   bool transX = c.getBool("trans_x"), transY = c.getBool("trans_y");
   Dims xs(x.getShape()), ys(y.getShape());
   bool xVector = xs.size() == 1, yVector = ys.size() == 1;

@@ -73,17 +73,16 @@ LogicalResult inferSoftmaxWithCrossEntropy(InferContext &c) {
     return c.error() << "input slots 'Logits' " << logits << " and 'Label' " << label
                      << " must have the same rank";
   if (soft && label.getElementType() != logits.getElementType())
-    return c.error() << "input slot 'Label' " << label
-                     << " must have the element type of 'Logits' " << logits
-                     << " with soft_label";
+    return c.error() << "input slot 'Label' " << label << " must have the element type of 'Logits' "
+                     << logits << " with soft_label";
   if (!soft && !isIndexType(label.getElementType()))
     return c.error() << "input slot 'Label' " << label
                      << " must hold i32 or i64 class ids without soft_label";
   for (int64_t d = 0; d < rank; ++d) {
     int64_t expected = (d == *axis && !soft) ? 1 : logits.getDimSize(d);
     if (!mergeEqualDim(label.getDimSize(d), expected))
-      return c.error() << "input slot 'Label' " << label << " does not match 'Logits' "
-                       << logits << " in dim " << d << " (expected "
+      return c.error() << "input slot 'Label' " << label << " does not match 'Logits' " << logits
+                       << " in dim " << d << " (expected "
                        << (ShapedType::isDynamic(expected) ? -1 : expected) << ", "
                        << (soft ? "soft" : "hard") << " labels, axis " << *axis << ")";
   }

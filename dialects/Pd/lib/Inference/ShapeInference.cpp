@@ -51,8 +51,7 @@ static RuleFn lookupRule(StringRef type) {
 }
 
 /// Checks that the operand groups fit the catalog's input slots.
-static LogicalResult checkOperands(InferContext &c,
-                                   ArrayRef<SmallVector<Type, 1>> operandsBySlot) {
+static LogicalResult checkOperands(InferContext &c, ArrayRef<SmallVector<Type, 1>> operandsBySlot) {
   const OpSpec &spec = c.getSpec();
   if (operandsBySlot.size() != spec.inputs.size())
     return c.error() << "expected " << spec.inputs.size() << " input slots, got "
@@ -87,9 +86,7 @@ LogicalResult inferResultTypes(MLIRContext *ctx, Location loc, StringRef opType,
 /// Static [1] and 0-D both spell a Paddle scalar: programs saved before
 /// Paddle 2.5 declare [1] where newer ones use 0-D.
 static bool isScalarSpelling(RankedTensorType a, RankedTensorType b) {
-  auto isOne = [](RankedTensorType t) {
-    return t.getRank() == 1 && t.getDimSize(0) == 1;
-  };
+  auto isOne = [](RankedTensorType t) { return t.getRank() == 1 && t.getDimSize(0) == 1; };
   return (a.getRank() == 0 && isOne(b)) || (isOne(a) && b.getRank() == 0);
 }
 

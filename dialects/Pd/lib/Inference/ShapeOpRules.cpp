@@ -25,13 +25,12 @@ LogicalResult inferReshape2(InferContext &c) {
   SmallVector<int64_t> shape = c.getInts("shape");
   Dims out(shape.size());
   int64_t unknownIndex = -1;
-  int64_t outKnown = 1;             // product of the static output dims
+  int64_t outKnown = 1; // product of the static output dims
   llvm::SmallBitVector copied(x.getRank());
   for (auto [i, s] : llvm::enumerate(shape)) {
     if (s == -1) {
       if (unknownIndex != -1)
-        return c.error() << "attribute 'shape' = " << formatDims(shape)
-                         << " has more than one -1";
+        return c.error() << "attribute 'shape' = " << formatDims(shape) << " has more than one -1";
       unknownIndex = i;
       out[i] = kDyn;
     } else if (s == 0) {
@@ -43,8 +42,8 @@ LogicalResult inferReshape2(InferContext &c) {
       if (!ShapedType::isDynamic(out[i]))
         outKnown *= out[i];
     } else if (s < 0) {
-      return c.error() << "attribute 'shape' = " << formatDims(shape) << " has invalid size "
-                       << s << " (only -1 and 0 are special)";
+      return c.error() << "attribute 'shape' = " << formatDims(shape) << " has invalid size " << s
+                       << " (only -1 and 0 are special)";
     } else {
       out[i] = s;
       outKnown *= s;
@@ -124,15 +123,14 @@ LogicalResult inferConcat(InferContext &c) {
     for (int64_t d = 0; d < rank; ++d) {
       int64_t size = t.getDimSize(d);
       if (d == *axis) {
-        out[d] = ShapedType::isDynamic(out[d]) || ShapedType::isDynamic(size) ? kDyn
-                                                                             : out[d] + size;
+        out[d] =
+            ShapedType::isDynamic(out[d]) || ShapedType::isDynamic(size) ? kDyn : out[d] + size;
         continue;
       }
       std::optional<int64_t> merged = mergeEqualDim(out[d], size);
       if (!merged)
-        return c.error() << "input slot 'X' #" << index + 1 << " " << t
-                         << " differs from 'X' #0 " << first << " in dim " << d
-                         << " (only axis " << *axis << " may differ)";
+        return c.error() << "input slot 'X' #" << index + 1 << " " << t << " differs from 'X' #0 "
+                         << first << " in dim " << d << " (only axis " << *axis << " may differ)";
       out[d] = *merged;
     }
   }
@@ -157,11 +155,10 @@ LogicalResult inferSplit(InferContext &c) {
     if (num == 0)
       num = c.getNumVariadicResults();
     if (num == 0)
-      return c.error() << "needs attribute 'num' > 0 or 'sections' to split input slot 'X' "
-                       << x;
+      return c.error() << "needs attribute 'num' > 0 or 'sections' to split input slot 'X' " << x;
     if (!ShapedType::isDynamic(size) && size % num != 0)
-      return c.error() << "attribute 'num' = " << num << " does not divide dim " << *axis
-                       << " (" << size << ") of input slot 'X' " << x;
+      return c.error() << "attribute 'num' = " << num << " does not divide dim " << *axis << " ("
+                       << size << ") of input slot 'X' " << x;
     part[*axis] = ShapedType::isDynamic(size) ? kDyn : size / num;
     for (int64_t i = 0; i < num; ++i)
       c.addResult(0, part, elementType);
@@ -225,8 +222,8 @@ LogicalResult inferSlice(InferContext &c) {
     start = std::clamp<int64_t>(start, 0, dim);
     end = std::clamp<int64_t>(end, 0, dim);
     if (end < start)
-      return c.error() << "slice of dim " << *axis << " (" << dim << ") of input slot 'Input' "
-                       << x << " is empty: start " << starts[i] << ", end " << ends[i];
+      return c.error() << "slice of dim " << *axis << " (" << dim << ") of input slot 'Input' " << x
+                       << " is empty: start " << starts[i] << ", end " << ends[i];
     out[*axis] = end - start;
   }
 
@@ -241,8 +238,8 @@ LogicalResult inferSlice(InferContext &c) {
       return c.error() << "attribute 'decrease_axis' = " << formatDims(decrease)
                        << " must name axes listed in 'axes' " << formatDims(axes);
     if (!ShapedType::isDynamic(out[axis]) && out[axis] != 1)
-      return c.error() << "attribute 'decrease_axis' drops dim " << axis << " of size "
-                       << out[axis] << " (must be 1) from input slot 'Input' " << x;
+      return c.error() << "attribute 'decrease_axis' drops dim " << axis << " of size " << out[axis]
+                       << " (must be 1) from input slot 'Input' " << x;
     drop.set(axis);
   }
   Dims kept;

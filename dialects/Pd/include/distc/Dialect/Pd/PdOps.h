@@ -32,13 +32,11 @@ verifyInferredResults(mlir::Operation *op,
 
 /// Number of input and output slots of a catalogued op, or failure (with an
 /// error on `op`) when the op is not in the catalog.
-llvm::LogicalResult getSlotCounts(mlir::Operation *op, unsigned &numInputs,
-                                  unsigned &numOutputs);
+llvm::LogicalResult getSlotCounts(mlir::Operation *op, unsigned &numInputs, unsigned &numOutputs);
 
 /// The verifier shared by every catalog op: groups operands and results by
 /// ODS operand/result group (= catalog slot) and checks them.
-template <typename OpT>
-llvm::LogicalResult verifyCatalogOp(OpT op) {
+template <typename OpT> llvm::LogicalResult verifyCatalogOp(OpT op) {
   unsigned numInputs = 0, numOutputs = 0;
   if (failed(getSlotCounts(op.getOperation(), numInputs, numOutputs)))
     return llvm::failure();
