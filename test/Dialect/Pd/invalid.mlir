@@ -39,7 +39,7 @@ pd.program @main {
 // -----
 
 pd.program @outer {
-  // expected-error @below {{'pd.program' op symbol's parent must have the SymbolTable trait}}
+  // expected-error @below {{'pd.program' op expects parent op 'builtin.module'}}
   pd.program @inner {
   }
 }
