@@ -12,9 +12,11 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.distc_obj_root, "test")
 
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+config.environment["PATH"] = os.environ.get("PATH", "/usr/bin:/bin")
 llvm_config.use_default_substitutions()
+# Our tools first, then LLVM's FileCheck/not, then the system's.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.with_environment("PATH", config.distc_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.distc_tools_dir, append_path=True)
 
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%shared_data", config.distc_shared_data))

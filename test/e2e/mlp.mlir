@@ -40,7 +40,8 @@ module {
     %2 = pd.relu %1 {pd.out_names = ["fc_0.tmp_2"]} : (tensor<?x16xf32>) -> tensor<?x16xf32>
     %3 = pd.mul %2, %w1 {pd.out_names = ["fc_1.tmp_0"]} : (tensor<?x16xf32>, tensor<16x4xf32>) -> tensor<?x4xf32>
     %4 = pd.elementwise_add %3, %b1 {axis = 1 : i32, pd.out_names = ["logits"]} : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
-    %prob, %xent = pd.softmax_with_cross_entropy %4, %label {pd.out_names = ["prob", "xent"]} : (tensor<?x4xf32>, tensor<?x1xi64>) -> (tensor<?x4xf32>, tensor<?x1xf32>)
+    %prob = pd.softmax %4 {pd.out_names = ["prob"]} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+    %sm, %xent = pd.softmax_with_cross_entropy %4, %label {pd.out_names = ["softmax_0", "xent"]} : (tensor<?x4xf32>, tensor<?x1xi64>) -> (tensor<?x4xf32>, tensor<?x1xf32>)
     %loss = pd.mean %xent {pd.out_names = ["loss"]} : (tensor<?x1xf32>) -> tensor<f32>
     %topv, %topi = pd.top_k_v2 %prob {k = 1 : i32, pd.out_names = ["top_v", "top_i"]} : (tensor<?x4xf32>) -> (tensor<?x1xf32>, tensor<?x1xi64>)
     %acc, %correct, %total = pd.accuracy %topv, %topi, %label {pd.out_names = ["acc", "correct", "total"]} : (tensor<?x1xf32>, tensor<?x1xi64>, tensor<?x1xi64>) -> (tensor<1xf32>, tensor<1xi32>, tensor<1xi32>)
