@@ -84,6 +84,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Paddle programs <-> pd-dialect IR\n");
 
   mlir::MLIRContext ctx;
+  // One line per error: no dump of the offending op after it.
+  ctx.printOpOnDiagnostic(false);
   distc::ProgramDiagnosticHandler diagnostics(&ctx, errs());
   std::optional<std::string> startup;
   if (!startupPath.empty())
