@@ -76,6 +76,15 @@ private:
         if (dim->value() <= 0 || dim->div() < 0)
           return fail(where + " has a non-positive multiplier or divisor");
       }
+    // Static extents whose byte size overflows would make every later size
+    // computation undefined; no real program comes near this bound.
+    double bytes = 8;
+    if (b->dims())
+      for (const fb::Dim *dim : *b->dims())
+        if (dim->sym() < 0)
+          bytes *= double(dim->value());
+    if (bytes > 0x1p62)
+      return fail(bufferLabel(i) + " is too large (static size overflows)");
     if (b->kind() > fb::BufferKind::MAX)
       return fail(bufferLabel(i) + " has an unknown kind");
     if (b->dtype() < fb::DType::MIN || b->dtype() > fb::DType::MAX)

@@ -1,0 +1,184 @@
+//===- ArtifactFileTest.cpp - header checks, atomic writes, validation ----===//
+
+#include "TestArtifacts.h"
+
+#include "distc/Artifact/KernelSignatures.h"
+#include "distc/Runtime/Kernel.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+
+using namespace distc::testing;
+using distc::artifact::LoadedArtifact;
+
+namespace {
+
+/// x: f32[?,4] -> relu -> y, in predict mode.
+ArtifactBuilder tinyArtifact() {
+  ArtifactBuilder b;
+  int s = b.symbol("x.dim0");
+  int x = b.buffer("x", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)}, BufferKind::Feed);
+  int y = b.buffer("y", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)});
+  auto &p = b.program("predict");
+  p.feeds = {{"x", x}};
+  p.fetches = {{"y", y}};
+  b.call(p, "unary", {x}, {y}, {AttrDesc::ofString("op", "relu")}, "relu -> y");
+  return b;
+}
+
+std::string loadError(std::vector<uint8_t> bytes) {
+  std::string error;
+  auto loaded = LoadedArtifact::loadBytes(std::move(bytes), "a.distc", error);
+  EXPECT_FALSE(loaded);
+  return error;
+}
+
+std::string loadError(const ArtifactBuilder &b) { return loadError(b.fileBytes()); }
+
+#define EXPECT_CONTAINS(haystack, needle)                                                      \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
+
+TEST(ArtifactFile, ValidArtifactLoads) {
+  std::string error;
+  auto loaded = tinyArtifact().load(error);
+  ASSERT_TRUE(loaded) << error;
+  EXPECT_EQ(loaded->formatVersion(), distc::artifact::kFormatVersion);
+  EXPECT_EQ(loaded->artifact()->buffers()->size(), 2u);
+}
+
+TEST(ArtifactFile, RejectsShortForeignNewerTruncatedCorrupt) {
+  std::vector<uint8_t> good = tinyArtifact().fileBytes();
+  EXPECT_CONTAINS(loadError(std::vector<uint8_t>{}), "a.distc: too short");
+  EXPECT_CONTAINS(loadError(std::vector<uint8_t>(good.begin(), good.begin() + 12)),
+                  "a.distc: too short for a distc artifact header");
+  std::vector<uint8_t> foreign(100, 'z');
+  EXPECT_CONTAINS(loadError(foreign), "not a distc artifact");
+  std::vector<uint8_t> newer = good;
+  newer[8] = 2;
+  EXPECT_CONTAINS(loadError(newer), "format version 2 is newer");
+  std::vector<uint8_t> truncated(good.begin(), good.end() - 5);
+  EXPECT_CONTAINS(loadError(truncated), "truncated");
+  std::vector<uint8_t> corrupt = good;
+  corrupt[good.size() / 2] ^= 0x40;
+  EXPECT_CONTAINS(loadError(corrupt), "corrupt: payload checksum mismatch");
+}
+
+TEST(ArtifactFile, RejectsPayloadFailingTheVerifier) {
+  // A well-formed header around a payload that is not a valid FlatBuffer.
+  std::vector<uint8_t> payload(64, 0xff);
+  payload[4] = 'D';
+  payload[5] = 'S';
+  payload[6] = 'T';
+  payload[7] = 'C';
+  EXPECT_CONTAINS(loadError(distc::artifact::makeArtifactFileBytes(payload)),
+                  "fails FlatBuffers verification");
+  std::vector<uint8_t> noId(64, 0);
+  EXPECT_CONTAINS(loadError(distc::artifact::makeArtifactFileBytes(noId)), "file identifier");
+}
+
+TEST(ArtifactFile, ValidationRejectsOutOfRangeAndMalformedCalls) {
+  {
+    auto b = tinyArtifact();
+    b.desc.programs[0].calls[0].inputs = {7};
+    EXPECT_CONTAINS(loadError(b), "input 0 refers to out-of-range buffer 7");
+  }
+  {
+    auto b = tinyArtifact();
+    b.desc.programs[0].fetches[0].buffer = 9;
+    EXPECT_CONTAINS(loadError(b), "fetch 'y' refers to out-of-range buffer 9");
+  }
+  {
+    auto b = tinyArtifact();
+    b.desc.programs[0].calls[0].kernel = "frobnicate";
+    EXPECT_CONTAINS(loadError(b), "unknown kernel 'frobnicate'");
+  }
+  {
+    auto b = tinyArtifact();
+    b.desc.programs[0].calls[0].inputs = {0, 0};
+    EXPECT_CONTAINS(loadError(b), "has 2 inputs, expected 1");
+  }
+  {
+    auto b = tinyArtifact();
+    b.desc.programs[0].calls[0].attrs.clear();
+    EXPECT_CONTAINS(loadError(b), "missing attribute 'op' (String)");
+  }
+  {
+    auto b = tinyArtifact();
+    b.desc.programs[0].calls[0].attrs = {AttrDesc::ofInt("op", 1)};
+    EXPECT_CONTAINS(loadError(b), "attribute 'op' has type Int, expected String");
+  }
+  {
+    auto b = tinyArtifact();
+    b.desc.buffers[1].dims[0].div = 0;
+    EXPECT_CONTAINS(loadError(b), "buffer %1 'y' dim 0 has div 0");
+  }
+  {
+    auto b = tinyArtifact();
+    b.desc.buffers[1].dims[0].sym = 3;
+    EXPECT_CONTAINS(loadError(b), "uses symbol 3");
+  }
+  {
+    auto b = tinyArtifact();
+    b.desc.programs[0].calls[0].inputs = {-1};
+    EXPECT_CONTAINS(loadError(b), "out-of-range buffer -1");
+  }
+  {
+    auto b = tinyArtifact();
+    b.desc.programs[0].feeds[0].buffer = 1;
+    EXPECT_CONTAINS(loadError(b), "which is not a Feed buffer");
+  }
+}
+
+TEST(ArtifactFile, ValidationRejectsBadViews) {
+  {
+    auto b = tinyArtifact();
+    b.buffer("v", DType::Float64, {DimDesc::fixed(4)}, BufferKind::View, 1);
+    EXPECT_CONTAINS(loadError(b), "with a different dtype");
+  }
+  {
+    auto b = tinyArtifact();
+    b.buffer("v0", DType::Float32, {DimDesc::fixed(4)}, BufferKind::View, 3);
+    b.buffer("v1", DType::Float32, {DimDesc::fixed(4)}, BufferKind::View, 2);
+    EXPECT_CONTAINS(loadError(b), "cycle of views");
+  }
+  {
+    auto b = tinyArtifact();
+    b.buffer("v", DType::Float32, {DimDesc::fixed(4)}, BufferKind::View, 42);
+    EXPECT_CONTAINS(loadError(b), "view of out-of-range buffer 42");
+  }
+}
+
+TEST(ArtifactFile, WriteIsAtomicAndReportsErrors) {
+  auto dir = std::filesystem::temp_directory_path() / "distc-artifact-write-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "a.distc").string();
+  std::string error;
+  auto payload = distc::artifact::serializeArtifact(tinyArtifact().desc);
+  ASSERT_TRUE(distc::artifact::writeArtifactFile(path, payload, error)) << error;
+  auto loaded = LoadedArtifact::loadFile(path, error);
+  ASSERT_TRUE(loaded) << error;
+  // Only the artifact remains: no temporary files.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
+                          std::filesystem::directory_iterator()),
+            1);
+  std::string bad = (dir / "missing-dir" / "a.distc").string();
+  EXPECT_FALSE(distc::artifact::writeArtifactFile(bad, payload, error));
+  EXPECT_CONTAINS(error, bad);
+  EXPECT_CONTAINS(error, "No such file or directory");
+  EXPECT_FALSE(LoadedArtifact::loadFile(bad, error));
+  EXPECT_CONTAINS(error, "cannot open");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(KernelSignatures, RegistryMatchesSignatureTable) {
+  const auto &registry = distc::runtime::cpuKernelRegistry();
+  std::vector<std::string> fromTable;
+  for (const auto &sig : distc::artifact::kernelSignatures())
+    fromTable.push_back(sig.name);
+  EXPECT_EQ(registry.names(), fromTable);
+}
+
+} // namespace
