@@ -159,6 +159,11 @@ std::unique_ptr<LoadedArtifact> LoadedArtifact::loadBytes(std::vector<uint8_t> f
   if (fnv1a64(p + kHeaderSize, payloadSize) != checksum)
     return fail("corrupt: payload checksum mismatch");
   const uint8_t *payload = p + kHeaderSize;
+  // The root offset and file identifier take 8 bytes; checking the
+  // identifier of a shorter payload would read past its end.
+  if (payloadSize < 8)
+    return fail("payload of " + std::to_string(payloadSize) +
+                " bytes is too short for a FlatBuffer");
   if (!fb::ArtifactBufferHasIdentifier(payload))
     return fail("payload is not a distc artifact FlatBuffer (file identifier is not 'DSTC')");
   flatbuffers::Verifier verifier(payload, payloadSize);

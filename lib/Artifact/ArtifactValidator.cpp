@@ -3,7 +3,9 @@
 #include "distc/Artifact/ArtifactValidator.h"
 #include "distc/Artifact/KernelSignatures.h"
 
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <string_view>
 
 namespace distc::artifact {
@@ -26,6 +28,15 @@ const char *attrTypeName(fb::AttrType t) {
 }
 
 std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
+
+/// The FlatBuffers verifier checks vectors for 4-byte alignment only; a
+/// malformed file can place 8-byte elements (Dim, int64, double) off their
+/// natural alignment, which is undefined behaviour to read.
+template <typename Vec> bool elementsAligned(const Vec *v) {
+  using Elem = std::remove_pointer_t<decltype(v->data())>;
+  // Empty vectors are never read; writers do not align them.
+  return !v || v->size() == 0 || reinterpret_cast<uintptr_t>(v->data()) % alignof(Elem) == 0;
+}
 
 class Validator {
 public:
@@ -59,6 +70,8 @@ private:
 
   bool checkBuffer(uint32_t i) {
     const fb::Buffer *b = a_.buffers()->Get(i);
+    if (!elementsAligned(b->dims()))
+      return fail(bufferLabel(i) + " has misaligned dims");
     if (b->dims())
       for (uint32_t d = 0; d < b->dims()->size(); ++d) {
         const fb::Dim *dim = b->dims()->Get(d);
@@ -165,6 +178,10 @@ private:
         !checkOperands(call.outputs(), sig->minOutputs, sig->maxOutputs, sig->optionalOutputMask,
                        "outputs", where))
       return false;
+    if (call.attrs())
+      for (const fb::Attr *at : *call.attrs())
+        if (!elementsAligned(at->ints()) || !elementsAligned(at->floats()))
+          return fail(where + ": attribute '" + str(at->name()) + "' has misaligned values");
     for (const AttrSignature &as : sig->attrs) {
       const fb::Attr *attr = nullptr;
       if (call.attrs())

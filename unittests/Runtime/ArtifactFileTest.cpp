@@ -74,6 +74,8 @@ TEST(ArtifactFile, RejectsPayloadFailingTheVerifier) {
   payload[7] = 'C';
   EXPECT_CONTAINS(loadError(distc::artifact::makeArtifactFileBytes(payload)),
                   "fails FlatBuffers verification");
+  EXPECT_CONTAINS(loadError(distc::artifact::makeArtifactFileBytes({1, 2, 3})),
+                  "payload of 3 bytes is too short");
   std::vector<uint8_t> noId(64, 0);
   EXPECT_CONTAINS(loadError(distc::artifact::makeArtifactFileBytes(noId)), "file identifier");
 }
