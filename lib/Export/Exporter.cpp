@@ -56,8 +56,8 @@ groupBySlot(Operation *op, const std::vector<pd::SlotSpec> &slots, unsigned coun
   SmallVector<std::pair<unsigned, unsigned>> groups;
   if (auto segments = op->getAttrOfType<DenseI32ArrayAttr>(segmentsAttr)) {
     if (segments.size() != static_cast<int64_t>(slots.size()))
-      return op->emitError() << "has " << segments.size() << " " << what
-                             << " segments for " << slots.size() << " catalog slots";
+      return op->emitError() << "has " << segments.size() << " " << what << " segments for "
+                             << slots.size() << " catalog slots";
     unsigned start = 0;
     for (int32_t size : segments.asArrayRef()) {
       groups.emplace_back(start, static_cast<unsigned>(size));
@@ -160,9 +160,8 @@ LogicalResult ProgramExporter::assignNames() {
     bool variadicResults = false;
     if (!isa<pd::FeedOp>(op))
       if (const pd::OpSpec *spec = pd::lookupOp(op.getName().stripDialect().str()))
-        variadicResults = llvm::any_of(spec->outputs, [](const pd::SlotSpec &s) {
-          return s.variadic;
-        });
+        variadicResults =
+            llvm::any_of(spec->outputs, [](const pd::SlotSpec &s) { return s.variadic; });
     for (unsigned i = 0; i < op.getNumResults(); ++i) {
       Value result = op.getResult(i);
       // A value written to a persistable is produced under its name.
@@ -352,10 +351,10 @@ void ProgramExporter::emitAssign(const std::string &from, const std::string &to,
 LogicalResult ProgramExporter::emitCatalogOp(Operation *op, const pd::OpSpec &spec,
                                              proto::OpDesc &desc) {
   desc.set_type(std::string(spec.type));
-  auto inputs = groupBySlot(op, spec.inputs, op->getNumOperands(), "operandSegmentSizes",
-                            "operand", /*resultsAlwaysPresent=*/false);
-  auto outputs = groupBySlot(op, spec.outputs, op->getNumResults(), "resultSegmentSizes",
-                             "result", /*resultsAlwaysPresent=*/true);
+  auto inputs = groupBySlot(op, spec.inputs, op->getNumOperands(), "operandSegmentSizes", "operand",
+                            /*resultsAlwaysPresent=*/false);
+  auto outputs = groupBySlot(op, spec.outputs, op->getNumResults(), "resultSegmentSizes", "result",
+                             /*resultsAlwaysPresent=*/true);
   if (failed(inputs) || failed(outputs))
     return failure();
   for (auto [slot, group] : llvm::zip_equal(spec.inputs, *inputs)) {

@@ -157,8 +157,7 @@ std::string attrTypeName(int type) {
   return "type " + std::to_string(type);
 }
 
-Attribute importAttrAsKind(MLIRContext *ctx, const PAttr &attr, AttrKind kind,
-                           std::string &error) {
+Attribute importAttrAsKind(MLIRContext *ctx, const PAttr &attr, AttrKind kind, std::string &error) {
   Builder b(ctx);
   switch (kind) {
   case AttrKind::Int:
@@ -214,13 +213,11 @@ Attribute importAttrAsKind(MLIRContext *ctx, const PAttr &attr, AttrKind kind,
       return b.getDenseI32ArrayAttr(values);
     }
     if (kind == AttrKind::Longs)
-      return b.getDenseI64ArrayAttr(llvm::to_vector(llvm::map_range(*list, [](const Number &n) {
-        return n.i;
-      })));
+      return b.getDenseI64ArrayAttr(
+          llvm::to_vector(llvm::map_range(*list, [](const Number &n) { return n.i; })));
     if (kind == AttrKind::Floats)
-      return b.getDenseF32ArrayAttr(llvm::to_vector(llvm::map_range(*list, [](const Number &n) {
-        return static_cast<float>(n.f);
-      })));
+      return b.getDenseF32ArrayAttr(llvm::to_vector(
+          llvm::map_range(*list, [](const Number &n) { return static_cast<float>(n.f); })));
     return b.getDenseF64ArrayAttr(
         llvm::to_vector(llvm::map_range(*list, [](const Number &n) { return n.f; })));
   }
@@ -338,8 +335,8 @@ Attribute catalogDefault(MLIRContext *ctx, AttrKind kind, std::string_view liter
     }
     if (kind == AttrKind::Float64s)
       return b.getDenseF64ArrayAttr(values);
-    return b.getDenseF32ArrayAttr(llvm::to_vector(
-        llvm::map_range(values, [](double v) { return static_cast<float>(v); })));
+    return b.getDenseF32ArrayAttr(
+        llvm::to_vector(llvm::map_range(values, [](double v) { return static_cast<float>(v); })));
   }
   case AttrKind::Booleans: {
     SmallVector<bool> values;
@@ -563,8 +560,7 @@ std::string describeTensorType(Type type) {
   }
   os << "[";
   llvm::interleave(
-      tensor.getShape(), os,
-      [&](int64_t d) { os << (ShapedType::isDynamic(d) ? -1 : d); }, ", ");
+      tensor.getShape(), os, [&](int64_t d) { os << (ShapedType::isDynamic(d) ? -1 : d); }, ", ");
   os << "] ";
   auto dtype = pd::getPaddleDType(tensor.getElementType());
   if (succeeded(dtype))

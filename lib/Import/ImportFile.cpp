@@ -69,8 +69,7 @@ OwningOpRef<ModuleOp> importProgramFile(MLIRContext &ctx, const std::string &pat
       return nullptr;
     }
     llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(bytes, path),
-                                 llvm::SMLoc());
+    sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(bytes, path), llvm::SMLoc());
     ParserConfig config(&ctx);
     return parseSourceFile<ModuleOp>(sourceMgr, config);
   }

@@ -92,8 +92,7 @@ private:
                                  std::optional<RegisteredOperationName> opName);
 
   /// The type of output `name`: the inferred one, refined by its VarDesc.
-  FailureOr<Type> reconcile(Location loc, StringRef slot, const std::string &name,
-                            Type inferred);
+  FailureOr<Type> reconcile(Location loc, StringRef slot, const std::string &name, Type inferred);
 
   /// Records that `value` now holds `name`, writing persistables back.
   LogicalResult define(Location loc, const std::string &name, Value value);
@@ -150,8 +149,9 @@ LogicalResult ProgramImporter::importOp(int index, const proto::OpDesc &op) {
 }
 
 /// Finds the single argument of slot `slot` in `slots`.
-const proto::OpDesc::Var *findSlot(const google::protobuf::RepeatedPtrField<proto::OpDesc::Var> &slots,
-                                   std::string_view slot) {
+const proto::OpDesc::Var *
+findSlot(const google::protobuf::RepeatedPtrField<proto::OpDesc::Var> &slots,
+         std::string_view slot) {
   for (const auto &var : slots)
     if (var.parameter() == slot)
       return &var;
@@ -176,9 +176,9 @@ LogicalResult ProgramImporter::importExtraAttrs(Location loc, const proto::OpDes
     if (attr.name() == "op_callstack" || skip.contains(attr.name()))
       continue;
     StringRef name = attr.name();
-    bool reserved = name.empty() || name.starts_with("pd.") || name.contains('.') ||
-                    (opName && llvm::is_contained(opName->getAttributeNames(),
-                                                  StringAttr::get(&ctx, name)));
+    bool reserved =
+        name.empty() || name.starts_with("pd.") || name.contains('.') ||
+        (opName && llvm::is_contained(opName->getAttributeNames(), StringAttr::get(&ctx, name)));
     if (reserved)
       return emitError(loc) << "attribute name '" << name
                             << "' cannot be represented (empty, dotted or reserved)";
@@ -257,8 +257,8 @@ FailureOr<Type> ProgramImporter::reconcile(Location loc, StringRef slot, const s
 
   if (!pd::isCompatibleWithInferred(declared, inferred))
     return emitError(loc) << "output '" << name << "' (slot " << slot << ") is declared as "
-                          << importer::describeTensorType(declared)
-                          << " but the op computes " << importer::describeTensorType(inferred);
+                          << importer::describeTensorType(declared) << " but the op computes "
+                          << importer::describeTensorType(inferred);
   auto d = cast<RankedTensorType>(declared);
   auto i = dyn_cast<RankedTensorType>(inferred);
   if (!i)
@@ -350,8 +350,7 @@ LogicalResult ProgramImporter::importFetch(Location loc, const proto::OpDesc &op
 LogicalResult ProgramImporter::importCatalogOp(Location loc, const proto::OpDesc &op,
                                                const pd::OpSpec &spec) {
   std::string mlirName = "pd." + op.type();
-  std::optional<RegisteredOperationName> opName =
-      RegisteredOperationName::lookup(mlirName, &ctx);
+  std::optional<RegisteredOperationName> opName = RegisteredOperationName::lookup(mlirName, &ctx);
   if (!opName)
     return emitError(loc) << "op type '" << op.type()
                           << "' is in the op catalog but the pd dialect does not define it";
@@ -361,9 +360,8 @@ LogicalResult ProgramImporter::importCatalogOp(Location loc, const proto::OpDesc
   for (const auto &slot : op.inputs()) {
     if (!givenInputs.try_emplace(slot.parameter(), &slot).second)
       return emitError(loc) << "input slot '" << slot.parameter() << "' given twice";
-    bool known = llvm::any_of(spec.inputs, [&](const pd::SlotSpec &s) {
-      return s.name == slot.parameter();
-    });
+    bool known = llvm::any_of(spec.inputs,
+                              [&](const pd::SlotSpec &s) { return s.name == slot.parameter(); });
     if (known || slot.arguments_size() == 0)
       continue; // Paddle writes empty slots for inputs an op can take
     if (llvm::is_contained(spec.unsupportedInputs, slot.parameter()))
@@ -432,15 +430,14 @@ LogicalResult ProgramImporter::importCatalogOp(Location loc, const proto::OpDesc
   for (const auto &slot : op.outputs()) {
     if (!givenOutputs.try_emplace(slot.parameter(), &slot).second)
       return emitError(loc) << "output slot '" << slot.parameter() << "' given twice";
-    bool known = llvm::any_of(spec.outputs, [&](const pd::SlotSpec &s) {
-      return s.name == slot.parameter();
-    });
+    bool known = llvm::any_of(spec.outputs,
+                              [&](const pd::SlotSpec &s) { return s.name == slot.parameter(); });
     if (!known && slot.arguments_size() > 0) {
       llvm::SmallVector<std::string_view> names;
       for (const pd::SlotSpec &s : spec.outputs)
         names.push_back(s.name);
-      return emitError(loc) << "unknown output slot '" << slot.parameter() << "' for '"
-                            << op.type() << "' (its output slots: " << quoteList(names) << ")";
+      return emitError(loc) << "unknown output slot '" << slot.parameter() << "' for '" << op.type()
+                            << "' (its output slots: " << quoteList(names) << ")";
     }
   }
   unsigned variadicCount = 0;
@@ -498,9 +495,10 @@ LogicalResult ProgramImporter::importCatalogOp(Location loc, const proto::OpDesc
 }
 
 /// Collects the persistable variables of `block` into `table`, in order.
-LogicalResult collectPersistables(MLIRContext &ctx, const proto::BlockDesc &block,
-                                  Location fileLoc, VarTable &table,
-                                  SmallVectorImpl<std::pair<std::string, const proto::VarDesc *>> &order) {
+LogicalResult
+collectPersistables(MLIRContext &ctx, const proto::BlockDesc &block, Location fileLoc,
+                    VarTable &table,
+                    SmallVectorImpl<std::pair<std::string, const proto::VarDesc *>> &order) {
   for (const proto::VarDesc &var : block.vars()) {
     if (!var.persistable() || isFeedFetchListType(var.type().type()))
       continue;
@@ -508,9 +506,9 @@ LogicalResult collectPersistables(MLIRContext &ctx, const proto::BlockDesc &bloc
     if (var.name().empty())
       return emitError(loc) << "persistable variable without a name";
     if (var.type().type() != proto::VarType::LOD_TENSOR) {
-      table.unusable.try_emplace(var.name(),
-                                 "has type " + proto::VarType::Type_Name(var.type().type()) +
-                                     "; only LOD_TENSOR variables are supported");
+      table.unusable.try_emplace(var.name(), "has type " +
+                                                 proto::VarType::Type_Name(var.type().type()) +
+                                                 "; only LOD_TENSOR variables are supported");
       continue;
     }
     std::string error;
@@ -550,8 +548,8 @@ LogicalResult checkSingleBlock(MLIRContext &ctx, const proto::ProgramDesc &progr
 void loadImportDialects(MLIRContext &ctx) { ctx.getOrLoadDialect<pd::PdDialect>(); }
 
 OwningOpRef<ModuleOp> importProgram(MLIRContext &ctx, const programdesc::ProgramDesc &main,
-                                    const programdesc::ProgramDesc *startup,
-                                    StringRef mainSource, StringRef startupSource) {
+                                    const programdesc::ProgramDesc *startup, StringRef mainSource,
+                                    StringRef startupSource) {
   loadImportDialects(ctx);
   Location mainLoc = FileLineColLoc::get(&ctx, mainSource, 0, 0);
   Location startupLoc = FileLineColLoc::get(&ctx, startupSource, 0, 0);
@@ -581,8 +579,8 @@ OwningOpRef<ModuleOp> importProgram(MLIRContext &ctx, const programdesc::Program
     builder.create(state);
   }
 
-  auto importOne = [&](const programdesc::ProgramDesc &program, StringRef symbol,
-                       StringRef source, Location loc) -> LogicalResult {
+  auto importOne = [&](const programdesc::ProgramDesc &program, StringRef symbol, StringRef source,
+                       Location loc) -> LogicalResult {
     OpBuilder::InsertionGuard guard(builder);
     auto op = builder.create<pd::ProgramOp>(loc, symbol);
     if (op.getBody().empty())

@@ -53,11 +53,9 @@ std::string prefixed(std::string_view sourceName, const std::string &message) {
   return std::string(sourceName) + ": " + message;
 }
 
-bool checkComplete(const ProgramDesc &program, std::string_view sourceName,
-                   std::string &error) {
+bool checkComplete(const ProgramDesc &program, std::string_view sourceName, std::string &error) {
   if (!program.IsInitialized()) {
-    error = prefixed(sourceName,
-                     "missing required fields: " + program.InitializationErrorString());
+    error = prefixed(sourceName, "missing required fields: " + program.InitializationErrorString());
     return false;
   }
   if (program.blocks_size() == 0) {
@@ -102,8 +100,8 @@ bool parseJson(std::string_view bytes, std::string_view sourceName, ProgramDesc 
   std::string binary;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
-  auto status = google::protobuf::util::JsonToBinaryString(
-      typeResolver(), typeUrl(), std::string(bytes), &binary, options);
+  auto status = google::protobuf::util::JsonToBinaryString(typeResolver(), typeUrl(),
+                                                           std::string(bytes), &binary, options);
   if (!status.ok()) {
     error = prefixed(sourceName, "JSON does not match the ProgramDesc schema: " +
                                      oneLine(std::string(status.message())));
@@ -194,9 +192,8 @@ void printJson(const OrderedJson &node, int indent, std::string &out) {
     return;
   }
   if (node.is_array()) {
-    bool flat = std::all_of(node.begin(), node.end(), [](const OrderedJson &v) {
-      return v.is_primitive();
-    });
+    bool flat = std::all_of(node.begin(), node.end(),
+                            [](const OrderedJson &v) { return v.is_primitive(); });
     if (node.empty() || flat) {
       out += "[";
       bool first = true;
@@ -293,8 +290,8 @@ bool loadProgramFile(const std::string &path, ProgramDesc &program, std::string 
 
 bool programToBinary(const ProgramDesc &program, std::string &out, std::string &error) {
   if (!program.IsInitialized()) {
-    error = "cannot serialize program: missing required fields: " +
-            program.InitializationErrorString();
+    error =
+        "cannot serialize program: missing required fields: " + program.InitializationErrorString();
     return false;
   }
   if (!program.SerializeToString(&out)) {
@@ -306,8 +303,8 @@ bool programToBinary(const ProgramDesc &program, std::string &out, std::string &
 
 bool programToJson(const ProgramDesc &program, std::string &out, std::string &error) {
   if (!program.IsInitialized()) {
-    error = "cannot serialize program: missing required fields: " +
-            program.InitializationErrorString();
+    error =
+        "cannot serialize program: missing required fields: " + program.InitializationErrorString();
     return false;
   }
   std::string compact;

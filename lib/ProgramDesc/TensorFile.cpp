@@ -140,8 +140,8 @@ bool readTensorRecord(std::string_view bytes, size_t &offset, TensorRecord &reco
 bool appendTensorRecord(const TensorRecord &record, std::string &out, std::string &error) {
   size_t elemSize = elementSize(record.dtype);
   uint64_t numel = 0;
-  if (elemSize == 0 || !numElements(record.dims, numel) ||
-      numel > UINT64_MAX / elemSize || record.data.size() != numel * elemSize) {
+  if (elemSize == 0 || !numElements(record.dims, numel) || numel > UINT64_MAX / elemSize ||
+      record.data.size() != numel * elemSize) {
     error = "tensor record: data size " + std::to_string(record.data.size()) +
             " does not match its dims and data type";
     return false;

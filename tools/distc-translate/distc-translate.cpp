@@ -28,12 +28,12 @@ cl::OptionCategory category("distc-translate options");
 
 enum class Action { Import, ExportJson, ExportPb };
 
-cl::opt<Action> action(
-    cl::desc("Action:"), cl::Required, cl::cat(category),
-    cl::values(clEnumValN(Action::Import, "import", "Print the input as pd-dialect IR"),
-               clEnumValN(Action::ExportJson, "export-json", "Write a Paddle JSON program"),
-               clEnumValN(Action::ExportPb, "export-pb",
-                          "Write a binary Paddle program (.pdmodel)")));
+cl::opt<Action>
+    action(cl::desc("Action:"), cl::Required, cl::cat(category),
+           cl::values(clEnumValN(Action::Import, "import", "Print the input as pd-dialect IR"),
+                      clEnumValN(Action::ExportJson, "export-json", "Write a Paddle JSON program"),
+                      clEnumValN(Action::ExportPb, "export-pb",
+                                 "Write a binary Paddle program (.pdmodel)")));
 
 cl::opt<std::string> inputPath(cl::Positional, cl::Required, cl::desc("<program file>"),
                                cl::cat(category));

@@ -55,8 +55,7 @@ TEST(Import, BuildsTypedModuleWithImplicitFeed) {
   std::string ir = print(*module);
   EXPECT_NE(ir.find("pd.var @w persistable is_parameter : tensor<4x2xf32>"), std::string::npos)
       << ir;
-  EXPECT_NE(ir.find("pd.feed {pd.out_names = [\"x\"]} : tensor<?x4xf32>"), std::string::npos)
-      << ir;
+  EXPECT_NE(ir.find("pd.feed {pd.out_names = [\"x\"]} : tensor<?x4xf32>"), std::string::npos) << ir;
   EXPECT_NE(ir.find("-> tensor<?x2xf32>"), std::string::npos) << ir;
   EXPECT_EQ(ir.find("op_callstack"), std::string::npos) << ir;
 }

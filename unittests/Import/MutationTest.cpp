@@ -86,8 +86,8 @@ TEST(Mutation, BinaryProgramsSurviveByteDamage) {
 
 TEST(Mutation, JsonProgramsSurviveTokenDamage) {
   const std::string json = loadExample("/transformer/main.json");
-  const char *replacements[] = {"-1", "0", "99999999999", "\"\"", "[]", "{}", "true",
-                                "\"relu\"", "\"X\"", "\"FP32\"", "\"LONGS\"", "null"};
+  const char *replacements[] = {"-1",   "0",        "99999999999", "\"\"",     "[]",        "{}",
+                                "true", "\"relu\"", "\"X\"",       "\"FP32\"", "\"LONGS\"", "null"};
   Lcg rng{7};
   for (int i = 0; i < 150; ++i) {
     std::string bytes = json;

@@ -37,10 +37,11 @@ namespace distc {
 /// Imports `main` (and `startup` when given) into a new verified module.
 /// `mainSource` / `startupSource` name the programs in diagnostics (usually
 /// their file names). Returns null after emitting errors on failure.
-mlir::OwningOpRef<mlir::ModuleOp>
-importProgram(mlir::MLIRContext &ctx, const programdesc::ProgramDesc &main,
-              const programdesc::ProgramDesc *startup, llvm::StringRef mainSource,
-              llvm::StringRef startupSource = "startup");
+mlir::OwningOpRef<mlir::ModuleOp> importProgram(mlir::MLIRContext &ctx,
+                                                const programdesc::ProgramDesc &main,
+                                                const programdesc::ProgramDesc *startup,
+                                                llvm::StringRef mainSource,
+                                                llvm::StringRef startupSource = "startup");
 
 /// Loads a program file — Paddle JSON, binary protobuf (`.pdmodel`,
 /// `__model__`) or `pd` dialect text (`.mlir`), told apart by content — and

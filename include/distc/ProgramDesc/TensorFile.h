@@ -57,8 +57,7 @@ bool loadCombinedTensorFile(const std::string &path, std::vector<std::string> na
                             std::map<std::string, TensorRecord> &records, std::string &error);
 /// Writes the records in name order (std::map is sorted), as Paddle does.
 bool saveCombinedTensorFile(const std::string &path,
-                            const std::map<std::string, TensorRecord> &records,
-                            std::string &error);
+                            const std::map<std::string, TensorRecord> &records, std::string &error);
 
 } // namespace distc::programdesc
 
