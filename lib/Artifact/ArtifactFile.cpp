@@ -137,9 +137,9 @@ std::unique_ptr<LoadedArtifact> LoadedArtifact::loadBytes(std::vector<uint8_t> f
     if (size < kHeaderSize && size >= sizeof(kMagic) &&
         std::memcmp(fileBytes.data(), kMagic, sizeof(kMagic)) == 0)
       return fail("too short for a distc artifact header");
-    return fail(size < sizeof(kMagic) ? "too short to be a distc artifact (" +
-                                            std::to_string(size) + " bytes)"
-                                      : "not a distc artifact (wrong magic)");
+    return fail(size < sizeof(kMagic)
+                    ? "too short to be a distc artifact (" + std::to_string(size) + " bytes)"
+                    : "not a distc artifact (wrong magic)");
   }
   if (size < kHeaderSize)
     return fail("too short for a distc artifact header (" + std::to_string(size) + " bytes)");

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 #include <string_view>
+#include <type_traits>
 
 namespace distc::artifact {
 namespace {
@@ -82,8 +82,8 @@ private:
           continue;
         }
         if (uint32_t(dim->sym()) >= numSymbols_)
-          return fail(where + " uses symbol " + std::to_string(dim->sym()) + " but the artifact has " +
-                      std::to_string(numSymbols_) + " symbols");
+          return fail(where + " uses symbol " + std::to_string(dim->sym()) +
+                      " but the artifact has " + std::to_string(numSymbols_) + " symbols");
         if (dim->div() == 0)
           return fail(where + " has div 0");
         if (dim->value() <= 0 || dim->div() < 0)
@@ -115,7 +115,8 @@ private:
       cur = uint32_t(next);
       const fb::Buffer *target = a_.buffers()->Get(cur);
       if (target->dtype() != b->dtype())
-        return fail(bufferLabel(i) + " is a view of " + bufferLabel(cur) + " with a different dtype");
+        return fail(bufferLabel(i) + " is a view of " + bufferLabel(cur) +
+                    " with a different dtype");
       if (target->kind() != fb::BufferKind::View)
         return true;
     }
@@ -170,7 +171,8 @@ private:
   bool checkCall(const fb::KernelCall &call, std::string where) {
     std::string name = str(call.kernel());
     const KernelSignature *sig = findKernelSignature(name);
-    where += " ('" + name + "'" + (call.origin() ? ", from '" + str(call.origin()) + "'" : "") + ")";
+    where +=
+        " ('" + name + "'" + (call.origin() ? ", from '" + str(call.origin()) + "'" : "") + ")";
     if (!sig)
       return fail(where + ": unknown kernel '" + name + "'");
     if (!checkOperands(call.inputs(), sig->minInputs, sig->maxInputs, sig->optionalInputMask,

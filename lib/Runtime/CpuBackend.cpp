@@ -1,7 +1,7 @@
 //===- CpuBackend.cpp - Host memory and the CPU kernels -------------------===//
 
-#include "distc/Runtime/Backend.h"
 #include "Kernels/Registration.h"
+#include "distc/Runtime/Backend.h"
 
 namespace distc::runtime {
 

@@ -42,8 +42,7 @@ std::optional<DType> dtypeFromName(std::string_view name) {
 }
 
 bool isFloatingPoint(DType d) {
-  return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32 ||
-         d == DType::Float64;
+  return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32 || d == DType::Float64;
 }
 
 bool isInteger(DType d) {

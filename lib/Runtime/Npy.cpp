@@ -25,8 +25,8 @@ struct DescrEntry {
   DType dtype;
 };
 const DescrEntry kDescrs[] = {
-    {"b1", DType::Bool},   {"i1", DType::Int8},    {"u1", DType::UInt8},
-    {"i2", DType::Int16},  {"i4", DType::Int32},   {"i8", DType::Int64},
+    {"b1", DType::Bool},    {"i1", DType::Int8},    {"u1", DType::UInt8},
+    {"i2", DType::Int16},   {"i4", DType::Int32},   {"i8", DType::Int64},
     {"f2", DType::Float16}, {"f4", DType::Float32}, {"f8", DType::Float64},
 };
 
@@ -50,8 +50,7 @@ size_t skipSpaces(const std::string &s, size_t pos) {
   return pos;
 }
 
-Status parseHeader(const std::string &header, const std::string &name, DType &dtype,
-                   Shape &shape) {
+Status parseHeader(const std::string &header, const std::string &name, DType &dtype, Shape &shape) {
   auto bad = [&](const std::string &why) {
     return Status::error(name + ": invalid .npy header: " + why);
   };

@@ -13,7 +13,9 @@ namespace {
 
 std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
 
-const char *kindName(fb::ProgramKind k) { return k == fb::ProgramKind::Startup ? "startup" : "main"; }
+const char *kindName(fb::ProgramKind k) {
+  return k == fb::ProgramKind::Startup ? "startup" : "main";
+}
 
 } // namespace
 
@@ -112,8 +114,8 @@ std::vector<ProgramIO> Session::feeds(const std::string &mode) const {
   if (p && p->feeds())
     for (const fb::Feed *f : *p->feeds()) {
       const fb::Buffer &b = *a.buffers()->Get(f->buffer());
-      out.push_back({str(f->name()), f->buffer(), static_cast<DType>(b.dtype()),
-                     formatBufferType(a, b)});
+      out.push_back(
+          {str(f->name()), f->buffer(), static_cast<DType>(b.dtype()), formatBufferType(a, b)});
     }
   return out;
 }
@@ -125,8 +127,8 @@ std::vector<ProgramIO> Session::fetches(const std::string &mode) const {
   if (p && p->fetches())
     for (const fb::Fetch *f : *p->fetches()) {
       const fb::Buffer &b = *a.buffers()->Get(f->buffer());
-      out.push_back({str(f->name()), f->buffer(), static_cast<DType>(b.dtype()),
-                     formatBufferType(a, b)});
+      out.push_back(
+          {str(f->name()), f->buffer(), static_cast<DType>(b.dtype()), formatBufferType(a, b)});
     }
   return out;
 }
@@ -203,8 +205,8 @@ Tensor Session::persistent(const std::string &name) const {
 
 Status Session::execute(const fb::Program &program, const TensorMap &feeds, TensorMap *fetches) {
   const fb::Artifact &a = *artifact_->artifact();
-  const std::string where = "program " + str(program.mode()) + "/" + str(program.role()) + "/" +
-                            kindName(program.kind());
+  const std::string where =
+      "program " + str(program.mode()) + "/" + str(program.role()) + "/" + kindName(program.kind());
   SymbolBindings bindings;
   Status st = bindSymbols(a, program, feeds, bindings);
   if (!st.ok())
@@ -262,8 +264,8 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
         return Status::error(where + ": view '" + name + "' " +
                              formatType(static_cast<DType>(b.dtype()), shape) + " has " +
                              std::to_string(shapeNumel(shape)) + " elements but '" +
-                             str(a.buffers()->Get(base)->name()) + "' " +
-                             env[base].typeString() + " has " + std::to_string(env[base].numel()));
+                             str(a.buffers()->Get(base)->name()) + "' " + env[base].typeString() +
+                             " has " + std::to_string(env[base].numel()));
       env[i] = Tensor::view(env[base], shape);
       return Status::success();
     }
@@ -294,8 +296,7 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
             if (!s.ok())
               return s;
             int32_t root = storageRoot(i);
-            if (a.buffers()->Get(root)->kind() == fb::BufferKind::Persistent &&
-                !initialized_[root])
+            if (a.buffers()->Get(root)->kind() == fb::BufferKind::Persistent && !initialized_[root])
               return Status::error(where + ": " + callLabel + " reads '" +
                                    str(a.buffers()->Get(root)->name()) +
                                    "' before it was initialized; run the startup program "

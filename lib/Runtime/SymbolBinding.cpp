@@ -58,8 +58,8 @@ Status bindSymbols(const fb::Artifact &a, const fb::Program &program, const Tens
       std::string list;
       for (const std::string &p : programFeeds)
         list += (list.empty() ? "" : ", ") + p;
-      return Status::error("unknown feed '" + name + "'; the program's feeds are: " +
-                           (list.empty() ? "(none)" : list));
+      return Status::error("unknown feed '" + name +
+                           "'; the program's feeds are: " + (list.empty() ? "(none)" : list));
     }
   }
 
@@ -74,10 +74,11 @@ Status bindSymbols(const fb::Artifact &a, const fb::Program &program, const Tens
       return Status::error("missing feed '" + name + "' (expected " + expected + ")");
     const Tensor &t = it->second;
     if (!t.defined())
-      return Status::error("feed '" + name + "' is an undefined tensor (expected " + expected + ")");
+      return Status::error("feed '" + name + "' is an undefined tensor (expected " + expected +
+                           ")");
     if (t.dtype() != static_cast<DType>(buf.dtype()) || uint32_t(t.rank()) != numDims(buf))
-      return Status::error("feed '" + name + "' is " + t.typeString() + " but the program expects " +
-                           expected);
+      return Status::error("feed '" + name + "' is " + t.typeString() +
+                           " but the program expects " + expected);
     for (uint32_t d = 0; d < numDims(buf); ++d) {
       const fb::Dim &dim = *buf.dims()->Get(d);
       int64_t fed = t.shape()[d];

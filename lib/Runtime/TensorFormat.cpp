@@ -118,8 +118,8 @@ std::optional<std::string> compareTensors(const Tensor &got, const Tensor &expec
       else
         ok = std::abs(a - b) <= atol + rtol * std::abs(b);
       if (!ok)
-        mismatch = "MISMATCH at " + indexString(got.shape(), i) + ": got " +
-                   formatElement(got, i) + " expected " + formatElement(expected, i);
+        mismatch = "MISMATCH at " + indexString(got.shape(), i) + ": got " + formatElement(got, i) +
+                   " expected " + formatElement(expected, i);
     }
   });
   return mismatch;

@@ -83,8 +83,8 @@ int runTool(int argc, char **argv) {
     std::string list;
     for (const std::string &m : session->modes())
       list += (list.empty() ? "" : ", ") + m;
-    return fail(artifactPath + ": no mode '" + mode + "'; the artifact has: " +
-                (list.empty() ? "(none)" : list));
+    return fail(artifactPath + ": no mode '" + mode +
+                "'; the artifact has: " + (list.empty() ? "(none)" : list));
   }
   const std::vector<ProgramIO> fetchList = session->fetches(mode);
 

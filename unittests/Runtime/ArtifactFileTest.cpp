@@ -19,7 +19,8 @@ namespace {
 ArtifactBuilder tinyArtifact() {
   ArtifactBuilder b;
   int s = b.symbol("x.dim0");
-  int x = b.buffer("x", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)}, BufferKind::Feed);
+  int x =
+      b.buffer("x", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)}, BufferKind::Feed);
   int y = b.buffer("y", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)});
   auto &p = b.program("predict");
   p.feeds = {{"x", x}};
@@ -37,7 +38,7 @@ std::string loadError(std::vector<uint8_t> bytes) {
 
 std::string loadError(const ArtifactBuilder &b) { return loadError(b.fileBytes()); }
 
-#define EXPECT_CONTAINS(haystack, needle)                                                      \
+#define EXPECT_CONTAINS(haystack, needle)                                                          \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
 
 TEST(ArtifactFile, ValidArtifactLoads) {

@@ -11,8 +11,8 @@ using namespace distc::testing;
 namespace {
 
 TEST(FillKernel, EveryDtype) {
-  for (DType dt : {DType::Bool, DType::Int8, DType::UInt8, DType::Int16, DType::Int32,
-                   DType::Int64, DType::Float16, DType::Float32, DType::Float64}) {
+  for (DType dt : {DType::Bool, DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64,
+                   DType::Float16, DType::Float32, DType::Float64}) {
     std::vector<Tensor> out;
     ASSERT_TRUE(runKernel("fill", {}, {{dt, {2, 3}}}, {AttrDesc::ofFloat("value", 3.0)}, out).ok());
     double expected = dt == DType::Bool ? 1.0 : 3.0;
@@ -54,8 +54,8 @@ TEST(ScaleKernel, BiasBeforeAndAfter) {
   }
   Tensor xi = tensorOf(DType::Int64, {3}, {1, 2, 3});
   std::vector<Tensor> out;
-  ASSERT_TRUE(runKernel("scale", {xi}, {{DType::Int64, {3}}}, {AttrDesc::ofFloat("scale", 3)}, out)
-                  .ok());
+  ASSERT_TRUE(
+      runKernel("scale", {xi}, {{DType::Int64, {3}}}, {AttrDesc::ofFloat("scale", 3)}, out).ok());
   expectClose(out[0], {3, 6, 9}, 0, 0);
 }
 
@@ -82,12 +82,9 @@ TEST(BinaryKernel, BroadcastingAllOps) {
   struct Case {
     Shape x, y, out;
   };
-  std::vector<Case> cases = {{{2, 3, 4}, {2, 3, 4}, {2, 3, 4}},
-                             {{2, 3, 4}, {1, 3, 1}, {2, 3, 4}},
-                             {{2, 1, 4}, {1, 3, 1}, {2, 3, 4}},
-                             {{1, 1}, {5, 7}, {5, 7}},
-                             {{4, 1}, {1, 6}, {4, 6}},
-                             {{}, {}, {}}};
+  std::vector<Case> cases = {{{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {1, 3, 1}, {2, 3, 4}},
+                             {{2, 1, 4}, {1, 3, 1}, {2, 3, 4}}, {{1, 1}, {5, 7}, {5, 7}},
+                             {{4, 1}, {1, 6}, {4, 6}},          {{}, {}, {}}};
   struct Op {
     const char *name;
     double (*f)(double, double);
@@ -101,8 +98,8 @@ TEST(BinaryKernel, BroadcastingAllOps) {
         Tensor x = randomTensor(dt, c.x, rng, 0.5, 2);
         Tensor y = randomTensor(dt, c.y, rng, 0.5, 2);
         std::vector<Tensor> out;
-        Status s = runKernel("binary", {x, y}, {{dt, c.out}}, {AttrDesc::ofString("op", op.name)},
-                             out);
+        Status s =
+            runKernel("binary", {x, y}, {{dt, c.out}}, {AttrDesc::ofString("op", op.name)}, out);
         ASSERT_TRUE(s.ok()) << s.message();
         expectClose(out[0], broadcastRef(x, y, c.out, op.f), dt == DType::Float32 ? 1e-6 : 1e-15,
                     0);
@@ -118,8 +115,8 @@ TEST(BinaryKernel, IntegerOpsAndDivisionByZero) {
           .ok());
   expectClose(out[0], {3, -2, 4, 1}, 0, 0);
   Tensor zero = tensorOf(DType::Int32, {1, 2}, {1, 0});
-  Status s =
-      runKernel("binary", {x, zero}, {{DType::Int32, {2, 2}}}, {AttrDesc::ofString("op", "div")}, out);
+  Status s = runKernel("binary", {x, zero}, {{DType::Int32, {2, 2}}},
+                       {AttrDesc::ofString("op", "div")}, out);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("division by zero"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("binary -> out0"), std::string::npos) << s.message();
@@ -128,8 +125,8 @@ TEST(BinaryKernel, IntegerOpsAndDivisionByZero) {
 TEST(BinaryKernel, RejectsNonBroadcastableShapes) {
   Tensor x(DType::Float32, {2, 3}), y(DType::Float32, {2, 2});
   std::vector<Tensor> out;
-  Status s =
-      runKernel("binary", {x, y}, {{DType::Float32, {2, 3}}}, {AttrDesc::ofString("op", "add")}, out);
+  Status s = runKernel("binary", {x, y}, {{DType::Float32, {2, 3}}},
+                       {AttrDesc::ofString("op", "add")}, out);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("do not broadcast"), std::string::npos) << s.message();
 }

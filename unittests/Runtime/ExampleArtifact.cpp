@@ -65,13 +65,13 @@ int main(int argc, char **argv) {
   };
   auto forward = [&] {
     return std::vector<KernelCallDesc>{
-        call("matmul", {x, w1}, {mm1}, {AttrDesc::ofInt("trans_a", 0), AttrDesc::ofInt("trans_b", 0)},
-             "mul -> fc_0.tmp_0"),
+        call("matmul", {x, w1}, {mm1},
+             {AttrDesc::ofInt("trans_a", 0), AttrDesc::ofInt("trans_b", 0)}, "mul -> fc_0.tmp_0"),
         call("binary", {mm1, b1v}, {add1}, {AttrDesc::ofString("op", "add")},
              "elementwise_add -> fc_0.tmp_1"),
         call("unary", {add1}, {h}, {AttrDesc::ofString("op", "relu")}, "relu -> relu_0.tmp_0"),
-        call("matmul", {h, w2}, {mm2}, {AttrDesc::ofInt("trans_a", 0), AttrDesc::ofInt("trans_b", 0)},
-             "mul -> fc_1.tmp_0"),
+        call("matmul", {h, w2}, {mm2},
+             {AttrDesc::ofInt("trans_a", 0), AttrDesc::ofInt("trans_b", 0)}, "mul -> fc_1.tmp_0"),
         call("binary", {mm2, b2v}, {logits}, {AttrDesc::ofString("op", "add")},
              "elementwise_add -> fc_1.tmp_1"),
     };
@@ -115,10 +115,10 @@ int main(int argc, char **argv) {
   eval.calls.push_back(call("reduce", {ce}, {loss},
                             {AttrDesc::ofString("op", "mean"), AttrDesc::ofInts("axes", {0, 1})},
                             "mean -> mean_0.tmp_0"));
-  eval.calls.push_back(call("top_k", {logits}, {topv, topi}, {AttrDesc::ofInt("k", 1)},
-                            "top_k -> top_k_0.tmp_0"));
-  eval.calls.push_back(call("accuracy", {topi, label}, {acc, correct, total}, {},
-                            "accuracy -> accuracy_0.tmp_0"));
+  eval.calls.push_back(
+      call("top_k", {logits}, {topv, topi}, {AttrDesc::ofInt("k", 1)}, "top_k -> top_k_0.tmp_0"));
+  eval.calls.push_back(
+      call("accuracy", {topi, label}, {acc, correct, total}, {}, "accuracy -> accuracy_0.tmp_0"));
 
   a.programs = {predict, startup("predict"), eval, startup("eval")};
   std::string error;

@@ -19,7 +19,8 @@ namespace {
 ArtifactBuilder mlp() {
   ArtifactBuilder b;
   int s = b.symbol("x.dim0");
-  int x = b.buffer("x", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)}, BufferKind::Feed);
+  int x =
+      b.buffer("x", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)}, BufferKind::Feed);
   int w = b.buffer("w", DType::Float32, Shape{4, 3}, BufferKind::Persistent);
   int bias = b.buffer("b", DType::Float32, Shape{3}, BufferKind::Persistent);
   int bv = b.buffer("b@row", DType::Float32, {DimDesc::fixed(1), DimDesc::fixed(3)},
@@ -34,7 +35,8 @@ ArtifactBuilder mlp() {
   auto &main = b.program("predict");
   main.feeds = {{"x", x}};
   main.fetches = {{"p", p}};
-  b.call(main, "matmul", {x, w}, {h}, {AttrDesc::ofInt("trans_a", 0), AttrDesc::ofInt("trans_b", 0)});
+  b.call(main, "matmul", {x, w}, {h},
+         {AttrDesc::ofInt("trans_a", 0), AttrDesc::ofInt("trans_b", 0)});
   b.call(main, "binary", {h, bv}, {y}, {AttrDesc::ofString("op", "add")});
   b.call(main, "softmax", {y}, {p}, {AttrDesc::ofInt("axis", 1)});
   return b;

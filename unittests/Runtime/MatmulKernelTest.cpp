@@ -51,8 +51,8 @@ TEST(MatmulKernel, AgainstReference) {
       {{3, 5}, {4, 5}, {3, 4}, false, true},
       {{5, 3}, {4, 5}, {3, 4}, true, true},
       {{2, 3, 5}, {2, 5, 4}, {2, 3, 4}, false, false},
-      {{2, 3, 5}, {1, 5, 4}, {2, 3, 4}, false, false},  // broadcast b
-      {{1, 3, 5}, {3, 4, 5}, {3, 3, 4}, false, true},   // broadcast a
+      {{2, 3, 5}, {1, 5, 4}, {2, 3, 4}, false, false}, // broadcast b
+      {{1, 3, 5}, {3, 4, 5}, {3, 3, 4}, false, true},  // broadcast a
       {{2, 1, 5, 3}, {1, 3, 5, 2}, {2, 3, 3, 2}, true, false},
       {{1, 7}, {7, 1}, {1, 1}, false, false},
   };
@@ -60,9 +60,9 @@ TEST(MatmulKernel, AgainstReference) {
     for (const MatmulCase &c : cases) {
       Tensor a = randomTensor(dt, c.a, rng), b = randomTensor(dt, c.b, rng);
       std::vector<Tensor> out;
-      Status s = runKernel("matmul", {a, b}, {{dt, c.out}},
-                           {AttrDesc::ofInt("trans_a", c.transA), AttrDesc::ofInt("trans_b", c.transB)},
-                           out);
+      Status s = runKernel(
+          "matmul", {a, b}, {{dt, c.out}},
+          {AttrDesc::ofInt("trans_a", c.transA), AttrDesc::ofInt("trans_b", c.transB)}, out);
       ASSERT_TRUE(s.ok()) << s.message();
       expectClose(out[0], matmulRef(a, b, c), dt == DType::Float32 ? 1e-5 : 1e-13, 1e-6);
     }

@@ -37,8 +37,8 @@ TEST(SoftmaxKernel, EveryAxis) {
     for (int axis = 0; axis < 3; ++axis) {
       Tensor x = randomTensor(dt, {3, 4, 5}, rng, -5, 5);
       std::vector<Tensor> out;
-      ASSERT_TRUE(runKernel("softmax", {x}, {{dt, {3, 4, 5}}}, {AttrDesc::ofInt("axis", axis)}, out)
-                      .ok());
+      ASSERT_TRUE(
+          runKernel("softmax", {x}, {{dt, {3, 4, 5}}}, {AttrDesc::ofInt("axis", axis)}, out).ok());
       expectClose(out[0], softmaxRef(x, axis), dt == DType::Float32 ? 1e-5 : 1e-13, 1e-7);
     }
 }
@@ -68,10 +68,9 @@ TEST(LayerNormKernel, WithAndWithoutScaleBias) {
           }
         }
         std::vector<Tensor> out;
-        Status s = runKernel("layer_norm", {x, scale, bias}, {{dt, shape}, {dt, {left}}, {dt, {left}}},
-                             {AttrDesc::ofInt("begin_norm_axis", bna),
-                              AttrDesc::ofFloat("epsilon", 1e-5)},
-                             out);
+        Status s = runKernel(
+            "layer_norm", {x, scale, bias}, {{dt, shape}, {dt, {left}}, {dt, {left}}},
+            {AttrDesc::ofInt("begin_norm_axis", bna), AttrDesc::ofFloat("epsilon", 1e-5)}, out);
         ASSERT_TRUE(s.ok()) << s.message();
         double tol = dt == DType::Float32 ? 1e-5 : 1e-12;
         expectClose(out[0], y, tol, tol);
@@ -83,8 +82,8 @@ TEST(LayerNormKernel, WithAndWithoutScaleBias) {
 TEST(LayerNormKernel, OptionalStatisticsOutputs) {
   Tensor x = tensorOf(DType::Float32, {1, 2}, {1, 3});
   std::vector<Tensor> out;
-  Status s = runKernel("layer_norm", {x}, {{DType::Float32, {1, 2}}, {DType::Float32, {1}},
-                                           {DType::Float32, {1}}},
+  Status s = runKernel("layer_norm", {x},
+                       {{DType::Float32, {1, 2}}, {DType::Float32, {1}}, {DType::Float32, {1}}},
                        {AttrDesc::ofInt("begin_norm_axis", 1), AttrDesc::ofFloat("epsilon", 0)},
                        out, {false, true, true});
   ASSERT_TRUE(s.ok()) << s.message();

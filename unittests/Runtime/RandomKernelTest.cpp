@@ -61,10 +61,9 @@ TEST(RandomKernels, UniformIsDeterministicAndInRange) {
 
 TEST(RandomKernels, UniformRejectsSeedZero) {
   std::vector<Tensor> out;
-  Status s = runKernel("uniform_random", {}, {{DType::Float32, {2}}},
-                       {AttrDesc::ofFloat("min", 0), AttrDesc::ofFloat("max", 1),
-                        AttrDesc::ofInt("seed", 0)},
-                       out);
+  Status s = runKernel(
+      "uniform_random", {}, {{DType::Float32, {2}}},
+      {AttrDesc::ofFloat("min", 0), AttrDesc::ofFloat("max", 1), AttrDesc::ofInt("seed", 0)}, out);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("seed is 0"), std::string::npos) << s.message();
 }
@@ -88,9 +87,9 @@ TEST(RandomKernels, GaussianMeanAndStd) {
 }
 
 TEST(RandomKernels, TruncatedGaussianStaysWithinTwoStd) {
-  Tensor a = generate("truncated_gaussian_random", DType::Float32,
-                      {AttrDesc::ofFloat("mean", 0), AttrDesc::ofFloat("std", 0.5),
-                       AttrDesc::ofInt("seed", 5)});
+  Tensor a = generate(
+      "truncated_gaussian_random", DType::Float32,
+      {AttrDesc::ofFloat("mean", 0), AttrDesc::ofFloat("std", 0.5), AttrDesc::ofInt("seed", 5)});
   ASSERT_TRUE(a.defined());
   Stats s = stats(a);
   EXPECT_GE(s.lo, -1.0);

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle)                                                      \
+#define EXPECT_CONTAINS(haystack, needle)                                                          \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
 
 /// x: f32[?,4], y: f32[2*?,4] (x.dim0 bound by both), w persistent [4,3]
@@ -25,15 +25,15 @@ struct TwoFeedArtifact {
   ArtifactBuilder b;
   TwoFeedArtifact() {
     int s = b.symbol("x.dim0");
-    int x = b.buffer("x", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)},
-                     BufferKind::Feed);
+    int x =
+        b.buffer("x", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)}, BufferKind::Feed);
     int y = b.buffer("y", DType::Float32, {DimDesc::symbolic(s, 2), DimDesc::fixed(4)},
                      BufferKind::Feed);
     int w = b.buffer("w", DType::Float32, Shape{4, 3}, BufferKind::Persistent);
     int xw = b.buffer("xw", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(3)});
     int cat = b.buffer("cat", DType::Float32, {DimDesc::symbolic(s, 3), DimDesc::fixed(4)});
-    int flat = b.buffer("cat@flat", DType::Float32, {DimDesc::symbolic(s, 12)}, BufferKind::View,
-                        cat);
+    int flat =
+        b.buffer("cat@flat", DType::Float32, {DimDesc::symbolic(s, 12)}, BufferKind::View, cat);
     int half = b.buffer("cat@half", DType::Float32, {DimDesc::symbolic(s, 3, 2), DimDesc::fixed(8)},
                         BufferKind::View, flat);
     auto &start = b.program("predict", ProgramKind::Startup);
@@ -83,8 +83,9 @@ TEST(Session, SymbolBindingErrors) {
                   "feed 'y' dim 0 is 6, giving x.dim0 = 3, but feed 'x' dim 0 gave x.dim0 = 2");
   EXPECT_CONTAINS(run({{"x", x}, {"y", Tensor(DType::Float32, {4, 5})}}),
                   "feed 'y' dim 1 is 5 but the program expects 4 (f32[?,4])");
-  EXPECT_CONTAINS(run({{"x", Tensor(DType::Float64, {2, 4})}, {"y", Tensor(DType::Float32, {4, 4})}}),
-                  "feed 'x' is f64[2,4] but the program expects f32[?,4]");
+  EXPECT_CONTAINS(
+      run({{"x", Tensor(DType::Float64, {2, 4})}, {"y", Tensor(DType::Float32, {4, 4})}}),
+      "feed 'x' is f64[2,4] but the program expects f32[?,4]");
   EXPECT_CONTAINS(run({{"x", Tensor(DType::Float32, {8})}, {"y", Tensor(DType::Float32, {4, 4})}}),
                   "feed 'x' is f32[8] but the program expects f32[?,4]");
   EXPECT_CONTAINS(run({{"x", x}, {"y", Tensor(DType::Float32, {4, 4})}, {"z", x}}),
@@ -116,7 +117,8 @@ TEST(Session, LoadParamsFromNpy) {
   ASSERT_FALSE(missing.ok());
   EXPECT_CONTAINS(missing.message(), "cannot load parameter 'w': " + (dir / "w.npy").string());
 
-  ASSERT_TRUE(distc::runtime::writeNpy((dir / "w.npy").string(), Tensor(DType::Float32, {3, 4})).ok());
+  ASSERT_TRUE(
+      distc::runtime::writeNpy((dir / "w.npy").string(), Tensor(DType::Float32, {3, 4})).ok());
   Status wrongShape = session->loadParams(dir.string());
   ASSERT_FALSE(wrongShape.ok());
   EXPECT_CONTAINS(wrongShape.message(), "parameter 'w' in " + (dir / "w.npy").string() +
@@ -179,10 +181,10 @@ TEST(Npy, RejectsBadFiles) {
   EXPECT_CONTAINS(parse(npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 12)),
                   ".npy data has 12 bytes, expected 8");
   EXPECT_CONTAINS(parse(npyBytes("{'descr': '<f4', 'fortran_order': False}", 4)), "no 'shape'");
-  EXPECT_TRUE(distc::runtime::parseNpy(
-                  npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (1, 2), }", 16),
-                  "ok.npy", t)
-                  .ok());
+  EXPECT_TRUE(
+      distc::runtime::parseNpy(
+          npyBytes("{'descr': '<i8', 'fortran_order': False, 'shape': (1, 2), }", 16), "ok.npy", t)
+          .ok());
   EXPECT_EQ(t.typeString(), "i64[1,2]");
   EXPECT_CONTAINS(distc::runtime::readNpy("/nonexistent/x.npy", t).message(),
                   "/nonexistent/x.npy: cannot open");
@@ -195,8 +197,8 @@ TEST(TensorFormat, NumpyLikeLayout) {
   EXPECT_EQ(distc::runtime::formatTensorValues(b), "[True False]");
   Tensor r3 = tensorOf(DType::Int32, {2, 1, 2}, {1, 2, 3, 4});
   EXPECT_EQ(distc::runtime::formatTensorValues(r3), "[[[1 2]]\n\n [[3 4]]]");
-  auto mismatch = distc::runtime::compareTensors(t, tensorOf(DType::Float32, {2, 3}, {1, 0.5, -2, 0.1, 3.1, 4}),
-                                                 1e-5, 1e-6);
+  auto mismatch = distc::runtime::compareTensors(
+      t, tensorOf(DType::Float32, {2, 3}, {1, 0.5, -2, 0.1, 3.1, 4}), 1e-5, 1e-6);
   ASSERT_TRUE(mismatch);
   EXPECT_EQ(*mismatch, "MISMATCH at [1,1]: got 3 expected 3.1");
 }

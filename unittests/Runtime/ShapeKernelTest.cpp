@@ -42,8 +42,9 @@ TEST(TransposeKernel, AgainstReference) {
         ref[f] = elementAt(x, flatIndex(shape, in));
       }
       std::vector<Tensor> out;
-      ASSERT_TRUE(runKernel("transpose", {x}, {{dt, outShape}}, {AttrDesc::ofInts("perm", perm)}, out)
-                      .ok());
+      ASSERT_TRUE(
+          runKernel("transpose", {x}, {{dt, outShape}}, {AttrDesc::ofInts("perm", perm)}, out)
+              .ok());
       expectClose(out[0], ref, 0, 0);
     }
 }
@@ -83,8 +84,8 @@ TEST(ConcatSplitKernels, RoundTripOnEveryAxis) {
 TEST(ConcatKernel, RejectsMismatchedExtents) {
   Tensor x0(DType::Float32, {2, 3}), x1(DType::Float32, {3, 3});
   std::vector<Tensor> out;
-  Status s = runKernel("concat", {x0, x1}, {{DType::Float32, {2, 6}}}, {AttrDesc::ofInt("axis", 1)},
-                       out);
+  Status s =
+      runKernel("concat", {x0, x1}, {{DType::Float32, {2, 6}}}, {AttrDesc::ofInt("axis", 1)}, out);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("does not match"), std::string::npos) << s.message();
 }
@@ -96,10 +97,8 @@ TEST(SliceKernel, NegativeAndClampedIndices) {
     std::vector<int64_t> axes, starts, ends;
     Shape out;
   } cases[] = {
-      {{1}, {1}, {4}, {4, 3, 5}},
-      {{1}, {-3}, {-1}, {4, 2, 5}},
-      {{0, 2}, {-100}, {100}, {4, 6, 5}},
-      {{0, 2}, {1, -2}, {100, 5}, {3, 6, 2}},
+      {{1}, {1}, {4}, {4, 3, 5}},         {{1}, {-3}, {-1}, {4, 2, 5}},
+      {{0, 2}, {-100}, {100}, {4, 6, 5}}, {{0, 2}, {1, -2}, {100, 5}, {3, 6, 2}},
       {{2}, {4}, {2}, {4, 6, 0}},
   };
   for (const Case &c : cases) {

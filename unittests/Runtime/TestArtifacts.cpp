@@ -161,8 +161,7 @@ double elementAt(const Tensor &t, int64_t i) {
   return v;
 }
 
-void expectClose(const Tensor &got, const std::vector<double> &expected, double rtol,
-                 double atol) {
+void expectClose(const Tensor &got, const std::vector<double> &expected, double rtol, double atol) {
   ASSERT_TRUE(got.defined());
   ASSERT_EQ(got.numel(), int64_t(expected.size())) << got.typeString();
   int failures = 0;

@@ -76,8 +76,7 @@ Tensor tensorOf(DType dtype, const Shape &shape, const std::vector<double> &valu
 double elementAt(const Tensor &t, int64_t i);
 
 /// Expects equal shapes and |a-b| <= atol + rtol*|b| everywhere.
-void expectClose(const Tensor &got, const std::vector<double> &expected, double rtol,
-                 double atol);
+void expectClose(const Tensor &got, const std::vector<double> &expected, double rtol, double atol);
 
 /// Flat index of `idx` in row-major `shape`, and its inverse.
 int64_t flatIndex(const Shape &shape, const std::vector<int64_t> &idx);

@@ -58,9 +58,8 @@ public:
 
   /// Same checks over file bytes already in memory (header included).
   /// `displayName` stands for the file name in messages.
-  static std::unique_ptr<LoadedArtifact> loadBytes(std::vector<uint8_t> fileBytes,
-                                                   const std::string &displayName,
-                                                   std::string &error);
+  static std::unique_ptr<LoadedArtifact>
+  loadBytes(std::vector<uint8_t> fileBytes, const std::string &displayName, std::string &error);
 
   const distc::fb::Artifact *artifact() const { return artifact_; }
   const distc::fb::Artifact &operator*() const { return *artifact_; }

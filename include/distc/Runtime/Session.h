@@ -100,8 +100,8 @@ private:
   std::unique_ptr<artifact::LoadedArtifact> artifact_;
   std::unique_ptr<Backend> backend_;
   std::string role_ = "trainer";
-  std::vector<Tensor> persistent_;   // indexed by buffer; defined for Persistent
-  std::vector<bool> initialized_;    // per buffer
+  std::vector<Tensor> persistent_; // indexed by buffer; defined for Persistent
+  std::vector<bool> initialized_;  // per buffer
 };
 
 } // namespace distc::runtime

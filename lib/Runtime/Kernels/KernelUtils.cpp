@@ -7,8 +7,8 @@ namespace distc::runtime::kernels {
 void expectSameDtype(const KernelContext &ctx, const Tensor &a, const Tensor &b, const char *aName,
                      const char *bName) {
   if (a.dtype() != b.dtype())
-    ctx.fail(std::string(aName) + " has dtype " + dtypeName(a.dtype()) + " but " + bName +
-             " has " + dtypeName(b.dtype()));
+    ctx.fail(std::string(aName) + " has dtype " + dtypeName(a.dtype()) + " but " + bName + " has " +
+             dtypeName(b.dtype()));
 }
 
 void expectShape(const KernelContext &ctx, const Tensor &t, const Shape &expected,

@@ -43,8 +43,7 @@ void matmulKernel(KernelContext &ctx) {
   for (int d = 0; d < r - 2; ++d)
     if ((a.dim(d) != out.dim(d) && a.dim(d) != 1) || (b.dim(d) != out.dim(d) && b.dim(d) != 1))
       ctx.fail("batch dim " + std::to_string(d) + " of a " + formatShape(a.shape()) + " and b " +
-               formatShape(b.shape()) + " does not broadcast to out " +
-               formatShape(out.shape()));
+               formatShape(b.shape()) + " does not broadcast to out " + formatShape(out.shape()));
   if (std::max({m, n, k}) > INT32_MAX)
     ctx.fail("matrix dimension exceeds the BLAS integer range");
 
