@@ -187,6 +187,19 @@ struct DeriveModesPass : impl::DeriveModesBase<DeriveModesPass> {
       return signalPassFailure();
     }
     Operation *startup = findProgram(module, "startup");
+    if (!loss.empty()) {
+      Value lossValue = findVariable(main, loss);
+      if (!lossValue) {
+        main->emitError() << "loss variable '" << loss << "' is not defined by the main program";
+        return signalPassFailure();
+      }
+      auto type = dyn_cast<RankedTensorType>(lossValue.getType());
+      if (!type || !type.hasStaticShape() || type.getNumElements() != 1) {
+        main->emitError() << "loss variable '" << loss << "' must be a scalar, but has type "
+                          << lossValue.getType();
+        return signalPassFailure();
+      }
+    }
 
     OpBuilder builder(module.getContext());
     builder.setInsertionPointAfter(startup ? startup : main);
@@ -194,14 +207,8 @@ struct DeriveModesPass : impl::DeriveModesBase<DeriveModesPass> {
     // predict: the program's own fetches, less the loss and whatever needs a
     // label (metrics).
     Operation *predict = cloneProgram(builder, main, "predict", "main");
-    if (!loss.empty()) {
-      Value lossValue = findVariable(predict, loss);
-      if (!lossValue) {
-        main->emitError() << "loss variable '" << loss << "' is not defined by the main program";
-        return signalPassFailure();
-      }
-      removeFetchesOf(predict, lossValue);
-    }
+    if (!loss.empty())
+      removeFetchesOf(predict, findVariable(predict, loss));
     removeLabelDependentFetches(predict);
     if (countFetches(predict) == 0) {
       main->emitError() << "the program fetches nothing but losses and metrics: add fetch "
@@ -216,12 +223,6 @@ struct DeriveModesPass : impl::DeriveModesBase<DeriveModesPass> {
     if (!loss.empty()) {
       Operation *eval = cloneProgram(builder, main, "eval", "main");
       Value lossValue = findVariable(eval, loss);
-      auto type = dyn_cast<RankedTensorType>(lossValue.getType());
-      if (!type || !type.hasStaticShape() || type.getNumElements() != 1) {
-        main->emitError() << "loss variable '" << loss << "' must be a scalar, but has type "
-                          << lossValue.getType();
-        return signalPassFailure();
-      }
       if (!fetches(eval, lossValue)) {
         OpBuilder at(eval->getContext());
         at.setInsertionPointToEnd(&eval->getRegion(0).front());
