@@ -19,6 +19,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.distc_tools_dir, append_path=True)
 
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(
+    ("%examples", os.path.join(os.path.dirname(config.test_source_root), "examples")))
 config.substitutions.append(("%shared_data", config.distc_shared_data))
 # Debian's numpy is installed for the system interpreter, not for any other
 # python3 that may come first on PATH.

@@ -52,35 +52,44 @@ def gelu(x):
     return 0.5 * x * (1 + np.vectorize(erf)(x / np.sqrt(2)))
 
 
-def attention(out):
-    """Embedding, layer norm, 2-head self-attention, GELU FFN, residuals."""
+def transformer(out):
+    """The pre-LN transformer block of examples/transformer: embedding, layer
+    norm, 4-head self-attention, residual, layer norm, GELU FFN, residual.
+    Parameters use the example program's variable names."""
     params = os.path.join(out, "params")
     os.makedirs(params, exist_ok=True)
-    vocab, seq, hidden, heads = 11, 3, 8, 2
-    f = lambda *shape: (rng.standard_normal(shape) * 0.4).astype(np.float32).astype(np.float64)
-    p = {
-        "emb": f(vocab, hidden), "ln_scale": 1 + f(hidden), "ln_bias": f(hidden),
-        "wq": f(hidden, hidden), "wk": f(hidden, hidden), "wv": f(hidden, hidden),
-        "wo": f(hidden, hidden), "w1": f(hidden, 16), "w2": f(16, hidden),
-    }
+    vocab, batch, seq, hidden, heads, ffn = 100, 2, 16, 32, 4, 64
+    f = lambda *shape: (rng.standard_normal(shape) * 0.3).astype(np.float32).astype(np.float64)
+    p = {"word_embedding": f(vocab, hidden)}
+    for i in range(2):
+        p[f"layer_norm_{i}.w_0"] = 1 + f(hidden)
+        p[f"layer_norm_{i}.b_0"] = f(hidden)
+    for i in range(4):
+        p[f"linear_{i}.w_0"], p[f"linear_{i}.b_0"] = f(hidden, hidden), f(hidden)
+    p["linear_4.w_0"], p["linear_4.b_0"] = f(hidden, ffn), f(ffn)
+    p["linear_5.w_0"], p["linear_5.b_0"] = f(ffn, hidden), f(hidden)
     for name, value in p.items():
         save(params, name, value)
-    ids = rng.integers(0, vocab, size=(2, seq))
-    save(out, "ids", ids, np.int64)
-    x = p["emb"][ids]                                       # [b, s, h]
-    y = layer_norm(x, p["ln_scale"], p["ln_bias"])
+    ids = rng.integers(0, vocab, size=(batch, seq))
+    save(out, "src_ids", ids, np.int64)
+
+    def linear(t, i):
+        return t @ p[f"linear_{i}.w_0"] + p[f"linear_{i}.b_0"]
+
     def heads_of(t):                                        # [b, s, h] -> [b, n, s, d]
-        return t.reshape(2, seq, heads, hidden // heads).transpose(0, 2, 1, 3)
-    q, k, v = (heads_of(y @ p[w]) for w in ("wq", "wk", "wv"))
+        return t.reshape(batch, seq, heads, hidden // heads).transpose(0, 2, 1, 3)
+
+    x = p["word_embedding"][ids]                            # [b, s, h]
+    y = layer_norm(x, p["layer_norm_0.w_0"], p["layer_norm_0.b_0"])
+    q, k, v = (heads_of(linear(y, i)) for i in range(3))
     scores = (q @ k.transpose(0, 1, 3, 2)) * (1 / np.sqrt(hidden // heads))
-    ctx = softmax(scores) @ v                               # [b, n, s, d]
-    ctx = ctx.transpose(0, 2, 1, 3).reshape(2, seq, hidden)
-    a = x + (ctx @ p["wo"]) * 0.9                           # downgrade_in_infer dropout, p = 0.1
-    out_ = a + gelu(a @ p["w1"]) @ p["w2"]
-    save(out, "out", out_)
-    save(out, "pooled", out_.mean(axis=1))
+    ctx = softmax(scores) @ v                               # upscale_in_train dropout: identity at inference
+    ctx = ctx.transpose(0, 2, 1, 3).reshape(batch, seq, hidden)
+    a = x + linear(ctx, 3)
+    z = layer_norm(a, p["layer_norm_1.w_0"], p["layer_norm_1.b_0"])
+    save(out, "out", a + linear(gelu(linear(z, 4)), 5))
 
 
 if __name__ == "__main__":
     os.makedirs(sys.argv[2], exist_ok=True)
-    {"mlp": mlp, "attention": attention}[sys.argv[1]](sys.argv[2])
+    {"mlp": mlp, "transformer": transformer}[sys.argv[1]](sys.argv[2])
