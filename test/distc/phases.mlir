@@ -8,6 +8,7 @@
 // RUN: not distc %s --loss nope -o %t.distc 2>&1 | FileCheck %s --check-prefix=NOLOSS
 // RUN: not distc %s --loss y -o %t.distc 2>&1 | FileCheck %s --check-prefix=NOTSCALAR
 // RUN: not distc %s 2>&1 | FileCheck %s --check-prefix=NOTHING
+// RUN: not distc %s --compile-to=artifact --emit=program-json 2>&1 | FileCheck %s --check-prefix=ARTJSON
 // RUN: not distc %t.missing.json -o %t.distc 2>&1 | FileCheck %s --check-prefix=MISSING
 
 // IMPORT-LABEL: pd.program @main
@@ -34,6 +35,8 @@
 // ART: = reduce({{.*}}) {axes = [0, 1], op = "mean"}
 // ART: predict/trainer/startup
 // ART: = uniform_random() {max = 0.5, min = -0.5, seed = {{[1-9][0-9]*}}}
+
+// ARTJSON: distc: error: --emit=program-json prints a program; the artifact phase has none
 
 // JSON: "type": "mean"
 // JSON: "type": "fetch"

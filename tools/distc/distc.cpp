@@ -180,5 +180,12 @@ int main(int argc, char **argv) {
     distc::reportError("nothing to do: give -o FILE, --compile-to PHASE or --emit FORM");
     return 1;
   }
+  if (options.emit == "program-json" && options.compileTo == "artifact") {
+    // The artifact is kernel calls over buffers, not a program: there is no
+    // ProgramDesc to print for it.
+    distc::reportError("--emit=program-json prints a program; the artifact phase has none "
+                       "(use --compile-to=import or modes, or distc-dump for the artifact)");
+    return 1;
+  }
   return compile(options);
 }
