@@ -12,6 +12,7 @@
 
 #include "distc/Export/Export.h"
 
+#include "distc/Dialect/Pd/OpAttributes.h"
 #include "distc/Dialect/Pd/OpCatalog.h"
 #include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Dialect/Pd/PdOps.h"
@@ -375,11 +376,10 @@ LogicalResult ProgramExporter::emitCatalogOp(Operation *op, const pd::OpSpec &sp
 
   std::vector<proto::OpDesc::Attr> attrs;
   llvm::StringSet<> catalogNames;
+  pd::OpAttributes attributes(op);
   for (const pd::AttrSpec &attrSpec : spec.attrs) {
     catalogNames.insert(attrSpec.name);
-    Attribute value = op->getAttr(StringRef(attrSpec.name.data(), attrSpec.name.size()));
-    if (!value)
-      value = importer::catalogDefault(op->getContext(), attrSpec.kind, attrSpec.defaultValue);
+    Attribute value = attributes.get(StringRef(attrSpec.name.data(), attrSpec.name.size()));
     if (!value)
       return op->emitError() << "attribute '" << attrSpec.name << "' has no value";
     proto::OpDesc::Attr out;

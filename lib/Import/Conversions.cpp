@@ -115,40 +115,6 @@ Attribute mismatch(const PAttr &attr, AttrKind kind, std::string &error) {
   return {};
 }
 
-/// Splits "[a, b, c]" into its trimmed items; nullopt when not bracketed.
-std::optional<SmallVector<std::string>> splitList(std::string_view literal) {
-  StringRef text = StringRef(literal.data(), literal.size()).trim();
-  if (!text.consume_front("[") || !text.consume_back("]"))
-    return std::nullopt;
-  SmallVector<std::string> items;
-  text = text.trim();
-  if (text.empty())
-    return items;
-  SmallVector<StringRef> parts;
-  text.split(parts, ',');
-  for (StringRef part : parts)
-    items.push_back(part.trim().str());
-  return items;
-}
-
-std::optional<int64_t> parseInt(StringRef text) {
-  int64_t v = 0;
-  if (text.trim().getAsInteger(10, v))
-    return std::nullopt;
-  return v;
-}
-
-std::optional<double> parseDouble(StringRef text) {
-  std::string s = text.trim().str();
-  if (s.empty())
-    return std::nullopt;
-  char *end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (!end || *end != '\0')
-    return std::nullopt;
-  return v;
-}
-
 } // namespace
 
 std::string attrTypeName(int type) {
@@ -273,87 +239,6 @@ Attribute importAttrGeneric(MLIRContext *ctx, const PAttr &attr, std::string &er
     return {};
   default:
     error = "has type " + attrTypeName(attr.type()) + ", which is not supported";
-    return {};
-  }
-}
-
-Attribute catalogDefault(MLIRContext *ctx, AttrKind kind, std::string_view literal) {
-  Builder b(ctx);
-  StringRef text(literal.data(), literal.size());
-  switch (kind) {
-  case AttrKind::Int: {
-    auto v = parseInt(text);
-    return v && fitsInt32(*v) ? b.getI32IntegerAttr(static_cast<int32_t>(*v)) : Attribute();
-  }
-  case AttrKind::Long: {
-    auto v = parseInt(text);
-    return v ? b.getI64IntegerAttr(*v) : Attribute();
-  }
-  case AttrKind::Float: {
-    auto v = parseDouble(text);
-    return v ? b.getF32FloatAttr(static_cast<float>(*v)) : Attribute();
-  }
-  case AttrKind::Float64: {
-    auto v = parseDouble(text);
-    return v ? b.getF64FloatAttr(*v) : Attribute();
-  }
-  case AttrKind::Boolean:
-    if (text.trim() == "true" || text.trim() == "false")
-      return b.getBoolAttr(text.trim() == "true");
-    return {};
-  case AttrKind::String:
-    return b.getStringAttr(text);
-  default:
-    break;
-  }
-  auto items = splitList(literal);
-  if (!items)
-    return {};
-  switch (kind) {
-  case AttrKind::Ints:
-  case AttrKind::Longs: {
-    SmallVector<int64_t> values;
-    for (const std::string &item : *items) {
-      auto v = parseInt(item);
-      if (!v || (kind == AttrKind::Ints && !fitsInt32(*v)))
-        return {};
-      values.push_back(*v);
-    }
-    if (kind == AttrKind::Longs)
-      return b.getDenseI64ArrayAttr(values);
-    return b.getDenseI32ArrayAttr(llvm::to_vector(
-        llvm::map_range(values, [](int64_t v) { return static_cast<int32_t>(v); })));
-  }
-  case AttrKind::Floats:
-  case AttrKind::Float64s: {
-    SmallVector<double> values;
-    for (const std::string &item : *items) {
-      auto v = parseDouble(item);
-      if (!v)
-        return {};
-      values.push_back(*v);
-    }
-    if (kind == AttrKind::Float64s)
-      return b.getDenseF64ArrayAttr(values);
-    return b.getDenseF32ArrayAttr(
-        llvm::to_vector(llvm::map_range(values, [](double v) { return static_cast<float>(v); })));
-  }
-  case AttrKind::Booleans: {
-    SmallVector<bool> values;
-    for (const std::string &item : *items) {
-      if (item != "true" && item != "false")
-        return {};
-      values.push_back(item == "true");
-    }
-    return b.getDenseBoolArrayAttr(values);
-  }
-  case AttrKind::Strings: {
-    SmallVector<Attribute> values;
-    for (const std::string &item : *items)
-      values.push_back(b.getStringAttr(item));
-    return b.getArrayAttr(values);
-  }
-  default:
     return {};
   }
 }

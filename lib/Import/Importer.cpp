@@ -14,6 +14,7 @@
 
 #include "distc/Import/Import.h"
 
+#include "distc/Dialect/Pd/OpAttributes.h"
 #include "distc/Dialect/Pd/OpCatalog.h"
 #include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Dialect/Pd/PdOps.h"
@@ -414,7 +415,7 @@ LogicalResult ProgramImporter::importCatalogOp(Location loc, const proto::OpDesc
     } else if (attrSpec.required) {
       return emitError(loc) << "missing required attribute '" << attrSpec.name << "'";
     } else {
-      value = importer::catalogDefault(&ctx, attrSpec.kind, attrSpec.defaultValue);
+      value = pd::catalogDefault(&ctx, attrSpec);
       if (!value)
         return emitError(loc) << "the op catalog's default of attribute '" << attrSpec.name
                               << "' is malformed";
@@ -582,7 +583,7 @@ OwningOpRef<ModuleOp> importProgram(MLIRContext &ctx, const programdesc::Program
   auto importOne = [&](const programdesc::ProgramDesc &program, StringRef symbol, StringRef source,
                        Location loc) -> LogicalResult {
     OpBuilder::InsertionGuard guard(builder);
-    auto op = builder.create<pd::ProgramOp>(loc, symbol);
+    auto op = pd::ProgramOp::create(builder, loc, symbol);
     if (op.getBody().empty())
       op.getBody().emplaceBlock();
     ProgramImporter importer(ctx, vars, source);

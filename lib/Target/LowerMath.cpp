@@ -43,7 +43,7 @@ static std::optional<DimDesc> broadcastDim(ProgramLowering &pl, const DimDesc &a
 LogicalResult ProgramLowering::lowerElementwise(Operation *op, StringRef binaryOp) {
   Value x = op->getOperand(0), y = op->getOperand(1);
   const SymShape &xd = dimsOf(x), &yd = dimsOf(y);
-  int64_t axis = AttrReader(op).getInt("axis");
+  int64_t axis = pd::OpAttributes(op).getInt("axis");
   bool xBigger = xd.size() >= yd.size();
   const SymShape &big = xBigger ? xd : yd, &small = xBigger ? yd : xd;
   size_t rank = big.size();
@@ -80,7 +80,7 @@ LogicalResult ProgramLowering::lowerUnary(Operation *op, StringRef unaryOp) {
 
 LogicalResult ProgramLowering::lowerScale(Operation *op) {
   Value x = op->getOperand(0);
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   FailureOr<int32_t> result = defineResult(op->getResult(0), dimsOf(x));
   if (failed(result))
     return failure();
@@ -113,7 +113,7 @@ LogicalResult ProgramLowering::lowerAssign(Operation *op) {
 LogicalResult ProgramLowering::lowerMul(Operation *op) {
   Value x = op->getOperand(0), y = op->getOperand(1);
   const SymShape &xd = dimsOf(x), &yd = dimsOf(y);
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   int64_t xn = attrs.getInt("x_num_col_dims"), yn = attrs.getInt("y_num_col_dims");
   if (xn < 1 || xn >= static_cast<int64_t>(xd.size()) || yn < 1 ||
       yn >= static_cast<int64_t>(yd.size()))
@@ -143,7 +143,7 @@ LogicalResult ProgramLowering::lowerMul(Operation *op) {
 LogicalResult ProgramLowering::lowerMatmul(Operation *op) {
   Value x = op->getOperand(0), y = op->getOperand(1);
   SymShape xd = dimsOf(x), yd = dimsOf(y);
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   bool transX = attrs.getBool("trans_x"), transY = attrs.getBool("trans_y");
   if (xd.empty() || yd.empty())
     return error(op) << "matmul_v2 needs operands of rank >= 1";
@@ -196,7 +196,7 @@ LogicalResult ProgramLowering::lowerMatmul(Operation *op) {
 LogicalResult ProgramLowering::lowerSoftmax(Operation *op) {
   Value x = op->getOperand(0);
   int64_t rank = static_cast<int64_t>(dimsOf(x).size());
-  auto axis = normalizeAxis(AttrReader(op).getInt("axis"), rank);
+  auto axis = normalizeAxis(pd::OpAttributes(op).getInt("axis"), rank);
   if (!axis)
     return error(op) << "axis out of range for rank " << rank;
   FailureOr<int32_t> result = defineResult(op->getResult(0), dimsOf(x));
@@ -239,7 +239,7 @@ static LogicalResult emitReduce(ProgramLowering &pl, Operation *op, StringRef re
 }
 
 LogicalResult ProgramLowering::lowerReduce(Operation *op, StringRef reduceOp) {
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   int64_t rank = static_cast<int64_t>(dimsOf(op->getOperand(0)).size());
   std::vector<int64_t> axes;
   if (!attrs.getBool("reduce_all"))

@@ -38,7 +38,7 @@ LogicalResult ProgramLowering::lowerFillConstant(Operation *op) {
   Value out = op->getResult(0);
   if (!cast<RankedTensorType>(out.getType()).hasStaticShape())
     return error(op) << "fill_constant needs a static shape";
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   double value = attrs.getFloat("value");
   // Paddle writes the exact value as a string when a float would round it.
   std::string text = attrs.getString("str_value");
@@ -73,7 +73,7 @@ LogicalResult ProgramLowering::lowerRandom(Operation *op) {
   Value out = op->getResult(0);
   if (!cast<RankedTensorType>(out.getType()).hasStaticShape())
     return error(op) << "random initializers need a static shape";
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   StringRef type = op->getName().getStringRef().drop_front(3);
   int64_t seed = attrs.getInt("seed");
   if (seed == 0)
@@ -104,7 +104,7 @@ LogicalResult ProgramLowering::lowerLookupTable(Operation *op) {
   if (failed(result))
     return failure();
   emit("gather_rows", {bufferOf(ids), bufferOf(table)}, {*result},
-       {AttrDesc::ofInt("padding_idx", AttrReader(op).getInt("padding_idx"))});
+       {AttrDesc::ofInt("padding_idx", pd::OpAttributes(op).getInt("padding_idx"))});
   return success();
 }
 
@@ -112,7 +112,7 @@ LogicalResult ProgramLowering::lowerLayerNorm(Operation *op) {
   auto groups = operandGroups(op, 3);
   Value x = groups[0].front();
   const SymShape &xd = dimsOf(x);
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   int64_t begin = attrs.getInt("begin_norm_axis");
   if (begin < 1 || begin > static_cast<int64_t>(xd.size()))
     return error(op) << "begin_norm_axis " << begin << " out of range for X " << describe(xd);
@@ -137,7 +137,7 @@ LogicalResult ProgramLowering::lowerLayerNorm(Operation *op) {
 /// at training time, so the output is the input itself.
 LogicalResult ProgramLowering::lowerDropout(Operation *op) {
   Value x = op->getOperand(0);
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   std::string impl = attrs.getString("dropout_implementation");
   if (impl == "upscale_in_train") {
     if (failed(defineView(op->getResult(0), bufferOf(x), dimsOf(x))))
@@ -164,7 +164,7 @@ LogicalResult ProgramLowering::lowerDropout(Operation *op) {
 LogicalResult ProgramLowering::lowerSoftmaxCrossEntropy(Operation *op) {
   Value logits = op->getOperand(0), label = op->getOperand(1);
   const SymShape &ld = dimsOf(logits), &yd = dimsOf(label);
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   auto axis = normalizeAxis(attrs.getInt("axis"), static_cast<int64_t>(ld.size()));
   if (!axis)
     return error(op) << "axis out of range for Logits " << describe(ld);
@@ -189,7 +189,7 @@ LogicalResult ProgramLowering::lowerSoftmaxCrossEntropy(Operation *op) {
 LogicalResult ProgramLowering::lowerTopK(Operation *op) {
   Value x = op->getOperand(0);
   const SymShape &xd = dimsOf(x);
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   int64_t rank = static_cast<int64_t>(xd.size());
   auto axis = normalizeAxis(attrs.getInt("axis"), rank);
   if (!axis || *axis != rank - 1)

@@ -14,7 +14,7 @@ namespace distc::target {
 LogicalResult ProgramLowering::lowerReshape(Operation *op) {
   Value x = op->getOperand(0);
   const SymShape &xd = dimsOf(x);
-  std::vector<int64_t> shape = AttrReader(op).getInts("shape");
+  std::vector<int64_t> shape = pd::OpAttributes(op).getInts("shape");
   std::optional<DimDesc> total = product(xd);
   if (!total)
     return error(op) << "cannot reshape " << describe(xd) << ": several unknown dims";
@@ -59,7 +59,7 @@ LogicalResult ProgramLowering::lowerReshape(Operation *op) {
 LogicalResult ProgramLowering::lowerTranspose(Operation *op) {
   Value x = op->getOperand(0);
   const SymShape &xd = dimsOf(x);
-  std::vector<int64_t> perm = AttrReader(op).getInts("axis");
+  std::vector<int64_t> perm = pd::OpAttributes(op).getInts("axis");
   if (perm.size() != xd.size())
     return error(op) << "axis has " << perm.size() << " entries for X " << describe(xd);
   SymShape out;
@@ -85,7 +85,7 @@ LogicalResult ProgramLowering::lowerConcat(Operation *op) {
   if (op->getNumOperands() == 0)
     return error(op) << "concat of nothing";
   SymShape out = dimsOf(op->getOperand(0));
-  auto axis = normalizeAxis(AttrReader(op).getInt("axis"), static_cast<int64_t>(out.size()));
+  auto axis = normalizeAxis(pd::OpAttributes(op).getInt("axis"), static_cast<int64_t>(out.size()));
   if (!axis)
     return error(op) << "axis out of range for rank " << out.size();
   std::vector<int32_t> inputs = {bufferOf(op->getOperand(0))};
@@ -124,7 +124,7 @@ LogicalResult ProgramLowering::lowerConcat(Operation *op) {
 LogicalResult ProgramLowering::lowerSplit(Operation *op) {
   Value x = op->getOperand(0);
   const SymShape &xd = dimsOf(x);
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   auto axis = normalizeAxis(attrs.getInt("axis"), static_cast<int64_t>(xd.size()));
   if (!axis)
     return error(op) << "axis out of range for X " << describe(xd);
@@ -172,7 +172,7 @@ LogicalResult ProgramLowering::lowerSplit(Operation *op) {
 LogicalResult ProgramLowering::lowerSlice(Operation *op) {
   Value x = op->getOperand(0);
   const SymShape &xd = dimsOf(x);
-  AttrReader attrs(op);
+  pd::OpAttributes attrs(op);
   std::vector<int64_t> axes = attrs.getInts("axes"), starts = attrs.getInts("starts"),
                        ends = attrs.getInts("ends"), decrease = attrs.getInts("decrease_axis");
   if (axes.size() != starts.size() || axes.size() != ends.size())

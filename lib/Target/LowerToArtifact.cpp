@@ -22,103 +22,6 @@ using namespace mlir;
 namespace distc::target {
 
 //===----------------------------------------------------------------------===//
-// Attribute access with catalogue defaults
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-const pd::AttrSpec *findAttrSpec(Operation *op, StringRef name) {
-  StringRef type = op->getName().getStringRef();
-  type.consume_front("pd.");
-  if (const pd::OpSpec *spec = pd::lookupOp(std::string_view(type.data(), type.size())))
-    for (const pd::AttrSpec &attr : spec->attrs)
-      if (attr.name == std::string_view(name.data(), name.size()))
-        return &attr;
-  return nullptr;
-}
-
-/// Parses a catalogue default literal: "1", "-1.5", "true", "[1,2]", "abc".
-std::vector<double> parseDefaultList(std::string_view text) {
-  std::vector<double> values;
-  std::string body(text);
-  if (!body.empty() && body.front() == '[')
-    body = body.substr(1, body.size() - 2);
-  size_t pos = 0;
-  while (pos < body.size()) {
-    size_t comma = body.find(',', pos);
-    std::string item = body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (item == "true")
-      values.push_back(1);
-    else if (item == "false")
-      values.push_back(0);
-    else if (!item.empty())
-      values.push_back(std::strtod(item.c_str(), nullptr));
-    if (comma == std::string::npos)
-      break;
-    pos = comma + 1;
-  }
-  return values;
-}
-
-} // namespace
-
-int64_t AttrReader::getInt(StringRef name) const {
-  Attribute attr = op->getAttr(name);
-  if (auto b = dyn_cast_or_null<BoolAttr>(attr))
-    return b.getValue();
-  if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
-    return i.getValue().getSExtValue();
-  if (auto f = dyn_cast_or_null<FloatAttr>(attr))
-    return static_cast<int64_t>(f.getValueAsDouble());
-  if (const pd::AttrSpec *spec = findAttrSpec(op, name)) {
-    auto values = parseDefaultList(spec->defaultValue);
-    return values.empty() ? 0 : static_cast<int64_t>(values.front());
-  }
-  return 0;
-}
-
-double AttrReader::getFloat(StringRef name) const {
-  Attribute attr = op->getAttr(name);
-  if (auto f = dyn_cast_or_null<FloatAttr>(attr))
-    return f.getValueAsDouble();
-  if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
-    return static_cast<double>(i.getValue().getSExtValue());
-  if (const pd::AttrSpec *spec = findAttrSpec(op, name)) {
-    auto values = parseDefaultList(spec->defaultValue);
-    return values.empty() ? 0 : values.front();
-  }
-  return 0;
-}
-
-std::string AttrReader::getString(StringRef name) const {
-  if (auto s = dyn_cast_or_null<StringAttr>(op->getAttr(name)))
-    return s.getValue().str();
-  if (const pd::AttrSpec *spec = findAttrSpec(op, name))
-    return std::string(spec->defaultValue);
-  return "";
-}
-
-std::vector<int64_t> AttrReader::getInts(StringRef name) const {
-  Attribute attr = op->getAttr(name);
-  if (auto a = dyn_cast_or_null<DenseI32ArrayAttr>(attr))
-    return {a.asArrayRef().begin(), a.asArrayRef().end()};
-  if (auto a = dyn_cast_or_null<DenseI64ArrayAttr>(attr))
-    return {a.asArrayRef().begin(), a.asArrayRef().end()};
-  if (auto a = dyn_cast_or_null<ArrayAttr>(attr)) {
-    std::vector<int64_t> values;
-    for (Attribute element : a)
-      if (auto i = dyn_cast<IntegerAttr>(element))
-        values.push_back(i.getValue().getSExtValue());
-    return values;
-  }
-  std::vector<int64_t> values;
-  if (const pd::AttrSpec *spec = findAttrSpec(op, name))
-    for (double v : parseDefaultList(spec->defaultValue))
-      values.push_back(static_cast<int64_t>(v));
-  return values;
-}
-
-//===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 
@@ -382,7 +285,7 @@ LogicalResult ProgramLowering::lowerOp(Operation *op) {
       .Case("tanh", [&] { return lowerUnary(op, "tanh"); })
       .Case("square", [&] { return lowerUnary(op, "square"); })
       .Case("gelu", [&] {
-        return lowerUnary(op, AttrReader(op).getBool("approximate") ? "gelu_tanh" : "gelu");
+        return lowerUnary(op, pd::OpAttributes(op).getBool("approximate") ? "gelu_tanh" : "gelu");
       })
       .Case("scale", [&] { return lowerScale(op); })
       .Case("cast", [&] { return lowerCast(op); })

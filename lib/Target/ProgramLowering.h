@@ -9,6 +9,7 @@
 #ifndef DISTC_LIB_TARGET_PROGRAMLOWERING_H
 #define DISTC_LIB_TARGET_PROGRAMLOWERING_H
 
+#include "distc/Dialect/Pd/OpAttributes.h"
 #include "distc/Target/LowerToArtifact.h"
 #include "distc/Target/SymbolicShape.h"
 
@@ -21,21 +22,6 @@ namespace distc::target {
 
 using artifact::AttrDesc;
 using artifact::BufferKind;
-
-/// Reads an op's inherent attribute by Paddle name, falling back to the op
-/// catalogue's default when the op does not carry it.
-class AttrReader {
-public:
-  explicit AttrReader(mlir::Operation *op) : op(op) {}
-  int64_t getInt(llvm::StringRef name) const;
-  double getFloat(llvm::StringRef name) const;
-  bool getBool(llvm::StringRef name) const { return getInt(name) != 0; }
-  std::string getString(llvm::StringRef name) const;
-  std::vector<int64_t> getInts(llvm::StringRef name) const;
-
-private:
-  mlir::Operation *op;
-};
 
 /// State shared by all programs of one artifact.
 struct ArtifactState {

@@ -46,10 +46,6 @@ mlir::Attribute importAttrAsKind(mlir::MLIRContext *ctx, const proto::OpDesc::At
 mlir::Attribute importAttrGeneric(mlir::MLIRContext *ctx, const proto::OpDesc::Attr &attr,
                                   std::string &error);
 
-/// The catalog default literal ("0", "1e-05", "true", "[1,2]", "abc") as an
-/// MLIR attribute of `kind`; null when the literal is malformed.
-mlir::Attribute catalogDefault(mlir::MLIRContext *ctx, pd::AttrKind kind, std::string_view literal);
-
 /// The Paddle attribute kind an MLIR attribute maps to in the generic
 /// mapping (i32 -> INT, i64 -> LONG, f32 -> FLOAT, dense i32 array -> INTS,
 /// ...), if any.

@@ -10,6 +10,7 @@
 #ifndef DISTC_DIALECT_PD_LIB_INFERENCE_INFERCONTEXT_H
 #define DISTC_DIALECT_PD_LIB_INFERENCE_INFERCONTEXT_H
 
+#include "distc/Dialect/Pd/OpAttributes.h"
 #include "distc/Dialect/Pd/OpCatalog.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -33,8 +34,8 @@ public:
                mlir::DictionaryAttr attrs,
                llvm::SmallVectorImpl<llvm::SmallVector<mlir::Type, 1>> &results,
                unsigned numVariadicResults)
-      : ctx(ctx), loc(loc), spec(spec), operands(operands), attrs(attrs), results(results),
-        numVariadicResults(numVariadicResults) {
+      : ctx(ctx), loc(loc), spec(spec), operands(operands), attrs(ctx, attrs, &spec),
+        results(results), numVariadicResults(numVariadicResults) {
     results.assign(spec.outputs.size(), {});
   }
 
@@ -54,12 +55,15 @@ public:
   llvm::SmallVector<mlir::RankedTensorType> inputs(unsigned slot) const;
 
   /// Attribute values by Paddle name, falling back to the catalog default.
-  int64_t getInt(llvm::StringRef name) const;
-  bool getBool(llvm::StringRef name) const;
-  double getFloat(llvm::StringRef name) const;
-  llvm::SmallVector<int64_t> getInts(llvm::StringRef name) const;
+  int64_t getInt(llvm::StringRef name) const { return attrs.getInt(name); }
+  bool getBool(llvm::StringRef name) const { return attrs.getBool(name); }
+  double getFloat(llvm::StringRef name) const { return attrs.getFloat(name); }
+  llvm::SmallVector<int64_t> getInts(llvm::StringRef name) const {
+    std::vector<int64_t> values = attrs.getInts(name);
+    return llvm::SmallVector<int64_t>(values.begin(), values.end());
+  }
   /// True when the attribute is given explicitly (not defaulted).
-  bool hasAttr(llvm::StringRef name) const;
+  bool hasAttr(llvm::StringRef name) const { return attrs.isGiven(name); }
 
   /// Sets result slot `slot` to a tensor of `dims` (kDyn for `?`).
   void setResult(unsigned slot, llvm::ArrayRef<int64_t> dims, mlir::Type elementType);
@@ -80,14 +84,12 @@ public:
   mlir::LogicalResult requireSameElementType(unsigned a, unsigned b) const;
 
 private:
-  const AttrSpec *findAttrSpec(llvm::StringRef name) const;
-  mlir::Attribute lookup(llvm::StringRef name) const;
 
   mlir::MLIRContext *ctx;
   mlir::Location loc;
   const OpSpec &spec;
   llvm::ArrayRef<llvm::SmallVector<mlir::Type, 1>> operands;
-  mlir::DictionaryAttr attrs;
+  OpAttributes attrs;
   llvm::SmallVectorImpl<llvm::SmallVector<mlir::Type, 1>> &results;
   unsigned numVariadicResults;
 };
