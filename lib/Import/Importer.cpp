@@ -79,6 +79,8 @@ private:
 
   LogicalResult importOp(int index, const proto::OpDesc &op);
   LogicalResult importFeed(Location loc, const proto::OpDesc &op);
+  /// The `col` attribute of a feed or fetch op (0 when absent).
+  FailureOr<int32_t> importColumn(Location loc, const proto::OpDesc &op);
   LogicalResult importFetch(Location loc, const proto::OpDesc &op);
   LogicalResult importCatalogOp(Location loc, const proto::OpDesc &op, const pd::OpSpec &spec);
 
@@ -285,19 +287,25 @@ LogicalResult ProgramImporter::define(Location loc, const std::string &name, Val
   return success();
 }
 
+FailureOr<int32_t> ProgramImporter::importColumn(Location loc, const proto::OpDesc &op) {
+  const proto::OpDesc::Attr *attr = findAttr(op, "col");
+  if (!attr)
+    return 0;
+  std::string error;
+  Attribute value = importer::importAttrAsKind(&ctx, *attr, pd::AttrKind::Int, error);
+  if (!value)
+    return emitError(loc) << "attribute 'col' " << error;
+  return static_cast<int32_t>(cast<IntegerAttr>(value).getInt());
+}
+
 LogicalResult ProgramImporter::importFeed(Location loc, const proto::OpDesc &op) {
   const proto::OpDesc::Var *out = findSlot(op.outputs(), "Out");
   if (!out || out->arguments_size() != 1)
     return emitError(loc) << "feed op needs exactly one output variable in slot 'Out'";
   const std::string &name = out->arguments(0);
-  int32_t col = 0;
-  if (const proto::OpDesc::Attr *attr = findAttr(op, "col")) {
-    std::string error;
-    Attribute value = importer::importAttrAsKind(&ctx, *attr, pd::AttrKind::Int, error);
-    if (!value)
-      return emitError(loc) << "attribute 'col' " << error;
-    col = static_cast<int32_t>(cast<IntegerAttr>(value).getInt());
-  }
+  FailureOr<int32_t> col = importColumn(loc, op);
+  if (failed(col))
+    return failure();
   if (vars.tensors.count(name) || vars.unusable.count(name))
     return emitError(loc) << "feed op writes persistable variable '" << name
                           << "'; only non-persistable variables can be fed";
@@ -314,7 +322,7 @@ LogicalResult ProgramImporter::importFeed(Location loc, const proto::OpDesc &op)
   if (failed(importExtraAttrs(loc, op, {"col"}, attrs, std::nullopt)))
     return failure();
   OperationState state(loc, pd::FeedOp::getOperationName());
-  state.addAttribute("col", builder.getI32IntegerAttr(col));
+  state.addAttribute("col", builder.getI32IntegerAttr(*col));
   state.addAttributes(attrs);
   state.addAttribute(kOutNames, builder.getStrArrayAttr({name}));
   state.addTypes(type);
@@ -326,14 +334,9 @@ LogicalResult ProgramImporter::importFetch(Location loc, const proto::OpDesc &op
   const proto::OpDesc::Var *in = findSlot(op.inputs(), "X");
   if (!in || in->arguments_size() != 1)
     return emitError(loc) << "fetch op needs exactly one input variable in slot 'X'";
-  int32_t col = 0;
-  if (const proto::OpDesc::Attr *attr = findAttr(op, "col")) {
-    std::string error;
-    Attribute value = importer::importAttrAsKind(&ctx, *attr, pd::AttrKind::Int, error);
-    if (!value)
-      return emitError(loc) << "attribute 'col' " << error;
-    col = static_cast<int32_t>(cast<IntegerAttr>(value).getInt());
-  }
+  FailureOr<int32_t> col = importColumn(loc, op);
+  if (failed(col))
+    return failure();
   FailureOr<Value> value = lookupInput(loc, "X", in->arguments(0));
   if (failed(value))
     return failure();
@@ -342,7 +345,7 @@ LogicalResult ProgramImporter::importFetch(Location loc, const proto::OpDesc &op
     return failure();
   OperationState state(loc, pd::FetchOp::getOperationName());
   state.addOperands(*value);
-  state.addAttribute("col", builder.getI32IntegerAttr(col));
+  state.addAttribute("col", builder.getI32IntegerAttr(*col));
   state.addAttributes(attrs);
   builder.create(state);
   return success();
