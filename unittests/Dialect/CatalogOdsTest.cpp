@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
 #include <string>
 
 using namespace mlir;
@@ -42,35 +43,33 @@ bool isSegmentAttr(StringRef name) {
 }
 
 /// Checks that `op` has ODS's count trait for `numFixed` fixed groups plus
-/// (when `variable`) some optional or variadic ones.
+/// (when `variable`) some optional or variadic ones. Ops have at most
+/// kMaxGroups fixed groups.
+constexpr unsigned kMaxGroups = 8;
+
+template <template <typename> class Zero, template <typename> class One,
+          template <unsigned> class N, template <unsigned> class AtLeast,
+          template <typename> class Variadic, size_t... Is>
+bool hasCountTraitImpl(RegisteredOperationName op, unsigned numFixed, bool variable,
+                       std::index_sequence<Is...>) {
+  if (variable) {
+    if (numFixed == 0)
+      return op.hasTrait<Variadic>();
+    return ((numFixed == Is + 1 && op.hasTrait<AtLeast<Is + 1>::template Impl>()) || ...);
+  }
+  if (numFixed == 0)
+    return op.hasTrait<Zero>();
+  if (numFixed == 1)
+    return op.hasTrait<One>();
+  return ((numFixed == Is + 2 && op.hasTrait<N<Is + 2>::template Impl>()) || ...);
+}
+
 template <template <typename> class Zero, template <typename> class One,
           template <unsigned> class N, template <unsigned> class AtLeast,
           template <typename> class Variadic>
 bool hasCountTrait(RegisteredOperationName op, unsigned numFixed, bool variable) {
-  if (variable) {
-    switch (numFixed) {
-    case 0:
-      return op.hasTrait<Variadic>();
-    case 1:
-      return op.hasTrait<AtLeast<1>::template Impl>();
-    case 2:
-      return op.hasTrait<AtLeast<2>::template Impl>();
-    default:
-      return false;
-    }
-  }
-  switch (numFixed) {
-  case 0:
-    return op.hasTrait<Zero>();
-  case 1:
-    return op.hasTrait<One>();
-  case 2:
-    return op.hasTrait<N<2>::template Impl>();
-  case 3:
-    return op.hasTrait<N<3>::template Impl>();
-  default:
-    return false;
-  }
+  return hasCountTraitImpl<Zero, One, N, AtLeast, Variadic>(
+      op, numFixed, variable, std::make_index_sequence<kMaxGroups>());
 }
 
 bool hasOperandCount(RegisteredOperationName op, unsigned numFixed, bool variable) {

@@ -19,6 +19,104 @@ SlotSpec in(std::string_view n) { return {n, false, false}; }
 SlotSpec opt(std::string_view n) { return {n, true, false}; }
 SlotSpec many(std::string_view n) { return {n, false, true}; }
 
+/// Backward ops as Paddle's autodiff writes them: the forward op's type with
+/// `_grad`, the gradient of slot S in slot `S@GRAD`, and the forward op's
+/// attributes. Gradient outputs are optional: Paddle leaves out the
+/// gradients nothing needs (of feeds, of stop_gradient variables).
+void buildGradientOps(std::vector<OpSpec> &ops) {
+  auto grad = [&](std::string_view type, std::vector<SlotSpec> inputs,
+                  std::vector<SlotSpec> outputs, std::vector<AttrSpec> attrs = {}) {
+    for (SlotSpec &out : outputs)
+      out.optional = true;
+    ops.push_back({type, std::move(inputs), std::move(outputs), std::move(attrs)});
+  };
+  grad("mul_grad", {in("X"), in("Y"), in("Out@GRAD")}, {in("X@GRAD"), in("Y@GRAD")},
+       {{"x_num_col_dims", K::Int, "1"}, {"y_num_col_dims", K::Int, "1"}});
+  grad("matmul_v2_grad", {in("X"), in("Y"), in("Out@GRAD")}, {in("X@GRAD"), in("Y@GRAD")},
+       {{"trans_x", K::Boolean, "false"}, {"trans_y", K::Boolean, "false"}});
+  for (std::string_view type : {"elementwise_add_grad", "elementwise_sub_grad",
+                                "elementwise_mul_grad", "elementwise_div_grad"})
+    grad(type, {in("X"), in("Y"), in("Out@GRAD")}, {in("X@GRAD"), in("Y@GRAD")},
+         {{"axis", K::Int, "-1"}});
+  // Activations whose derivative is cheapest from the output take Out.
+  for (std::string_view type : {"relu_grad", "sigmoid_grad", "tanh_grad"})
+    grad(type, {in("Out"), in("Out@GRAD")}, {in("X@GRAD")});
+  grad("gelu_grad", {in("X"), in("Out@GRAD")}, {in("X@GRAD")},
+       {{"approximate", K::Boolean, "false"}});
+  grad("square_grad", {in("X"), in("Out@GRAD")}, {in("X@GRAD")});
+  grad("sqrt_grad", {in("Out"), in("Out@GRAD")}, {in("X@GRAD")});
+  grad("softmax_grad", {in("Out"), in("Out@GRAD")}, {in("X@GRAD")}, {{"axis", K::Int, "-1"}});
+  for (std::string_view type : {"reduce_sum_grad", "reduce_mean_grad"})
+    grad(type, {in("X"), in("Out@GRAD")}, {in("X@GRAD")},
+         {{"dim", K::Ints, "[0]"},
+          {"keep_dim", K::Boolean, "false"},
+          {"reduce_all", K::Boolean, "false"},
+          {"in_dtype", K::Int, "-1"},
+          {"out_dtype", K::Int, "-1"}});
+  grad("mean_grad", {in("X"), in("Out@GRAD")}, {in("X@GRAD")});
+  // XShape carries X's dims ([0] ++ X.dims) so the backward op needs no X.
+  grad("reshape2_grad", {in("XShape"), in("Out@GRAD")}, {in("X@GRAD")},
+       {{"shape", K::Ints, "[]"}});
+  grad("transpose2_grad", {in("XShape"), in("Out@GRAD")}, {in("X@GRAD")},
+       {{"axis", K::Ints, "[]"}});
+  grad("concat_grad", {many("X"), in("Out@GRAD")}, {many("X@GRAD")}, {{"axis", K::Int, "0"}});
+  grad("slice_grad", {in("Input"), in("Out@GRAD")}, {in("Input@GRAD")},
+       {{"axes", K::Ints, "[]"},
+        {"starts", K::Ints, "[]"},
+        {"ends", K::Ints, "[]"},
+        {"decrease_axis", K::Ints, "[]"},
+        {"infer_flags", K::Ints, "[]"}});
+  grad("lookup_table_v2_grad", {in("Ids"), in("W"), in("Out@GRAD")}, {in("W@GRAD")},
+       {{"padding_idx", K::Long, "-1"}, {"is_sparse", K::Boolean, "false"}});
+  grad("layer_norm_grad",
+       {in("X"), opt("Scale"), opt("Bias"), in("Mean"), in("Variance"), in("Y@GRAD")},
+       {in("X@GRAD"), in("Scale@GRAD"), in("Bias@GRAD")},
+       {{"epsilon", K::Float, "1e-05"}, {"begin_norm_axis", K::Int, "1"}});
+  grad("dropout_grad", {in("Mask"), in("Out@GRAD")}, {in("X@GRAD")},
+       {{"dropout_prob", K::Float, "0.5"},
+        {"is_test", K::Boolean, "false"},
+        {"dropout_implementation", K::String, "downgrade_in_infer"}});
+  grad("softmax_with_cross_entropy_grad", {in("Label"), in("Softmax"), in("Loss@GRAD")},
+       {in("Logits@GRAD")},
+       {{"soft_label", K::Boolean, "false"},
+        {"ignore_index", K::Int, "-100"},
+        {"numeric_stable_mode", K::Boolean, "true"},
+        {"axis", K::Int, "-1"}});
+}
+
+/// Paddle's optimizer ops. Each `<S>Out` output is the updated value of
+/// input S; the program writes it back to the same persistable variable.
+void buildOptimizerOps(std::vector<OpSpec> &ops) {
+  ops.push_back({"sgd",
+                 {in("Param"), in("LearningRate"), in("Grad")},
+                 {in("ParamOut")},
+                 {{"multi_precision", K::Boolean, "false"}}});
+  ops.push_back({"momentum",
+                 {in("Param"), in("Grad"), in("Velocity"), in("LearningRate")},
+                 {in("ParamOut"), in("VelocityOut")},
+                 {{"mu", K::Float, "0.9"},
+                  {"use_nesterov", K::Boolean, "false"},
+                  {"regularization_method", K::String, ""},
+                  {"regularization_coeff", K::Float, "0"},
+                  {"multi_precision", K::Boolean, "false"},
+                  {"rescale_grad", K::Float, "1"}}});
+  std::vector<AttrSpec> adamAttrs = {{"beta1", K::Float, "0.9"},
+                                     {"beta2", K::Float, "0.999"},
+                                     {"epsilon", K::Float, "1e-08"},
+                                     {"lazy_mode", K::Boolean, "false"},
+                                     {"multi_precision", K::Boolean, "false"}};
+  std::vector<SlotSpec> adamInputs = {in("Param"),   in("Grad"),     in("LearningRate"),
+                                      in("Moment1"), in("Moment2"),  in("Beta1Pow"),
+                                      in("Beta2Pow")};
+  std::vector<SlotSpec> adamOutputs = {in("ParamOut"), in("Moment1Out"), in("Moment2Out"),
+                                       in("Beta1PowOut"), in("Beta2PowOut")};
+  ops.push_back({"adam", adamInputs, adamOutputs, adamAttrs});
+  adamAttrs.push_back({"coeff", K::Float, "0.01"});
+  adamAttrs.push_back({"lr_ratio", K::Float, "1"});
+  adamAttrs.push_back({"with_decay", K::Boolean, "true"});
+  ops.push_back({"adamw", adamInputs, adamOutputs, adamAttrs});
+}
+
 std::vector<OpSpec> buildCatalog() {
   std::vector<OpSpec> ops;
   auto unary = [&](std::string_view type, std::vector<AttrSpec> attrs = {}) {
@@ -155,6 +253,15 @@ std::vector<OpSpec> buildCatalog() {
                  {in("Out"), in("Indices"), in("Label")},
                  {in("Accuracy"), in("Correct"), in("Total")},
                  {}});
+
+  // Helpers for gradient-norm clipping and fan-out accumulation.
+  ops.push_back({"sum", {many("X")}, {in("Out")}, {}});
+  unary("sqrt");
+  unary("squared_l2_norm");
+  elementwise("elementwise_max");
+
+  buildGradientOps(ops);
+  buildOptimizerOps(ops);
 
   // Startup-program initializers. seed 0 means "derive from the program
   // seed"; the lowering makes every initializer deterministic.

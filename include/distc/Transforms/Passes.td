@@ -53,4 +53,37 @@ def PruneDeadOps : Pass<"distc-prune-dead-ops", "mlir::ModuleOp"> {
   }];
 }
 
+def AppendBackward : Pass<"distc-append-backward", "mlir::ModuleOp"> {
+  let summary = "Append Paddle backward ops from the loss to every trainable parameter";
+  let description = [{
+    Reverse-mode autodiff in Paddle's form. Trainable parameters are
+    `pd.var`s marked `is_parameter` and not `stop_gradient` (nor named in
+    `no-grad`); only values computed from them get gradients. The loss
+    gradient is a `fill_constant` 1; each forward op on a path from a
+    parameter to the loss gets its `<op>_grad` op; a value used several
+    times gets the `sum` of its gradients. Gradients are named
+    `<var>@GRAD`, so `<param>@GRAD` is what an optimizer applies.
+
+    Before (`loss=l`):
+    ```mlir
+    %w = pd.read_var @w : tensor<4x2xf32>
+    %y = pd.mul %x, %w {pd.out_names = ["y"]} : ...
+    %l = pd.mean %y {pd.out_names = ["l"]} : ...
+    ```
+    After, appended:
+    ```mlir
+    %dl = pd.fill_constant {pd.out_names = ["l@GRAD"], value = 1.0 ...}
+    %dy = pd.mean_grad %y, %dl {pd.out_names = ["y@GRAD"]} : ...
+    %dx, %dw = pd.mul_grad %x, %w, %dy {pd.out_names = ["", "w@GRAD"]} : ...
+    ```
+  }];
+  let options = [
+    Option<"program", "program", "std::string", /*default=*/"\"train.main\"",
+           "Symbol of the pd.program to differentiate">,
+    Option<"loss", "loss", "std::string", /*default=*/"\"\"", "Name of the loss variable">,
+    ListOption<"noGrad", "no-grad", "std::string",
+               "Variables that get no gradient (stop_gradient)">,
+  ];
+}
+
 #endif // DISTC_TRANSFORMS_PASSES

@@ -126,6 +126,10 @@ mlir::LogicalResult inferTopKV2(InferContext &c);
 mlir::LogicalResult inferAccuracy(InferContext &c);
 mlir::LogicalResult inferCreation(InferContext &c);
 mlir::LogicalResult inferFeedFetch(InferContext &c);
+mlir::LogicalResult inferGrad(InferContext &c);
+mlir::LogicalResult inferOptimizer(InferContext &c);
+mlir::LogicalResult inferSum(InferContext &c);
+mlir::LogicalResult inferSquaredL2Norm(InferContext &c);
 
 } // namespace distc::pd::infer
 

@@ -24,9 +24,10 @@ using RuleFn = LogicalResult (*)(InferContext &);
 
 static RuleFn lookupRule(StringRef type) {
   return llvm::StringSwitch<RuleFn>(type)
-      .Cases({"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div"},
+      .Cases({"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
+              "elementwise_max"},
              infer::inferElementwise)
-      .Cases({"relu", "sigmoid", "tanh", "gelu", "square", "assign", "scale"}, infer::inferSameAsX)
+      .Cases({"relu", "sigmoid", "tanh", "gelu", "square", "sqrt", "assign", "scale"}, infer::inferSameAsX)
       .Case("softmax", infer::inferSoftmax)
       .Case("cast", infer::inferCast)
       .Case("mul", infer::inferMul)
@@ -47,7 +48,10 @@ static RuleFn lookupRule(StringRef type) {
       .Cases({"fill_constant", "uniform_random", "gaussian_random", "truncated_gaussian_random"},
              infer::inferCreation)
       .Cases({"feed", "fetch"}, infer::inferFeedFetch)
-      .Default(nullptr);
+      .Case("sum", infer::inferSum)
+      .Case("squared_l2_norm", infer::inferSquaredL2Norm)
+      .Cases({"sgd", "momentum", "adam", "adamw"}, infer::inferOptimizer)
+      .Default(type.ends_with("_grad") ? infer::inferGrad : nullptr);
 }
 
 /// Checks that the operand groups fit the catalog's input slots.

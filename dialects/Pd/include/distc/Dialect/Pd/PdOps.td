@@ -332,6 +332,154 @@ def Pd_AccuracyOp : Pd_CatalogOp<"accuracy", [Pure]> {
   let results = (outs PdTensor:$Accuracy, PdTensor:$Correct, PdTensor:$Total);
 }
 
+// --- Accumulation and gradient-norm helpers -----------------------------------
+
+def Pd_SumOp : Pd_CatalogOp<"sum", [Pure]> {
+  let summary = "Element-wise sum of the X tensors (gradient accumulation)";
+  let arguments = (ins Variadic<PdTensor>:$X);
+  let results = (outs PdTensor:$Out);
+}
+def Pd_SqrtOp : Pd_UnaryOp<"sqrt", "sqrt(X)">;
+def Pd_SquaredL2NormOp : Pd_UnaryOp<"squared_l2_norm", "Sum of squares of X, shape [1]">;
+def Pd_ElementwiseMaxOp : Pd_ElementwiseOp<"elementwise_max", "max(X, Y)">;
+
+// --- Backward ops ----------------------------------------------------------------
+//
+// Paddle's `<op>_grad` ops: slot `S@GRAD` (named S_GRAD here) holds the
+// gradient of the forward slot S. Every gradient output is a result; one that
+// nothing uses is not computed by the lowering.
+
+class Pd_GradOp<string mnemonic, string what> : Pd_CatalogOp<mnemonic, [Pure]> {
+  let summary = "Gradient of " # what;
+}
+
+class Pd_BinaryGradOp<string mnemonic, string what> : Pd_GradOp<mnemonic, what> {
+  let results = (outs PdTensor:$X_GRAD, PdTensor:$Y_GRAD);
+}
+def Pd_MulGradOp : Pd_BinaryGradOp<"mul_grad", "mul"> {
+  let arguments = (ins PdTensor:$X, PdTensor:$Y, PdTensor:$Out_GRAD,
+                       PdInt<"1">:$x_num_col_dims, PdInt<"1">:$y_num_col_dims);
+}
+def Pd_MatmulV2GradOp : Pd_BinaryGradOp<"matmul_v2_grad", "matmul_v2"> {
+  let arguments = (ins PdTensor:$X, PdTensor:$Y, PdTensor:$Out_GRAD,
+                       PdBool<"false">:$trans_x, PdBool<"false">:$trans_y);
+}
+class Pd_ElementwiseGradOp<string mnemonic>
+    : Pd_BinaryGradOp<mnemonic, "an element-wise op"> {
+  let arguments = (ins PdTensor:$X, PdTensor:$Y, PdTensor:$Out_GRAD, PdInt<"-1">:$axis);
+}
+def Pd_ElementwiseAddGradOp : Pd_ElementwiseGradOp<"elementwise_add_grad">;
+def Pd_ElementwiseSubGradOp : Pd_ElementwiseGradOp<"elementwise_sub_grad">;
+def Pd_ElementwiseMulGradOp : Pd_ElementwiseGradOp<"elementwise_mul_grad">;
+def Pd_ElementwiseDivGradOp : Pd_ElementwiseGradOp<"elementwise_div_grad">;
+
+class Pd_ActivationGradOp<string mnemonic, string input>
+    : Pd_GradOp<mnemonic, "an activation"> {
+  let arguments = !dag(ins, [PdTensor, PdTensor], [input, "Out_GRAD"]);
+  let results = (outs PdTensor:$X_GRAD);
+}
+def Pd_ReluGradOp : Pd_ActivationGradOp<"relu_grad", "Out">;
+def Pd_SigmoidGradOp : Pd_ActivationGradOp<"sigmoid_grad", "Out">;
+def Pd_TanhGradOp : Pd_ActivationGradOp<"tanh_grad", "Out">;
+def Pd_SqrtGradOp : Pd_ActivationGradOp<"sqrt_grad", "Out">;
+def Pd_SquareGradOp : Pd_ActivationGradOp<"square_grad", "X">;
+def Pd_MeanGradOp : Pd_ActivationGradOp<"mean_grad", "X">;
+def Pd_GeluGradOp : Pd_GradOp<"gelu_grad", "gelu"> {
+  let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, PdBool<"false">:$approximate);
+  let results = (outs PdTensor:$X_GRAD);
+}
+def Pd_SoftmaxGradOp : Pd_GradOp<"softmax_grad", "softmax"> {
+  let arguments = (ins PdTensor:$Out, PdTensor:$Out_GRAD, PdInt<"-1">:$axis);
+  let results = (outs PdTensor:$X_GRAD);
+}
+class Pd_ReduceGradOp<string mnemonic> : Pd_GradOp<mnemonic, "a reduction"> {
+  let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD,
+                       PdInts<"::llvm::ArrayRef<int32_t>{0}">:$dim,
+                       PdBool<"false">:$keep_dim, PdBool<"false">:$reduce_all,
+                       PdInt<"-1">:$in_dtype, PdInt<"-1">:$out_dtype);
+  let results = (outs PdTensor:$X_GRAD);
+}
+def Pd_ReduceSumGradOp : Pd_ReduceGradOp<"reduce_sum_grad">;
+def Pd_ReduceMeanGradOp : Pd_ReduceGradOp<"reduce_mean_grad">;
+def Pd_Reshape2GradOp : Pd_GradOp<"reshape2_grad", "reshape2"> {
+  let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"{}">:$shape);
+  let results = (outs PdTensor:$X_GRAD);
+}
+def Pd_Transpose2GradOp : Pd_GradOp<"transpose2_grad", "transpose2"> {
+  let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"{}">:$axis);
+  let results = (outs PdTensor:$X_GRAD);
+}
+def Pd_ConcatGradOp : Pd_GradOp<"concat_grad", "concat"> {
+  let arguments = (ins Variadic<PdTensor>:$X, PdTensor:$Out_GRAD, PdInt<"0">:$axis);
+  let results = (outs Variadic<PdTensor>:$X_GRAD);
+}
+def Pd_SliceGradOp : Pd_GradOp<"slice_grad", "slice"> {
+  let arguments = (ins PdTensor:$Input, PdTensor:$Out_GRAD, PdInts<"{}">:$axes,
+                       PdInts<"{}">:$starts, PdInts<"{}">:$ends,
+                       PdInts<"{}">:$decrease_axis, PdInts<"{}">:$infer_flags);
+  let results = (outs PdTensor:$Input_GRAD);
+}
+def Pd_LookupTableV2GradOp : Pd_GradOp<"lookup_table_v2_grad", "lookup_table_v2"> {
+  let arguments = (ins PdTensor:$Ids, PdTensor:$W, PdTensor:$Out_GRAD,
+                       PdLong<"-1">:$padding_idx, PdBool<"false">:$is_sparse);
+  let results = (outs PdTensor:$W_GRAD);
+}
+def Pd_LayerNormGradOp : Pd_CatalogOp<"layer_norm_grad", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Gradient of layer_norm";
+  let arguments = (ins PdTensor:$X, Optional<PdTensor>:$Scale, Optional<PdTensor>:$Bias,
+                       PdTensor:$Mean, PdTensor:$Variance, PdTensor:$Y_GRAD,
+                       PdFloat<"1e-05">:$epsilon, PdInt<"1">:$begin_norm_axis);
+  let results = (outs PdTensor:$X_GRAD, PdTensor:$Scale_GRAD, PdTensor:$Bias_GRAD);
+}
+def Pd_DropoutGradOp : Pd_GradOp<"dropout_grad", "dropout"> {
+  let arguments = (ins PdTensor:$Mask, PdTensor:$Out_GRAD, PdFloat<"0.5">:$dropout_prob,
+                       PdBool<"false">:$is_test,
+                       PdStr<"downgrade_in_infer">:$dropout_implementation);
+  let results = (outs PdTensor:$X_GRAD);
+}
+def Pd_SoftmaxWithCrossEntropyGradOp
+    : Pd_GradOp<"softmax_with_cross_entropy_grad", "softmax_with_cross_entropy"> {
+  let arguments = (ins PdTensor:$Label, PdTensor:$Softmax, PdTensor:$Loss_GRAD,
+                       PdBool<"false">:$soft_label, PdInt<"-100">:$ignore_index,
+                       PdBool<"true">:$numeric_stable_mode, PdInt<"-1">:$axis);
+  let results = (outs PdTensor:$Logits_GRAD);
+}
+
+// --- Optimizers -------------------------------------------------------------------
+//
+// `<S>Out` is the new value of input S; a `pd.write_var` stores it back.
+
+def Pd_SgdOp : Pd_CatalogOp<"sgd", [Pure]> {
+  let summary = "Param - LearningRate * Grad";
+  let arguments = (ins PdTensor:$Param, PdTensor:$LearningRate, PdTensor:$Grad,
+                       PdBool<"false">:$multi_precision);
+  let results = (outs PdTensor:$ParamOut);
+}
+def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
+  let summary = "Momentum update (Nesterov when `use_nesterov`)";
+  let arguments = (ins PdTensor:$Param, PdTensor:$Grad, PdTensor:$Velocity,
+                       PdTensor:$LearningRate, PdFloat<"0.9">:$mu,
+                       PdBool<"false">:$use_nesterov, PdStr<"">:$regularization_method,
+                       PdFloat<"0">:$regularization_coeff, PdBool<"false">:$multi_precision,
+                       PdFloat<"1">:$rescale_grad);
+  let results = (outs PdTensor:$ParamOut, PdTensor:$VelocityOut);
+}
+class Pd_AdamBase<string mnemonic, string what, dag extraAttrs>
+    : Pd_CatalogOp<mnemonic, [Pure]> {
+  let summary = what;
+  let arguments = !con((ins PdTensor:$Param, PdTensor:$Grad, PdTensor:$LearningRate,
+                            PdTensor:$Moment1, PdTensor:$Moment2, PdTensor:$Beta1Pow,
+                            PdTensor:$Beta2Pow, PdFloat<"0.9">:$beta1,
+                            PdFloat<"0.999">:$beta2, PdFloat<"1e-08">:$epsilon,
+                            PdBool<"false">:$lazy_mode, PdBool<"false">:$multi_precision),
+                       extraAttrs);
+  let results = (outs PdTensor:$ParamOut, PdTensor:$Moment1Out, PdTensor:$Moment2Out,
+                      PdTensor:$Beta1PowOut, PdTensor:$Beta2PowOut);
+}
+def Pd_AdamOp : Pd_AdamBase<"adam", "Adam update", (ins)>;
+def Pd_AdamwOp : Pd_AdamBase<"adamw", "Adam with decoupled weight decay (`coeff`)",
+    (ins PdFloat<"0.01">:$coeff, PdFloat<"1">:$lr_ratio, PdBool<"true">:$with_decay)>;
+
 // --- Startup-program initializers ---------------------------------------------
 
 class Pd_RandomOp<string mnemonic, string what, Attr shapeAttr,

@@ -1,0 +1,378 @@
+//===- AppendBackward.cpp - reverse-mode autodiff over a pd program -------===//
+//
+// Paddle's `append_backward` on SSA: from the loss back to every trainable
+// parameter, each forward op on the way gets its backward op, written as
+// Paddle writes it (`<op>_grad`, gradients named `<var>@GRAD`, fan-out
+// accumulated by `sum` over `<var>@GRAD@RENAME@block0@<k>`), with
+// `op_role` = backward. Most ops follow one rule read off the catalogue:
+// the backward op's input slot N is the forward input N, the forward output
+// N, or — for `N@GRAD` — the gradient of forward output N; its output `S@GRAD`
+// is the gradient of forward input S. A few ops are their own backward
+// (scale, cast, assign, sum, split).
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Transforms/Passes.h"
+
+#include "distc/Dialect/Pd/CatalogOpBuilder.h"
+#include "distc/Dialect/Pd/OpAttributes.h"
+#include "distc/Dialect/Pd/PdOps.h"
+#include "distc/Transforms/ProgramUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace distc {
+#define GEN_PASS_DEF_APPENDBACKWARD
+#include "distc/Transforms/Passes.h.inc"
+} // namespace distc
+
+using namespace mlir;
+
+namespace distc {
+namespace {
+
+std::string gradName(Value value) {
+  std::string name = variableName(value);
+  return name.empty() ? "" : name + "@GRAD";
+}
+
+class BackwardBuilder {
+public:
+  BackwardBuilder(Operation *program, const llvm::StringSet<> &noGrad)
+      : program(program), noGrad(noGrad), builder(program->getContext()) {
+    Block &body = program->getRegion(0).front();
+    builder.setInsertionPointToEnd(&body);
+  }
+
+  LogicalResult run(Value loss);
+
+  /// Gradients of the trainable parameters, by parameter name.
+  llvm::StringMap<Value> parameterGrads;
+
+private:
+  LogicalResult markRequiresGrad();
+  LogicalResult backwardOf(Operation *op);
+  LogicalResult genericRule(Operation *op, const pd::OpSpec &spec, StringRef gradType);
+  FailureOr<Value> gradOf(Value value);
+  void contribute(Value forward, Value grad);
+  NamedAttribute backwardRole() {
+    return builder.getNamedAttr("op_role", builder.getI32IntegerAttr(pd::OpRole::Backward));
+  }
+  SmallVector<NamedAttribute> copyAttrs(Operation *forward, const pd::OpSpec &gradSpec);
+
+  Operation *program;
+  const llvm::StringSet<> &noGrad;
+  OpBuilder builder;
+  llvm::DenseSet<Value> requiresGrad;
+  llvm::DenseMap<Value, SmallVector<Value, 1>> contributions;
+};
+
+/// Values computed from a trainable parameter: the only ones whose
+/// gradients anyone needs.
+LogicalResult BackwardBuilder::markRequiresGrad() {
+  ModuleOp module = program->getParentOfType<ModuleOp>();
+  for (Operation &op : program->getRegion(0).front()) {
+    if (auto read = dyn_cast<pd::ReadVarOp>(op)) {
+      auto var = SymbolTable::lookupSymbolIn(module, read.getVarAttr());
+      auto varOp = dyn_cast_or_null<pd::VarOp>(var);
+      if (varOp && varOp.getIsParameter() && !varOp.getStopGradient() &&
+          !noGrad.contains(read.getVar()) && isa<FloatType>(read.getType().getElementType()))
+        requiresGrad.insert(read.getResult());
+      continue;
+    }
+    bool anyInput = llvm::any_of(op.getOperands(), [&](Value v) { return requiresGrad.count(v); });
+    if (!anyInput)
+      continue;
+    for (Value result : op.getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (type && isa<FloatType>(type.getElementType()) && !noGrad.contains(variableName(result)))
+        requiresGrad.insert(result);
+    }
+  }
+  return success();
+}
+
+void BackwardBuilder::contribute(Value forward, Value grad) {
+  if (grad && requiresGrad.count(forward))
+    contributions[forward].push_back(grad);
+}
+
+/// The gradient of `value` (null if nothing contributed): the single
+/// contribution, or their `sum`.
+FailureOr<Value> BackwardBuilder::gradOf(Value value) {
+  auto it = contributions.find(value);
+  if (it == contributions.end() || it->second.empty())
+    return Value();
+  SmallVector<Value, 1> &parts = it->second;
+  if (parts.size() == 1)
+    return parts.front();
+  std::string name = gradName(value);
+  for (auto [k, part] : llvm::enumerate(parts)) {
+    Operation *def = part.getDefiningOp();
+    auto names = def->getAttrOfType<ArrayAttr>(pd::kOutNamesAttr);
+    if (!names || name.empty())
+      continue;
+    SmallVector<Attribute> renamed(names.begin(), names.end());
+    unsigned index = cast<OpResult>(part).getResultNumber();
+    renamed[index] = builder.getStringAttr(name + "@RENAME@block0@" + std::to_string(k));
+    def->setAttr(pd::kOutNamesAttr, builder.getArrayAttr(renamed));
+  }
+  SmallVector<SmallVector<Value, 1>> slots = {SmallVector<Value, 1>(parts.begin(), parts.end())};
+  FailureOr<Operation *> sum =
+      pd::buildCatalogOp(builder, value.getLoc(), "sum", slots, {backwardRole()}, {name});
+  if (failed(sum))
+    return failure();
+  parts.assign({(*sum)->getResult(0)});
+  return (*sum)->getResult(0);
+}
+
+SmallVector<NamedAttribute> BackwardBuilder::copyAttrs(Operation *forward,
+                                                       const pd::OpSpec &gradSpec) {
+  SmallVector<NamedAttribute> attrs;
+  for (const pd::AttrSpec &attr : gradSpec.attrs) {
+    StringRef name(attr.name.data(), attr.name.size());
+    if (Attribute value = forward->getAttr(name))
+      attrs.push_back(builder.getNamedAttr(name, value));
+  }
+  attrs.push_back(backwardRole());
+  return attrs;
+}
+
+LogicalResult BackwardBuilder::genericRule(Operation *op, const pd::OpSpec &spec,
+                                           StringRef gradType) {
+  const pd::OpSpec *gradSpec = pd::lookupOp(std::string_view(gradType.data(), gradType.size()));
+  SmallVector<SmallVector<Value, 1>> slots;
+  bool anyOutputGrad = false;
+  for (const pd::SlotSpec &slot : gradSpec->inputs) {
+    StringRef name(slot.name.data(), slot.name.size());
+    if (name.consume_back("@GRAD")) {
+      int out = findSlot(spec.outputs, name);
+      SmallVector<Value, 1> grads;
+      for (Value result : resultsOfSlot(op, spec, out)) {
+        FailureOr<Value> grad = gradOf(result);
+        if (failed(grad))
+          return failure();
+        if (!*grad) {
+          // A missing output gradient is zero; Paddle fills it likewise.
+          FailureOr<Operation *> zero = pd::buildCatalogOp(
+              builder, op->getLoc(), "scale", {{result}},
+              {builder.getNamedAttr("scale", builder.getF32FloatAttr(0)), backwardRole()},
+              {gradName(result)});
+          if (failed(zero))
+            return failure();
+          grads.push_back((*zero)->getResult(0));
+          continue;
+        }
+        anyOutputGrad = true;
+        grads.push_back(*grad);
+      }
+      slots.push_back(grads);
+    } else if (int in = findSlot(spec.inputs, name); in >= 0) {
+      slots.push_back(operandsOfSlot(op, spec, in));
+    } else if (int out = findSlot(spec.outputs, name); out >= 0) {
+      slots.push_back(resultsOfSlot(op, spec, out));
+    } else {
+      return op->emitError() << "internal: " << gradType << " slot '" << name
+                             << "' matches nothing of " << spec.type;
+    }
+  }
+  if (!anyOutputGrad)
+    return success();
+
+  // Name each gradient output after the forward input it belongs to; the
+  // ones nothing needs stay unnamed (Paddle leaves them out).
+  SmallVector<std::string> names;
+  SmallVector<Value> targets;
+  unsigned numVariadic = 0;
+  for (const pd::SlotSpec &slot : gradSpec->outputs) {
+    StringRef name(slot.name.data(), slot.name.size());
+    name.consume_back("@GRAD");
+    int in = findSlot(spec.inputs, name);
+    SmallVector<Value, 1> forward = in >= 0 ? operandsOfSlot(op, spec, in) : SmallVector<Value, 1>();
+    if (slot.variadic)
+      numVariadic = forward.size();
+    if (forward.empty() && !slot.variadic) { // absent optional input
+      names.push_back("");
+      targets.push_back(Value());
+    }
+    for (Value v : forward) {
+      names.push_back(requiresGrad.count(v) ? gradName(v) : "");
+      targets.push_back(v);
+    }
+  }
+  FailureOr<Operation *> grad = pd::buildCatalogOp(builder, op->getLoc(), gradType, slots,
+                                                   copyAttrs(op, *gradSpec), names, numVariadic);
+  if (failed(grad))
+    return failure();
+  for (auto [target, result] : llvm::zip((*grad)->getResults(), targets))
+    if (result)
+      contribute(result, target);
+  return success();
+}
+
+LogicalResult BackwardBuilder::backwardOf(Operation *op) {
+  const pd::OpSpec *spec = catalogSpecOf(op);
+  if (!spec)
+    return success(); // feed, read_var: leaves
+  bool anyGrad = llvm::any_of(op->getResults(), [&](Value r) { return contributions.count(r); });
+  if (!anyGrad)
+    return success();
+  StringRef type(spec->type.data(), spec->type.size());
+  std::string gradType = (type + "_grad").str();
+  if (pd::lookupOp(gradType))
+    return genericRule(op, *spec, gradType);
+
+  // Ops that are their own backward.
+  FailureOr<Value> dOut = gradOf(op->getResult(0));
+  if (failed(dOut))
+    return failure();
+  Location loc = op->getLoc();
+  auto build = [&](StringRef t, Value in, SmallVector<NamedAttribute> attrs,
+                   Value target) -> LogicalResult {
+    attrs.push_back(backwardRole());
+    FailureOr<Operation *> g = pd::buildCatalogOp(builder, loc, t, {{in}}, attrs, {gradName(target)});
+    if (failed(g))
+      return failure();
+    contribute(target, (*g)->getResult(0));
+    return success();
+  };
+  if (type == "assign") {
+    contribute(op->getOperand(0), *dOut);
+    return success();
+  }
+  if (type == "sum") {
+    for (Value in : op->getOperands())
+      contribute(in, *dOut);
+    return success();
+  }
+  if (type == "scale") {
+    // d(s·x + b)/dx = s, whatever the bias order.
+    pd::OpAttributes attrs(op);
+    return build("scale", *dOut,
+                 {builder.getNamedAttr("scale", builder.getF32FloatAttr(attrs.getFloat("scale")))},
+                 op->getOperand(0));
+  }
+  if (type == "cast") {
+    pd::OpAttributes attrs(op);
+    return build("cast", *dOut,
+                 {builder.getNamedAttr("in_dtype", builder.getI32IntegerAttr(attrs.getInt("out_dtype"))),
+                  builder.getNamedAttr("out_dtype", builder.getI32IntegerAttr(attrs.getInt("in_dtype")))},
+                 op->getOperand(0));
+  }
+  if (type == "split") {
+    SmallVector<Value, 1> pieces;
+    for (Value result : op->getResults()) {
+      FailureOr<Value> g = gradOf(result);
+      if (failed(g))
+        return failure();
+      if (*g) {
+        pieces.push_back(*g);
+        continue;
+      }
+      FailureOr<Operation *> zero = pd::buildCatalogOp(
+          builder, loc, "scale", {{result}},
+          {builder.getNamedAttr("scale", builder.getF32FloatAttr(0)), backwardRole()},
+          {gradName(result)});
+      if (failed(zero))
+        return failure();
+      pieces.push_back((*zero)->getResult(0));
+    }
+    pd::OpAttributes attrs(op);
+    FailureOr<Operation *> g = pd::buildCatalogOp(
+        builder, loc, "concat", {pieces},
+        {builder.getNamedAttr("axis", builder.getI32IntegerAttr(attrs.getInt("axis"))),
+         backwardRole()},
+        {gradName(op->getOperand(0))});
+    if (failed(g))
+      return failure();
+    contribute(op->getOperand(0), (*g)->getResult(0));
+    return success();
+  }
+  return op->emitError() << "no gradient rule for op '" << type << "' (output '"
+                         << variableName(op->getResult(0))
+                         << "'); the loss depends on it through a trainable parameter";
+}
+
+LogicalResult BackwardBuilder::run(Value loss) {
+  if (failed(markRequiresGrad()))
+    return failure();
+  if (!requiresGrad.count(loss))
+    return emitError(loss.getLoc())
+           << "loss '" << variableName(loss) << "' does not depend on any trainable parameter";
+
+  // d loss / d loss = 1, as Paddle's fill_constant with role backward|loss.
+  auto lossType = cast<RankedTensorType>(loss.getType());
+  SmallVector<int64_t> shape(lossType.getShape());
+  FailureOr<Operation *> seed = pd::buildCatalogOp(
+      builder, loss.getLoc(), "fill_constant", {},
+      {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape)),
+       builder.getNamedAttr("value", builder.getF32FloatAttr(1.0f)),
+       builder.getNamedAttr("dtype", builder.getI32IntegerAttr(lossType.getElementType().isF64() ? 6 : 5)),
+       builder.getNamedAttr("op_role",
+                            builder.getI32IntegerAttr(pd::OpRole::Backward | pd::OpRole::Loss))},
+      {gradName(loss)});
+  if (failed(seed))
+    return failure();
+  contributions[loss].push_back((*seed)->getResult(0));
+
+  SmallVector<Operation *> forward;
+  for (Operation &op : program->getRegion(0).front())
+    if (&op != *seed)
+      forward.push_back(&op);
+  for (Operation *op : llvm::reverse(forward)) {
+    if (op == (*seed))
+      continue;
+    if (op->getName().getStringRef() == "pd.read_var") {
+      Value param = op->getResult(0);
+      if (!requiresGrad.count(param))
+        continue;
+      FailureOr<Value> grad = gradOf(param);
+      if (failed(grad))
+        return failure();
+      if (*grad)
+        parameterGrads[cast<pd::ReadVarOp>(op).getVar()] = *grad;
+      continue;
+    }
+    if (failed(backwardOf(op)))
+      return failure();
+  }
+  return success();
+}
+
+struct AppendBackwardPass : impl::AppendBackwardBase<AppendBackwardPass> {
+  using AppendBackwardBase::AppendBackwardBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Operation *target = findProgram(module, program);
+    if (!target) {
+      module.emitError() << "no program '" << program << "' to differentiate";
+      return signalPassFailure();
+    }
+    Value lossValue = findVariable(target, loss);
+    if (!lossValue) {
+      target->emitError() << "loss variable '" << loss << "' is not defined by the program";
+      return signalPassFailure();
+    }
+    auto type = cast<RankedTensorType>(lossValue.getType());
+    if (!type.hasStaticShape() || type.getNumElements() != 1 ||
+        !isa<FloatType>(type.getElementType())) {
+      emitError(lossValue.getLoc()) << "loss '" << loss << "' must be a float scalar, got " << type;
+      return signalPassFailure();
+    }
+    llvm::StringSet<> noGradSet;
+    for (const std::string &name : noGrad)
+      noGradSet.insert(name);
+    BackwardBuilder backward(target, noGradSet);
+    if (failed(backward.run(lossValue)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace distc

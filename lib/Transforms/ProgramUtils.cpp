@@ -1,0 +1,114 @@
+//===- ProgramUtils.cpp - Finding things in pd programs -------------------===//
+
+#include "distc/Transforms/ProgramUtils.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+
+namespace distc {
+
+Operation *findProgram(ModuleOp module, StringRef name) {
+  for (Operation &op : module.getBody()->getOperations())
+    if (op.getName().getStringRef() == "pd.program" && SymbolTable::getSymbolName(&op) == name)
+      return &op;
+  return nullptr;
+}
+
+Value findVariable(Operation *program, StringRef name) {
+  Value found;
+  program->walk([&](Operation *op) {
+    auto names = op->getAttrOfType<ArrayAttr>(pd::kOutNamesAttr);
+    if (!names)
+      return;
+    for (auto [i, attr] : llvm::enumerate(names))
+      if (auto str = dyn_cast<StringAttr>(attr);
+          str && str.getValue() == name && i < op->getNumResults())
+        found = op->getResult(i);
+  });
+  return found;
+}
+
+std::string variableName(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return "";
+  if (def->getName().getStringRef() == "pd.read_var")
+    if (auto sym = def->getAttrOfType<FlatSymbolRefAttr>("var"))
+      return sym.getValue().str();
+  auto names = def->getAttrOfType<ArrayAttr>(pd::kOutNamesAttr);
+  unsigned index = cast<OpResult>(value).getResultNumber();
+  if (names && index < names.size())
+    if (auto str = dyn_cast<StringAttr>(names[index]))
+      return str.getValue().str();
+  return "";
+}
+
+const pd::OpSpec *catalogSpecOf(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if (!name.consume_front("pd."))
+    return nullptr;
+  return pd::lookupOp(std::string_view(name.data(), name.size()));
+}
+
+namespace {
+
+/// Sizes of the slot groups: from the segment attribute when the op has one,
+/// else one value per fixed slot and the rest for the one variable slot.
+SmallVector<int32_t> groupSizes(Operation *op, const std::vector<pd::SlotSpec> &slots,
+                                unsigned total, StringRef segmentAttr) {
+  if (auto segments = op->getAttrOfType<DenseI32ArrayAttr>(segmentAttr))
+    return SmallVector<int32_t>(segments.asArrayRef());
+  SmallVector<int32_t> sizes;
+  unsigned fixed = 0;
+  for (const pd::SlotSpec &slot : slots)
+    fixed += slot.variadic ? 0 : 1;
+  for (const pd::SlotSpec &slot : slots)
+    sizes.push_back(slot.variadic ? static_cast<int32_t>(total - fixed) : 1);
+  return sizes;
+}
+
+template <typename Range>
+SmallVector<Value, 1> slice(Range values, ArrayRef<int32_t> sizes, unsigned slot) {
+  unsigned begin = 0;
+  for (unsigned i = 0; i < slot; ++i)
+    begin += sizes[i];
+  SmallVector<Value, 1> out;
+  for (int32_t i = 0; i < sizes[slot] && begin + i < values.size(); ++i)
+    out.push_back(values[begin + i]);
+  return out;
+}
+
+} // namespace
+
+SmallVector<Value, 1> operandsOfSlot(Operation *op, const pd::OpSpec &spec, unsigned slot) {
+  // Optional slots without a segment attribute: only layer_norm-like ops have
+  // several, and those carry operandSegmentSizes.
+  SmallVector<int32_t> sizes =
+      groupSizes(op, spec.inputs, op->getNumOperands(), "operandSegmentSizes");
+  if (!op->hasAttr("operandSegmentSizes")) {
+    unsigned fixed = 0;
+    for (const pd::SlotSpec &s : spec.inputs)
+      fixed += (s.variadic || s.optional) ? 0 : 1;
+    for (auto [i, s] : llvm::enumerate(spec.inputs))
+      if (s.optional && !s.variadic)
+        sizes[i] = op->getNumOperands() > fixed ? 1 : 0;
+  }
+  return slice(op->getOperands(), sizes, slot);
+}
+
+SmallVector<Value, 1> resultsOfSlot(Operation *op, const pd::OpSpec &spec, unsigned slot) {
+  SmallVector<int32_t> sizes =
+      groupSizes(op, spec.outputs, op->getNumResults(), "resultSegmentSizes");
+  return slice(op->getResults(), sizes, slot);
+}
+
+int findSlot(const std::vector<pd::SlotSpec> &slots, StringRef name) {
+  for (auto [i, slot] : llvm::enumerate(slots))
+    if (slot.name == std::string_view(name.data(), name.size()))
+      return static_cast<int>(i);
+  return -1;
+}
+
+} // namespace distc
