@@ -38,22 +38,9 @@ enum class BinaryOp { Add, Sub, Mul, Div };
 template <typename T>
 void binaryLoop(const KernelContext &ctx, BinaryOp op, const Tensor &x, const Tensor &y,
                 Tensor &out) {
-  const int rank = out.rank();
-  const Shape &os = out.shape();
-  std::vector<int64_t> xStride(rank, 0), yStride(rank, 0);
-  int64_t xs = 1, ys = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    xStride[d] = x.dim(d) == 1 ? 0 : xs;
-    yStride[d] = y.dim(d) == 1 ? 0 : ys;
-    xs *= x.dim(d);
-    ys *= y.dim(d);
-  }
   const T *xp = x.data<T>();
   const T *yp = y.data<T>();
-  T *op_ = out.data<T>();
-  const int64_t n = out.numel();
-  if (n == 0)
-    return;
+  T *dst = out.data<T>();
   auto apply = [&](T a, T b) -> T {
     switch (op) {
     case BinaryOp::Add:
@@ -71,29 +58,14 @@ void binaryLoop(const KernelContext &ctx, BinaryOp op, const Tensor &x, const Te
     }
     return a;
   };
-  if (rank == 0) {
-    op_[0] = apply(xp[0], yp[0]);
-    return;
-  }
-  // Walk the output in row-major order; the innermost dim is a tight loop.
-  std::vector<int64_t> idx(rank, 0);
-  const int64_t inner = os[rank - 1];
-  const int64_t xi = xStride[rank - 1], yi = yStride[rank - 1];
-  int64_t xOff = 0, yOff = 0;
-  for (int64_t o = 0; o < n; o += inner) {
-    for (int64_t j = 0; j < inner; ++j)
-      op_[o + j] = apply(xp[xOff + j * xi], yp[yOff + j * yi]);
-    for (int d = rank - 2; d >= 0; --d) {
-      if (++idx[d] < os[d]) {
-        xOff += xStride[d];
-        yOff += yStride[d];
-        break;
-      }
-      xOff -= xStride[d] * (os[d] - 1);
-      yOff -= yStride[d] * (os[d] - 1);
-      idx[d] = 0;
-    }
-  }
+  // The innermost dim is a tight loop.
+  forEachStridedRow<2>(out.shape(), {broadcastStrides(x.shape()), broadcastStrides(y.shape())},
+                       {0, 0},
+                       [&](int64_t o, const std::array<int64_t, 2> &at, int64_t inner,
+                           const std::array<int64_t, 2> &step) {
+                         for (int64_t j = 0; j < inner; ++j)
+                           dst[o + j] = apply(xp[at[0] + j * step[0]], yp[at[1] + j * step[1]]);
+                       });
 }
 
 void binaryKernel(KernelContext &ctx) {

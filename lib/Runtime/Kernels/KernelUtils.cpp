@@ -2,6 +2,8 @@
 
 #include "KernelUtils.h"
 
+#include <algorithm>
+
 namespace distc::runtime::kernels {
 
 void expectSameDtype(const KernelContext &ctx, const Tensor &a, const Tensor &b, const char *aName,
@@ -42,6 +44,97 @@ std::string formatShape(const Shape &shape) {
   for (size_t i = 0; i < shape.size(); ++i)
     s += (i ? "," : "") + std::to_string(shape[i]);
   return s + "]";
+}
+
+AxisView aroundAxis(const Tensor &t, int axis) {
+  return {product(t.shape(), 0, axis), t.dim(axis), product(t.shape(), axis + 1, t.rank())};
+}
+
+std::vector<int64_t> rowMajorStrides(const Shape &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int d = int(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+std::vector<int64_t> broadcastStrides(const Shape &shape) {
+  std::vector<int64_t> strides = rowMajorStrides(shape);
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] == 1)
+      strides[d] = 0;
+  return strides;
+}
+
+namespace {
+
+template <typename E>
+void copyStridedAs(E *dst, const std::vector<int64_t> &dstStrides, int64_t dstOffset, const E *src,
+                   const std::vector<int64_t> &srcStrides, int64_t srcOffset, const Shape &shape) {
+  forEachStridedRow<2>(shape, {dstStrides, srcStrides}, {dstOffset, srcOffset},
+                       [&](int64_t, const std::array<int64_t, 2> &at, int64_t inner,
+                           const std::array<int64_t, 2> &step) {
+                         for (int64_t j = 0; j < inner; ++j)
+                           dst[at[0] + j * step[0]] = src[at[1] + j * step[1]];
+                       });
+}
+
+} // namespace
+
+void copyStrided(size_t elemSize, void *dst, const std::vector<int64_t> &dstStrides,
+                 int64_t dstOffset, const void *src, const std::vector<int64_t> &srcStrides,
+                 int64_t srcOffset, const Shape &shape) {
+  // Elements are moved as same-sized unsigned integers: no dtype needs
+  // more than a bit copy.
+  switch (elemSize) {
+  case 1:
+    return copyStridedAs(static_cast<uint8_t *>(dst), dstStrides, dstOffset,
+                         static_cast<const uint8_t *>(src), srcStrides, srcOffset, shape);
+  case 2:
+    return copyStridedAs(static_cast<uint16_t *>(dst), dstStrides, dstOffset,
+                         static_cast<const uint16_t *>(src), srcStrides, srcOffset, shape);
+  case 4:
+    return copyStridedAs(static_cast<uint32_t *>(dst), dstStrides, dstOffset,
+                         static_cast<const uint32_t *>(src), srcStrides, srcOffset, shape);
+  default:
+    return copyStridedAs(static_cast<uint64_t *>(dst), dstStrides, dstOffset,
+                         static_cast<const uint64_t *>(src), srcStrides, srcOffset, shape);
+  }
+}
+
+SliceRegion sliceRegion(const KernelContext &ctx, const Shape &in) {
+  const auto axes = ctx.intsAttr("axes");
+  const auto starts = ctx.intsAttr("starts");
+  const auto ends = ctx.intsAttr("ends");
+  if (starts.size() != axes.size() || ends.size() != axes.size())
+    ctx.fail("axes, starts and ends must have equal lengths");
+  const int rank = int(in.size());
+  SliceRegion region{std::vector<int64_t>(rank, 0), in, 0};
+  for (size_t i = 0; i < axes.size(); ++i) {
+    expectAxis(ctx, axes[i], rank, "slice axis");
+    const int64_t dim = in[axes[i]];
+    auto clampIndex = [dim](int64_t v) {
+      if (v < 0)
+        v += dim;
+      return std::clamp<int64_t>(v, 0, dim);
+    };
+    const int64_t s = clampIndex(starts[i]), e = clampIndex(ends[i]);
+    region.begin[axes[i]] = s;
+    region.extent[axes[i]] = std::max<int64_t>(0, e - s);
+  }
+  const std::vector<int64_t> strides = rowMajorStrides(in);
+  for (int d = 0; d < rank; ++d)
+    region.offset += region.begin[d] * strides[d];
+  return region;
+}
+
+double floatScalar(const KernelContext &ctx, const Tensor &t, const char *what) {
+  if (t.numel() != 1)
+    ctx.fail(std::string(what) + " " + t.typeString() + " must have exactly one element");
+  if (t.dtype() == DType::Float32)
+    return double(t.data<float>()[0]);
+  if (t.dtype() == DType::Float64)
+    return t.data<double>()[0];
+  ctx.fail(std::string(what) + " has dtype " + dtypeName(t.dtype()) + ", expected f32 or f64");
 }
 
 } // namespace distc::runtime::kernels

@@ -5,9 +5,11 @@
 
 #include "distc/Runtime/Kernel.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace distc::runtime::kernels {
 
@@ -119,6 +121,84 @@ void expectAxis(const KernelContext &ctx, int64_t axis, int rank, const char *wh
 int64_t product(const Shape &shape, int begin, int end);
 
 std::string formatShape(const Shape &shape);
+
+/// A tensor seen as [outer, axis extent, inner] around `axis`: element
+/// (o, c, i) is at o * size * inner + c * inner + i.
+struct AxisView {
+  int64_t outer, size, inner;
+};
+AxisView aroundAxis(const Tensor &t, int axis);
+
+/// Element strides of a row-major tensor of `shape`.
+std::vector<int64_t> rowMajorStrides(const Shape &shape);
+
+/// Row-major strides of `shape` with 0 for extent-1 dims: indexing with a
+/// multi-index of a larger, equal-rank shape reads the NumPy-broadcast
+/// element.
+std::vector<int64_t> broadcastStrides(const Shape &shape);
+
+/// Walks `shape` in row-major order one innermost row at a time. For each of
+/// N operands it tracks the offset `at[k] = base[k] + sum(idx[d] *
+/// strides[k][d])` of the row's first element and calls
+/// `row(flat, at, inner, step)`: `flat` is the row-major offset of that
+/// element, the row has `inner` elements and operand k advances by
+/// `step[k]` per element. A rank-0 shape is one row of one element; an
+/// empty shape has no rows. Every strided kernel loop (broadcasting,
+/// transpose, slice and their gradients) is this walk.
+template <size_t N, typename F>
+void forEachStridedRow(const Shape &shape, const std::array<std::vector<int64_t>, N> &strides,
+                       std::array<int64_t, N> at, F &&row) {
+  const int rank = int(shape.size());
+  const int64_t n = shapeNumel(shape);
+  std::array<int64_t, N> step{};
+  if (n == 0)
+    return;
+  if (rank == 0) {
+    row(int64_t(0), at, int64_t(1), step);
+    return;
+  }
+  for (size_t k = 0; k < N; ++k)
+    step[k] = strides[k][rank - 1];
+  const int64_t inner = shape[rank - 1];
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t flat = 0; flat < n; flat += inner) {
+    row(flat, at, inner, step);
+    for (int d = rank - 2; d >= 0; --d) {
+      if (++idx[d] < shape[d]) {
+        for (size_t k = 0; k < N; ++k)
+          at[k] += strides[k][d];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k)
+        at[k] -= strides[k][d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+/// For every multi-index of `shape`: dst[dstOffset + idx . dstStrides] =
+/// src[srcOffset + idx . srcStrides], moving raw elements of `elemSize`
+/// bytes (any dtype). Gathers (transpose, slice, broadcast) use row-major
+/// destination strides; scatters (slice_grad) row-major source strides.
+void copyStrided(size_t elemSize, void *dst, const std::vector<int64_t> &dstStrides,
+                 int64_t dstOffset, const void *src, const std::vector<int64_t> &srcStrides,
+                 int64_t srcOffset, const Shape &shape);
+
+/// The region of a tensor of shape `in` that the `slice` kernel reads, from
+/// the call's `axes`, `starts` and `ends` attributes with Paddle's rules:
+/// a negative start/end counts from the end, then both clamp to [0, dim];
+/// the extent is max(0, end - start). Fails on attribute lists of unequal
+/// length or an axis outside the rank.
+struct SliceRegion {
+  std::vector<int64_t> begin; // first index per dim
+  Shape extent;               // the slice's shape
+  int64_t offset;             // row-major offset of `begin` in `in`
+};
+SliceRegion sliceRegion(const KernelContext &ctx, const Shape &in);
+
+/// The value of a one-element Float32/Float64 tensor (learning rates, beta
+/// powers), independent of the dtype of the tensors it scales.
+double floatScalar(const KernelContext &ctx, const Tensor &t, const char *what);
 
 } // namespace distc::runtime::kernels
 

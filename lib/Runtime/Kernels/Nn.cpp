@@ -12,15 +12,6 @@
 namespace distc::runtime::kernels {
 namespace {
 
-/// A tensor seen as [outer, axis extent, inner] around `axis`.
-struct AxisView {
-  int64_t outer, size, inner;
-};
-
-AxisView aroundAxis(const Tensor &t, int axis) {
-  return {product(t.shape(), 0, axis), t.dim(axis), product(t.shape(), axis + 1, t.rank())};
-}
-
 void softmaxKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0);
   Tensor &out = ctx.output(0);

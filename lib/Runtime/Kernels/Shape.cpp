@@ -7,65 +7,10 @@
 #include "KernelUtils.h"
 #include "Registration.h"
 
-#include <algorithm>
 #include <cstring>
 
 namespace distc::runtime::kernels {
 namespace {
-
-std::vector<int64_t> rowMajorStrides(const Shape &shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int d = int(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
-/// dst (contiguous, `shape`) = src elements at `offset + sum(idx[d]*strides[d])`.
-template <typename E>
-void gatherStrided(E *dst, const E *src, const Shape &shape, const std::vector<int64_t> &strides,
-                   int64_t offset) {
-  const int rank = int(shape.size());
-  const int64_t n = shapeNumel(shape);
-  if (n == 0)
-    return;
-  if (rank == 0) {
-    dst[0] = src[offset];
-    return;
-  }
-  std::vector<int64_t> idx(rank, 0);
-  const int64_t inner = shape[rank - 1], innerStride = strides[rank - 1];
-  int64_t off = offset;
-  for (int64_t o = 0; o < n; o += inner) {
-    for (int64_t j = 0; j < inner; ++j)
-      dst[o + j] = src[off + j * innerStride];
-    for (int d = rank - 2; d >= 0; --d) {
-      if (++idx[d] < shape[d]) {
-        off += strides[d];
-        break;
-      }
-      off -= strides[d] * (shape[d] - 1);
-      idx[d] = 0;
-    }
-  }
-}
-
-void gatherStridedAny(size_t elemSize, void *dst, const void *src, const Shape &shape,
-                      const std::vector<int64_t> &strides, int64_t offset) {
-  switch (elemSize) {
-  case 1:
-    return gatherStrided(static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), shape,
-                         strides, offset);
-  case 2:
-    return gatherStrided(static_cast<uint16_t *>(dst), static_cast<const uint16_t *>(src), shape,
-                         strides, offset);
-  case 4:
-    return gatherStrided(static_cast<uint32_t *>(dst), static_cast<const uint32_t *>(src), shape,
-                         strides, offset);
-  default:
-    return gatherStrided(static_cast<uint64_t *>(dst), static_cast<const uint64_t *>(src), shape,
-                         strides, offset);
-  }
-}
 
 void copyKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0);
@@ -97,7 +42,8 @@ void transposeKernel(KernelContext &ctx) {
     strides[i] = xStrides[perm[i]];
   }
   expectShape(ctx, out, expected, "out");
-  gatherStridedAny(dtypeSize(x.dtype()), out.data(), x.data(), out.shape(), strides, 0);
+  copyStrided(dtypeSize(x.dtype()), out.data(), rowMajorStrides(out.shape()), 0, x.data(), strides,
+              0, out.shape());
 }
 
 /// Views `t` as [outer, t.dim(axis) * inner] bytes for concat/split.
@@ -172,32 +118,10 @@ void sliceKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0);
   Tensor &out = ctx.output(0);
   expectSameDtype(ctx, x, out, "x", "out");
-  const auto axes = ctx.intsAttr("axes");
-  const auto starts = ctx.intsAttr("starts");
-  const auto ends = ctx.intsAttr("ends");
-  if (starts.size() != axes.size() || ends.size() != axes.size())
-    ctx.fail("axes, starts and ends must have equal lengths");
-  const int rank = x.rank();
-  Shape expected = x.shape();
-  std::vector<int64_t> begin(rank, 0);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    expectAxis(ctx, axes[i], rank, "slice axis");
-    const int64_t dim = x.dim(int(axes[i]));
-    auto clampIndex = [dim](int64_t v) {
-      if (v < 0)
-        v += dim;
-      return std::clamp<int64_t>(v, 0, dim);
-    };
-    int64_t s = clampIndex(starts[i]), e = clampIndex(ends[i]);
-    begin[axes[i]] = s;
-    expected[axes[i]] = std::max<int64_t>(0, e - s);
-  }
-  expectShape(ctx, out, expected, "out");
-  const std::vector<int64_t> strides = rowMajorStrides(x.shape());
-  int64_t offset = 0;
-  for (int d = 0; d < rank; ++d)
-    offset += begin[d] * strides[d];
-  gatherStridedAny(dtypeSize(x.dtype()), out.data(), x.data(), out.shape(), strides, offset);
+  const SliceRegion region = sliceRegion(ctx, x.shape());
+  expectShape(ctx, out, region.extent, "out");
+  copyStrided(dtypeSize(x.dtype()), out.data(), rowMajorStrides(out.shape()), 0, x.data(),
+              rowMajorStrides(x.shape()), region.offset, out.shape());
 }
 
 } // namespace
