@@ -16,6 +16,11 @@ const KernelRegistry &cpuKernelRegistry() {
     kernels::registerShapeKernels(r);
     kernels::registerNnKernels(r);
     kernels::registerRandomKernels(r);
+    kernels::registerActivationGradKernels(r);
+    kernels::registerNnGradKernels(r);
+    kernels::registerShapeGradKernels(r);
+    kernels::registerDropoutKernels(r);
+    kernels::registerOptimizerKernels(r);
     return r;
   }();
   return registry;

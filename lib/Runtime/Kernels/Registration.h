@@ -22,6 +22,14 @@ void registerNnKernels(KernelRegistry &r);          // softmax, layer_norm, soft
                                                     // gather_rows, top_k, accuracy
 void registerRandomKernels(KernelRegistry &r);      // uniform/gaussian/truncated_gaussian_random
 
+// Training: backward ops and optimizer updates.
+void registerActivationGradKernels(KernelRegistry &r); // unary_grad, softmax_grad
+void registerNnGradKernels(KernelRegistry &r);         // layer_norm_grad, gather_rows_grad,
+                                                       // softmax_cross_entropy_grad
+void registerShapeGradKernels(KernelRegistry &r);      // broadcast, slice_grad
+void registerDropoutKernels(KernelRegistry &r);        // dropout, dropout_grad
+void registerOptimizerKernels(KernelRegistry &r);      // sgd, momentum, adam
+
 } // namespace distc::runtime::kernels
 
 #endif // DISTC_LIB_RUNTIME_KERNELS_REGISTRATION_H

@@ -1,0 +1,104 @@
+//===- Dropout.cpp - dropout, dropout_grad --------------------------------===//
+//
+// Training-time dropout with a counter-based generator, so a mask depends
+// only on (seed, step, element index): the same on every machine, for any
+// traversal order, and fresh each step without generator state in the
+// artifact. Element i keeps its value when u_i >= p, where
+//   base = splitmix64(uint64(seed) * 0x9E3779B97F4A7C15 + uint64(step)),
+//   u_i  = (splitmix64(base + i) >> 11) * 2^-53
+// (docs/artifact.md, "Randomness"). The mask is kept for dropout_grad.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelUtils.h"
+#include "Registration.h"
+
+#include <cmath>
+
+namespace distc::runtime::kernels {
+namespace {
+
+/// The SplitMix64 output function (Steele, Lea, Flood 2014) of state z.
+uint64_t splitmix64(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+double dropoutProbability(const KernelContext &ctx) {
+  const double p = ctx.floatAttr("p");
+  if (!(p >= 0 && p <= 1))
+    ctx.fail("dropout probability p = " + std::to_string(p) + " is outside [0, 1]");
+  return p;
+}
+
+/// The factor applied to kept elements: 1/(1-p) when upscaling (0 when
+/// p = 1, where nothing is kept), else 1.
+double keptScale(const KernelContext &ctx, double p) {
+  if (ctx.intAttr("upscale", 1) == 0)
+    return 1.0;
+  return p >= 1 ? 0.0 : 1.0 / (1.0 - p);
+}
+
+void expectMask(const KernelContext &ctx, const Tensor &mask, int64_t numel) {
+  if (mask.dtype() != DType::UInt8)
+    ctx.fail(std::string("mask has dtype ") + dtypeName(mask.dtype()) + ", expected u8");
+  expectNumel(ctx, mask, numel, "mask");
+}
+
+void dropoutKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0);
+  const Tensor &step = ctx.input(1);
+  Tensor &out = ctx.output(0);
+  Tensor &mask = ctx.output(1);
+  const double p = dropoutProbability(ctx);
+  const double scale = keptScale(ctx, p);
+  if (step.dtype() != DType::Int64 || step.numel() != 1)
+    ctx.fail("step " + step.typeString() + " must be one i64 element");
+  expectSameDtype(ctx, out, x, "out", "x");
+  expectNumel(ctx, out, x.numel(), "out");
+  expectMask(ctx, mask, x.numel());
+  const uint64_t seed = static_cast<uint64_t>(ctx.intAttr("seed"));
+  const uint64_t base =
+      splitmix64(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step.data<int64_t>()[0]));
+  dispatchFloat(ctx, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *src = x.data<T>();
+    T *dst = out.data<T>();
+    uint8_t *m = mask.data<uint8_t>();
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const double u = double(splitmix64(base + uint64_t(i)) >> 11) * 0x1.0p-53;
+      const bool keep = u >= p;
+      m[i] = keep ? 1 : 0;
+      dst[i] = keep ? T(double(src[i]) * scale) : T(0);
+    }
+  });
+}
+
+void dropoutGradKernel(KernelContext &ctx) {
+  const Tensor &mask = ctx.input(0);
+  const Tensor &dout = ctx.input(1);
+  Tensor &dx = ctx.output(0);
+  const double scale = keptScale(ctx, dropoutProbability(ctx));
+  expectMask(ctx, mask, dout.numel());
+  expectSameDtype(ctx, dx, dout, "dx", "dout");
+  expectNumel(ctx, dx, dout.numel(), "dx");
+  dispatchFloat(ctx, dout.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const uint8_t *m = mask.data<uint8_t>();
+    const T *g = dout.data<T>();
+    T *dst = dx.data<T>();
+    for (int64_t i = 0; i < dout.numel(); ++i)
+      dst[i] = m[i] ? T(double(g[i]) * scale) : T(0);
+  });
+}
+
+} // namespace
+
+void registerDropoutKernels(KernelRegistry &r) {
+  r.add("dropout", dropoutKernel);
+  r.add("dropout_grad", dropoutGradKernel);
+}
+
+} // namespace distc::runtime::kernels

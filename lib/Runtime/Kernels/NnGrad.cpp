@@ -1,0 +1,198 @@
+//===- NnGrad.cpp - layer_norm_grad, softmax_cross_entropy_grad,
+//                  gather_rows_grad -----------------------------------===//
+//
+// Backward of the layer kernels of Nn.cpp, with the same operand layouts
+// and checks as their forward kernels. Sums accumulate in double.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelUtils.h"
+#include "Registration.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+namespace distc::runtime::kernels {
+namespace {
+
+/// Per row of x viewed as [left, right], with x^ = (x - mean) * inv and
+/// g = dy * scale:
+///   dx = inv * (g - mean(g) - x^ * mean(g * x^)),
+///   dscale = sum over rows of dy * x^,  dbias = sum over rows of dy.
+/// The statistics are recomputed from x exactly as the forward kernel does.
+void layerNormGradKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0);
+  const Tensor *scale = ctx.optionalInput(1);
+  const Tensor &dy = ctx.input(2);
+  Tensor &dx = ctx.output(0);
+  Tensor *dscale = ctx.optionalOutput(1);
+  Tensor *dbias = ctx.optionalOutput(2);
+  const int64_t bna = ctx.intAttr("begin_norm_axis");
+  const double eps = ctx.floatAttr("epsilon");
+  if (bna < 1 || bna > x.rank())
+    ctx.fail("begin_norm_axis " + std::to_string(bna) + " is out of range for rank " +
+             std::to_string(x.rank()));
+  const int64_t left = product(x.shape(), 0, int(bna));
+  const int64_t right = product(x.shape(), int(bna), x.rank());
+  using Named = std::pair<const Tensor *, const char *>;
+  for (auto [t, name] : {Named{&dy, "dy"}, Named{&dx, "dx"}}) {
+    expectSameDtype(ctx, *t, x, name, "x");
+    expectNumel(ctx, *t, x.numel(), name);
+  }
+  for (auto [t, name] : {Named{scale, "scale"}, Named{dscale, "dscale"}, Named{dbias, "dbias"}})
+    if (t) {
+      expectSameDtype(ctx, *t, x, name, "x");
+      expectNumel(ctx, *t, right, name);
+    }
+  dispatchFloat(ctx, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<double> sumScale(dscale ? right : 0, 0.0), sumBias(dbias ? right : 0, 0.0);
+    std::vector<double> xhat(right), g(right);
+    for (int64_t r = 0; r < left; ++r) {
+      const T *xr = x.data<T>() + r * right;
+      const T *dyr = dy.data<T>() + r * right;
+      double sum = 0;
+      for (int64_t c = 0; c < right; ++c)
+        sum += double(xr[c]);
+      const double mu = sum / double(right);
+      double sq = 0;
+      for (int64_t c = 0; c < right; ++c)
+        sq += (double(xr[c]) - mu) * (double(xr[c]) - mu);
+      const double inv = 1.0 / std::sqrt(sq / double(right) + eps);
+      double meanG = 0, meanGX = 0;
+      for (int64_t c = 0; c < right; ++c) {
+        const double d = double(dyr[c]);
+        xhat[c] = (double(xr[c]) - mu) * inv;
+        g[c] = scale ? d * double(scale->data<T>()[c]) : d;
+        meanG += g[c];
+        meanGX += g[c] * xhat[c];
+        if (dscale)
+          sumScale[c] += d * xhat[c];
+        if (dbias)
+          sumBias[c] += d;
+      }
+      meanG /= double(right);
+      meanGX /= double(right);
+      T *dxr = dx.data<T>() + r * right;
+      for (int64_t c = 0; c < right; ++c)
+        dxr[c] = T(inv * (g[c] - meanG - xhat[c] * meanGX));
+    }
+    for (int64_t c = 0; dscale && c < right; ++c)
+      dscale->data<T>()[c] = T(sumScale[c]);
+    for (int64_t c = 0; dbias && c < right; ++c)
+      dbias->data<T>()[c] = T(sumBias[c]);
+  });
+}
+
+/// dlogits = (softmax - target) * dloss, target the one-hot hard label or
+/// the soft label; dloss has extent 1 on the axis and broadcasts along it.
+void softmaxCrossEntropyGradKernel(KernelContext &ctx) {
+  const Tensor &softmax = ctx.input(0);
+  const Tensor &label = ctx.input(1);
+  const Tensor &dloss = ctx.input(2);
+  Tensor &dlogits = ctx.output(0);
+  const int64_t axis = ctx.intAttr("axis");
+  const bool soft = ctx.intAttr("soft_label", 0) != 0;
+  const int64_t ignoreIndex = ctx.intAttr("ignore_index", -100);
+  expectAxis(ctx, axis, softmax.rank());
+  const AxisView v = aroundAxis(softmax, int(axis));
+  expectSameDtype(ctx, dlogits, softmax, "dlogits", "softmax");
+  expectNumel(ctx, dlogits, softmax.numel(), "dlogits");
+  expectSameDtype(ctx, dloss, softmax, "dloss", "softmax");
+  expectNumel(ctx, dloss, v.outer * v.inner, "dloss");
+  if (soft) {
+    expectSameDtype(ctx, label, softmax, "soft label", "softmax");
+    expectNumel(ctx, label, softmax.numel(), "soft label");
+  } else {
+    expectNumel(ctx, label, v.outer * v.inner, "label");
+  }
+  dispatchFloat(ctx, softmax.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *sm = softmax.data<T>();
+    const T *dl = dloss.data<T>();
+    T *dst = dlogits.data<T>();
+    std::vector<int64_t> hard;
+    if (!soft) {
+      hard.resize(label.numel());
+      dispatchIndex(ctx, label.dtype(), "label", [&](auto itag) {
+        using I = decltype(itag);
+        for (int64_t i = 0; i < label.numel(); ++i)
+          hard[i] = int64_t(label.data<I>()[i]);
+      });
+    }
+    for (int64_t o = 0; o < v.outer; ++o)
+      for (int64_t in = 0; in < v.inner; ++in) {
+        const int64_t base = o * v.size * v.inner + in, row = o * v.inner + in;
+        const double g = double(dl[row]);
+        // Element-wise per index, reading before writing: dlogits may share
+        // storage with softmax.
+        if (soft) {
+          const T *lab = label.data<T>();
+          for (int64_t c = 0; c < v.size; ++c) {
+            const int64_t i = base + c * v.inner;
+            dst[i] = T((double(sm[i]) - double(lab[i])) * g);
+          }
+          continue;
+        }
+        const int64_t target = hard[row];
+        if (target == ignoreIndex) {
+          for (int64_t c = 0; c < v.size; ++c)
+            dst[base + c * v.inner] = T(0);
+          continue;
+        }
+        if (target < 0 || target >= v.size)
+          ctx.fail("label " + std::to_string(target) + " at position " + std::to_string(row) +
+                   " is outside [0, " + std::to_string(v.size) + ")");
+        for (int64_t c = 0; c < v.size; ++c) {
+          const int64_t i = base + c * v.inner;
+          dst[i] = T((double(sm[i]) - (c == target ? 1.0 : 0.0)) * g);
+        }
+      }
+  });
+}
+
+/// dtable = 0, then dtable[id] += dout row for every id, except padding.
+void gatherRowsGradKernel(KernelContext &ctx) {
+  const Tensor &ids = ctx.input(0);
+  const Tensor &dout = ctx.input(1);
+  Tensor &dtable = ctx.output(0);
+  const int64_t paddingIdx = ctx.intAttr("padding_idx", -1);
+  if (dtable.rank() != 2)
+    ctx.fail("dtable " + formatShape(dtable.shape()) + " must have rank 2 [V, D]");
+  expectSameDtype(ctx, dout, dtable, "dout", "dtable");
+  const int64_t rows = dtable.dim(0), width = dtable.dim(1);
+  expectNumel(ctx, dout, ids.numel() * width, "dout");
+  dispatchFloat(ctx, dtable.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T *dst = dtable.data<T>();
+    const T *src = dout.data<T>();
+    if (dtable.byteSize())
+      std::memset(dst, 0, dtable.byteSize());
+    dispatchIndex(ctx, ids.dtype(), "ids", [&](auto itag) {
+      using I = decltype(itag);
+      const I *idp = ids.data<I>();
+      for (int64_t i = 0; i < ids.numel(); ++i) {
+        const int64_t id = int64_t(idp[i]);
+        // As in the forward kernel: -1 means no padding row.
+        if (id == paddingIdx && paddingIdx != -1)
+          continue;
+        if (id < 0 || id >= rows)
+          ctx.fail("id " + std::to_string(id) + " at position " + std::to_string(i) +
+                   " is outside [0, " + std::to_string(rows) + ")");
+        for (int64_t c = 0; c < width; ++c)
+          dst[id * width + c] += src[i * width + c];
+      }
+    });
+  });
+}
+
+} // namespace
+
+void registerNnGradKernels(KernelRegistry &r) {
+  r.add("layer_norm_grad", layerNormGradKernel);
+  r.add("softmax_cross_entropy_grad", softmaxCrossEntropyGradKernel);
+  r.add("gather_rows_grad", gatherRowsGradKernel);
+}
+
+} // namespace distc::runtime::kernels
