@@ -125,6 +125,38 @@ Status runKernel(const std::string &kernel, const std::vector<Tensor> &inputs,
   return s;
 }
 
+std::vector<double> numericGradient(const std::string &kernel, const std::vector<Tensor> &inputs,
+                                    const std::vector<OutputSpec> &outputSpecs,
+                                    const std::vector<AttrDesc> &attrs, int outputIndex,
+                                    const Tensor &weights, int wrt, double step) {
+  EXPECT_EQ(inputs[wrt].dtype(), DType::Float64);
+  auto weightedOutput = [&](const std::vector<Tensor> &in) {
+    std::vector<Tensor> out;
+    Status s = runKernel(kernel, in, outputSpecs, attrs, out);
+    EXPECT_TRUE(s.ok()) << s.message();
+    if (!s.ok())
+      return 0.0;
+    EXPECT_EQ(out[outputIndex].numel(), weights.numel());
+    double sum = 0;
+    for (int64_t k = 0; k < weights.numel(); ++k)
+      sum += elementAt(weights, k) * elementAt(out[outputIndex], k);
+    return sum;
+  };
+  std::vector<double> grad(inputs[wrt].numel());
+  for (int64_t i = 0; i < inputs[wrt].numel(); ++i) {
+    std::vector<Tensor> in = inputs;
+    in[wrt] = inputs[wrt].clone();
+    double &v = in[wrt].data<double>()[i];
+    const double x = v;
+    v = x + step;
+    const double up = weightedOutput(in);
+    v = x - step;
+    const double down = weightedOutput(in);
+    grad[i] = (up - down) / (2 * step);
+  }
+  return grad;
+}
+
 Tensor randomTensor(DType dtype, const Shape &shape, std::mt19937_64 &rng, double lo, double hi) {
   Tensor t(dtype, shape);
   runtime::kernels::dispatchAny(dtype, [&](auto tag) {

@@ -67,6 +67,16 @@ Status runKernel(const std::string &kernel, const std::vector<Tensor> &inputs,
                  const std::vector<OutputSpec> &outputSpecs, const std::vector<AttrDesc> &attrs,
                  std::vector<Tensor> &outputs, const std::vector<bool> &absentOutputs = {});
 
+/// Central finite differences, in float64, of sum_k weights[k] * out[k],
+/// where out is output `outputIndex` of `kernel` run (through runKernel and
+/// so the CPU kernel registry) on `inputs`, with respect to every element of
+/// the Float64 tensor inputs[wrt]. Used to check gradient kernels against
+/// their forward kernels.
+std::vector<double> numericGradient(const std::string &kernel, const std::vector<Tensor> &inputs,
+                                    const std::vector<OutputSpec> &outputSpecs,
+                                    const std::vector<AttrDesc> &attrs, int outputIndex,
+                                    const Tensor &weights, int wrt, double step = 1e-5);
+
 /// Uniform random values in [lo, hi) for float dtypes, integers in [lo, hi].
 Tensor randomTensor(DType dtype, const Shape &shape, std::mt19937_64 &rng, double lo = -1,
                     double hi = 1);
