@@ -12,6 +12,8 @@ PACKAGES=(
   # command lines, JSON, program and artifact serialization
   libcli11-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler
   libflatbuffers-dev flatbuffers-compiler
+  # training data and checkpoints: gzip/CRC32 (zlib), .npz archives (libzip)
+  zlib1g-dev libzip-dev
   # CPU kernels and tests
   libopenblas-dev libgtest-dev
   # reference numerics in tests
