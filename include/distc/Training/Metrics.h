@@ -1,0 +1,126 @@
+//===- Metrics.h - Training metrics file and progress line ------*- C++ -*-===//
+//
+// MetricsWriter appends one JSON object per line (JSON Lines) to the
+// `--metrics FILE`, flushing after each line so that a reader (or a crash)
+// sees every completed step:
+//   {"step":120,"epoch":2,"loss":0.4132,"lr":0.01,"samples_per_sec":5123.4}
+// plus any extra fields (e.g. "eval_loss", "eval_accuracy"). Non-finite
+// numbers, which JSON cannot represent, are written as null. A resumed run
+// appends; steps between the last checkpoint and a crash then appear twice,
+// and readers take the last record of a step.
+//
+// ProgressReporter shows progress on a stream. On a terminal (isatty) it
+// redraws one line in place with '\r':
+//   [##########----------] 120/500 epoch 2 loss 0.4132 5123 samples/s
+// Otherwise (a log file, a pipe) it prints a plain line every N steps and at
+// the end:
+//   step 120/500 epoch 2 loss 0.4132 samples/s 5123
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_TRAINING_METRICS_H
+#define DISTC_TRAINING_METRICS_H
+
+#include "distc/Runtime/Status.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace distc::training {
+
+using runtime::Status;
+
+struct MetricsRecord {
+  int64_t step = 0;
+  int64_t epoch = 0;
+  double loss = 0;
+  double lr = 0;
+  double samplesPerSec = 0;
+  /// Further fields, written after the fixed ones in key order; a key that
+  /// repeats a fixed field is an error.
+  nlohmann::json extra = nlohmann::json::object();
+
+  /// The line's object: step, epoch, loss, lr, samples_per_sec, then the
+  /// extra fields (non-finite numbers as null).
+  nlohmann::ordered_json toJson() const;
+};
+
+class MetricsWriter {
+public:
+  MetricsWriter() = default;
+  MetricsWriter(const MetricsWriter &) = delete;
+  MetricsWriter &operator=(const MetricsWriter &) = delete;
+  MetricsWriter(MetricsWriter &&other) noexcept;
+  MetricsWriter &operator=(MetricsWriter &&other) noexcept;
+  ~MetricsWriter();
+
+  /// Opens `path` for appending (append true) or truncates it.
+  Status open(const std::string &path, bool append);
+  bool isOpen() const { return file_ != nullptr; }
+
+  /// Writes one line and flushes it.
+  Status write(const MetricsRecord &record);
+  /// Writes an arbitrary object as one line (e.g. a final summary).
+  Status writeJson(const nlohmann::json &object);
+
+  Status close();
+
+private:
+  Status writeLine(const std::string &text);
+
+  std::FILE *file_ = nullptr;
+  std::string path_;
+};
+
+struct ProgressOptions {
+  /// Steps in the run; 0 when unknown (no bar, no "/total").
+  int64_t totalSteps = 0;
+  /// Plain mode: print every this many steps (>= 1).
+  int64_t plainEvery = 50;
+  /// Characters in the bar.
+  int barWidth = 20;
+  /// Overrides isatty(fileno(stream)); tests set it.
+  std::optional<bool> terminal;
+};
+
+class ProgressReporter {
+public:
+  /// Does not own `stream`.
+  ProgressReporter(std::FILE *stream, ProgressOptions options);
+
+  bool isTerminal() const { return terminal_; }
+
+  /// Reports that `step` (1-based count of steps done) has finished.
+  void update(int64_t step, int64_t epoch, double loss, double samplesPerSec);
+
+  /// Prints a line that must not be overwritten (e.g. an eval result): on
+  /// a terminal the progress line is cleared first and redrawn after it.
+  void message(const std::string &line);
+
+  /// Ends the progress: on a terminal the final state with a newline; in
+  /// plain mode the last step unless it was just printed.
+  void finish();
+
+  /// The text of the progress line for these values (no '\r' or newline).
+  std::string formatLine(int64_t step, int64_t epoch, double loss, double samplesPerSec) const;
+
+private:
+  void draw(const std::string &line);
+
+  std::FILE *stream_;
+  ProgressOptions options_;
+  bool terminal_;
+  size_t drawnWidth_ = 0;
+  bool haveLast_ = false;
+  bool lastPrinted_ = false;
+  int64_t lastStep_ = 0, lastEpoch_ = 0;
+  double lastLoss_ = 0, lastRate_ = 0;
+};
+
+} // namespace distc::training
+
+#endif // DISTC_TRAINING_METRICS_H

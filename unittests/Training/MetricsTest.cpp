@@ -1,0 +1,147 @@
+//===- MetricsTest.cpp - Metrics lines and the progress reporter ----------===//
+
+#include "distc/Training/Metrics.h"
+
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace distc::training;
+using namespace distc::training::test;
+
+namespace {
+
+/// Collects what a FILE* receives.
+class Capture {
+public:
+  Capture() : file_(std::tmpfile()) {}
+  ~Capture() { std::fclose(file_); }
+  std::FILE *file() { return file_; }
+  std::string text() {
+    std::fflush(file_);
+    long size = std::ftell(file_);
+    std::string out(static_cast<size_t>(size), '\0');
+    std::rewind(file_);
+    size_t got = std::fread(out.data(), 1, out.size(), file_);
+    out.resize(got);
+    std::fseek(file_, 0, SEEK_END);
+    return out;
+  }
+
+private:
+  std::FILE *file_;
+};
+
+} // namespace
+
+TEST(MetricsTest, WritesOneFlushedObjectPerLine) {
+  TempDir dir;
+  std::string path = dir.file("metrics.jsonl");
+  MetricsWriter writer;
+  ASSERT_TRUE(writer.open(path, /*append=*/false).ok());
+  MetricsRecord r;
+  r.step = 1;
+  r.epoch = 0;
+  r.loss = 2.5;
+  r.lr = 0.125;
+  r.samplesPerSec = 1000;
+  ASSERT_TRUE(writer.write(r).ok());
+  // Flushed: visible before close.
+  EXPECT_EQ(readText(path),
+            "{\"step\":1,\"epoch\":0,\"loss\":2.5,\"lr\":0.125,\"samples_per_sec\":1000.0}\n");
+  r.step = 2;
+  r.loss = NAN;
+  r.extra = {{"eval_loss", 0.75}, {"eval_accuracy", 0.5}, {"bad", INFINITY}};
+  ASSERT_TRUE(writer.write(r).ok());
+  ASSERT_TRUE(writer.writeJson({{"event", "done"}, {"steps", 2}}).ok());
+  ASSERT_TRUE(writer.close().ok());
+  std::string text = readText(path);
+  size_t second = text.find('\n') + 1;
+  EXPECT_EQ(text.substr(second),
+            "{\"step\":2,\"epoch\":0,\"loss\":null,\"lr\":0.125,\"samples_per_sec\":1000.0,"
+            "\"bad\":null,\"eval_accuracy\":0.5,\"eval_loss\":0.75}\n"
+            "{\"event\":\"done\",\"steps\":2}\n");
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    EXPECT_TRUE(nlohmann::json::parse(text.substr(start, end - start)).is_object());
+    start = end + 1;
+  }
+}
+
+TEST(MetricsTest, AppendsAndRejectsClashes) {
+  TempDir dir;
+  std::string path = dir.file("m.jsonl");
+  writeText(path, "{\"step\":1}\n");
+  MetricsWriter writer;
+  ASSERT_TRUE(writer.open(path, /*append=*/true).ok());
+  MetricsRecord r;
+  r.step = 2;
+  ASSERT_TRUE(writer.write(r).ok());
+  r.extra = {{"loss", 1.0}};
+  Status st = writer.write(r);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), path + ": extra metric 'loss' repeats a fixed field");
+  ASSERT_TRUE(writer.close().ok());
+  EXPECT_EQ(readText(path).substr(0, 12), "{\"step\":1}\n{");
+
+  MetricsWriter nowhere;
+  st = nowhere.open(dir.file("no/such/dir/m.jsonl"), false);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), dir.file("no/such/dir/m.jsonl") +
+                              ": cannot open the metrics file: No such file or directory");
+  EXPECT_FALSE(nowhere.write(r).ok());
+}
+
+TEST(MetricsTest, ProgressOnATerminalRedrawsOneLine) {
+  Capture out;
+  ProgressOptions o;
+  o.totalSteps = 4;
+  o.barWidth = 8;
+  o.terminal = true;
+  ProgressReporter progress(out.file(), o);
+  EXPECT_TRUE(progress.isTerminal());
+  progress.update(1, 0, 2.0, 1500.4);
+  progress.update(2, 0, 1.23456, 99);
+  progress.message("eval: accuracy 0.9");
+  progress.update(4, 1, 0.5, 100);
+  progress.finish();
+  std::string text = out.text();
+  EXPECT_EQ(text, "\r[##------] 1/4 epoch 0 loss 2 1500 samples/s"
+                  "\r[####----] 2/4 epoch 0 loss 1.235 99 samples/s"
+                  "\r" +
+                      std::string(46, ' ') +
+                      "\reval: accuracy 0.9\n"
+                      "\r[####----] 2/4 epoch 0 loss 1.235 99 samples/s"
+                      "\r[########] 4/4 epoch 1 loss 0.5 100 samples/s "
+                      "\r[########] 4/4 epoch 1 loss 0.5 100 samples/s\n");
+}
+
+TEST(MetricsTest, ProgressElsewherePrintsPlainLines) {
+  Capture out;
+  ProgressOptions o;
+  o.totalSteps = 7;
+  o.plainEvery = 3;
+  o.terminal = false;
+  ProgressReporter progress(out.file(), o);
+  for (int64_t step = 1; step <= 5; ++step)
+    progress.update(step, 0, 1.0 / static_cast<double>(step), 10);
+  progress.finish();
+  EXPECT_EQ(out.text(), "step 3/7 epoch 0 loss 0.3333 samples/s 10\n"
+                        "step 5/7 epoch 0 loss 0.2 samples/s 10\n");
+
+  Capture full;
+  ProgressReporter toEnd(full.file(), o);
+  for (int64_t step = 1; step <= 7; ++step)
+    toEnd.update(step, 0, 1.0, 10);
+  toEnd.finish(); // step 7 was printed as the last step; not again
+  EXPECT_EQ(full.text(), "step 3/7 epoch 0 loss 1 samples/s 10\n"
+                         "step 6/7 epoch 0 loss 1 samples/s 10\n"
+                         "step 7/7 epoch 0 loss 1 samples/s 10\n");
+
+  Capture file;
+  ProgressReporter detected(file.file(), ProgressOptions());
+  EXPECT_FALSE(detected.isTerminal()); // a regular file is no terminal
+}
