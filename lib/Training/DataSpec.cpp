@@ -1,0 +1,89 @@
+//===- DataSpec.cpp - The `--data` argument -------------------------------===//
+
+#include "distc/Training/DataSpec.h"
+
+namespace distc::training {
+
+namespace {
+
+const char kForms[] = "expected NAME=@FILE.npy, FILE.npz[:MAPPING] or FILE.csv[.gz]:MAPPING";
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+} // namespace
+
+Status parseDataSpec(std::string_view text, DataSpec &out) {
+  auto bad = [&](const std::string &why) {
+    return Status::error("--data '" + std::string(text) + "': " + why);
+  };
+  DataSpec spec;
+  size_t at = text.find("=@");
+  size_t colon = text.find(':');
+  if (at != std::string_view::npos && at > 0 && (colon == std::string_view::npos || at < colon)) {
+    spec.kind = DataSpec::Kind::Npy;
+    spec.feed = std::string(text.substr(0, at));
+    spec.path = std::string(text.substr(at + 2));
+    if (spec.path.empty())
+      return bad("no file after '=@'");
+    out = std::move(spec);
+    return Status::success();
+  }
+  // The path ends at the first format suffix followed by ':' or the end.
+  struct Suffix {
+    std::string_view text;
+    DataSpec::Kind kind;
+  };
+  const Suffix suffixes[] = {{".npz", DataSpec::Kind::Npz},
+                             {".csv.gz", DataSpec::Kind::Csv},
+                             {".csv", DataSpec::Kind::Csv}};
+  size_t pathEnd = std::string_view::npos;
+  for (size_t pos = 0; pos <= text.size() && pathEnd == std::string_view::npos; ++pos) {
+    if (pos < text.size() && text[pos] != ':')
+      continue;
+    for (const Suffix &s : suffixes)
+      if (endsWith(text.substr(0, pos), s.text)) {
+        pathEnd = pos;
+        spec.kind = s.kind;
+        break;
+      }
+  }
+  if (pathEnd == std::string_view::npos)
+    return bad(std::string("cannot tell the file's format; ") + kForms);
+  spec.path = std::string(text.substr(0, pathEnd));
+  bool hasMapping = pathEnd < text.size();
+  std::string_view mapping = hasMapping ? text.substr(pathEnd + 1) : std::string_view();
+  if (spec.kind == DataSpec::Kind::Npz) {
+    if (hasMapping)
+      if (Status st = parseNpzMapping(mapping, spec.npzFeeds); !st.ok())
+        return bad(st.message());
+  } else {
+    if (!hasMapping || mapping.empty())
+      return bad("a CSV file needs a column mapping, e.g. " + spec.path + ":x=0:64,label=64");
+    if (Status st = parseCsvColumnMapping(mapping, spec.csvColumns); !st.ok())
+      return bad(st.message());
+  }
+  out = std::move(spec);
+  return Status::success();
+}
+
+Status loadData(Dataset &into, const DataSpec &spec, const std::map<std::string, FeedSpec> &feeds) {
+  switch (spec.kind) {
+  case DataSpec::Kind::Npy:
+    return loadNpyColumn(into, spec.feed, spec.path);
+  case DataSpec::Kind::Npz:
+    return loadNpzColumns(into, spec.path, spec.npzFeeds);
+  case DataSpec::Kind::Csv: {
+    CsvOptions options;
+    options.columns = spec.csvColumns;
+    for (CsvColumn &c : options.columns)
+      if (auto it = feeds.find(c.feed); it != feeds.end())
+        c.dtype = it->second.dtype;
+    return loadCsv(into, spec.path, options);
+  }
+  }
+  return Status::error("--data: unknown kind");
+}
+
+} // namespace distc::training
