@@ -94,6 +94,31 @@ public:
   mlir::LogicalResult lowerTopK(mlir::Operation *op);
   mlir::LogicalResult lowerAccuracy(mlir::Operation *op);
 
+  // --- backward ops (LowerGrad.cpp) and optimizers (LowerOptimizer.cpp) -
+  mlir::LogicalResult lowerElementwiseGrad(mlir::Operation *op, llvm::StringRef kind);
+  mlir::LogicalResult lowerMulGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerMatmulGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerUnaryGrad(mlir::Operation *op, llvm::StringRef unaryOp);
+  mlir::LogicalResult lowerSoftmaxGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerReduceGrad(mlir::Operation *op, bool isMean, bool all);
+  mlir::LogicalResult lowerReshapeGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerTransposeGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerConcatGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerSliceGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerLookupTableGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerLayerNormGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerDropoutGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerSoftmaxCrossEntropyGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerSum(mlir::Operation *op);
+  mlir::LogicalResult lowerOptimizer(mlir::Operation *op);
+
+  /// False for a result nothing uses: a gradient nobody asked for.
+  bool isNeeded(mlir::Value result) const;
+  /// A Temp buffer with `like`'s dtype.
+  int32_t temp(const std::string &name, int32_t like, SymShape dims);
+  mlir::LogicalResult emitReduceTo(int32_t grad, const SymShape &full, const SymShape &aligned,
+                                   const SymShape &own, mlir::Value result);
+
 private:
   mlir::LogicalResult lowerOp(mlir::Operation *op);
   mlir::LogicalResult lowerFeed(mlir::Operation *op);

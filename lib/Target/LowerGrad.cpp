@@ -1,0 +1,411 @@
+//===- LowerGrad.cpp - backward ops to runtime kernels --------------------===//
+//
+// Paddle's `<op>_grad` ops become the training kernels of docs/artifact.md
+// plus views, matmuls and reductions. Broadcasting in the forward op shows
+// up here as a sum over the broadcast axes. A gradient result nothing uses
+// (Paddle would not have asked for it) is not computed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProgramLowering.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace distc::target {
+namespace {
+
+/// `dims` right-aligned (Paddle's axis = -1) or placed at `axis` within
+/// `rank` dims, padded with 1s: how an element-wise operand was broadcast.
+SymShape alignTo(const SymShape &dims, int64_t axis, size_t rank) {
+  size_t start = axis < 0 ? rank - dims.size() : static_cast<size_t>(axis);
+  SymShape out(start, DimDesc::fixed(1));
+  out.insert(out.end(), dims.begin(), dims.end());
+  out.resize(rank, DimDesc::fixed(1));
+  return out;
+}
+
+} // namespace
+
+bool ProgramLowering::isNeeded(Value result) const { return !result.use_empty(); }
+
+int32_t ProgramLowering::temp(const std::string &name, int32_t like, SymShape dims) {
+  return addBuffer(name, state.desc.buffers[like].dtype, std::move(dims), BufferKind::Temp);
+}
+
+/// Sums `grad` (with `full` dims) down to the forward operand's `own`
+/// dims, `aligned` being them padded to full's rank; writes `result`.
+LogicalResult ProgramLowering::emitReduceTo(int32_t grad, const SymShape &full,
+                                            const SymShape &aligned, const SymShape &own,
+                                            Value result) {
+  std::vector<int64_t> axes;
+  for (size_t i = 0; i < full.size(); ++i)
+    if (isOne(aligned[i]) && !isOne(full[i]))
+      axes.push_back(static_cast<int64_t>(i));
+  if (axes.empty()) // nothing was broadcast: the gradient is dOut itself
+    return failed(defineView(result, grad, own)) ? failure() : success();
+  FailureOr<int32_t> out = defineResult(result, own);
+  if (failed(out))
+    return failure();
+  emit("reduce", {grad}, {view(*out, aligned)},
+       {AttrDesc::ofString("op", "sum"), AttrDesc::ofInts("axes", axes)});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerElementwiseGrad(Operation *op, StringRef kind) {
+  Value x = op->getOperand(0), y = op->getOperand(1), dout = op->getOperand(2);
+  Value dx = op->getResult(0), dy = op->getResult(1);
+  const SymShape &xd = dimsOf(x), &yd = dimsOf(y), &od = dimsOf(dout);
+  int64_t axis = pd::OpAttributes(op).getInt("axis");
+  size_t rank = od.size();
+  if (xd.size() > rank || yd.size() > rank)
+    return error(op) << "Out@GRAD " << describe(od) << " has lower rank than X or Y";
+  SymShape xa = xd.size() == rank ? xd : alignTo(xd, axis, rank);
+  SymShape ya = yd.size() == rank ? yd : alignTo(yd, axis, rank);
+  int32_t g = bufferOf(dout);
+
+  auto gradFor = [&](Value result, const SymShape &own, const SymShape &aligned, Value other,
+                     const SymShape &otherAligned, bool isX) -> LogicalResult {
+    if (!isNeeded(result))
+      return success();
+    std::string name = nameOf(result);
+    int32_t full = g;
+    if (kind == "sub" && !isX) {
+      full = temp(name + ".neg", g, od);
+      emit("scale", {g}, {full}, {AttrDesc::ofFloat("scale", -1.0), AttrDesc::ofFloat("bias", 0)});
+    } else if (kind == "mul") {
+      full = temp(name + ".full", g, od);
+      emit("binary", {g, view(bufferOf(other), otherAligned)}, {full},
+           {AttrDesc::ofString("op", "mul")});
+    } else if (kind == "div" && isX) {
+      full = temp(name + ".full", g, od);
+      emit("binary", {g, view(bufferOf(y), ya)}, {full}, {AttrDesc::ofString("op", "div")});
+    } else if (kind == "div") {
+      // d(x/y)/dy = -x/y^2.
+      int32_t q = temp(name + ".q", g, od), q2 = temp(name + ".q2", g, od);
+      full = temp(name + ".full", g, od);
+      emit("binary", {view(bufferOf(x), xa), view(bufferOf(y), ya)}, {q},
+           {AttrDesc::ofString("op", "div")});
+      emit("binary", {q, view(bufferOf(y), ya)}, {q2}, {AttrDesc::ofString("op", "div")});
+      emit("binary", {g, q2}, {full}, {AttrDesc::ofString("op", "mul")});
+      int32_t neg = temp(name + ".neg", g, od);
+      emit("scale", {full}, {neg}, {AttrDesc::ofFloat("scale", -1.0), AttrDesc::ofFloat("bias", 0)});
+      full = neg;
+    }
+    return emitReduceTo(full, od, aligned, own, result);
+  };
+  if (failed(gradFor(dx, xd, xa, y, ya, true)) || failed(gradFor(dy, yd, ya, x, xa, false)))
+    return failure();
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerMulGrad(Operation *op) {
+  Value x = op->getOperand(0), y = op->getOperand(1), dout = op->getOperand(2);
+  const SymShape &xd = dimsOf(x), &yd = dimsOf(y);
+  pd::OpAttributes attrs(op);
+  int64_t xn = attrs.getInt("x_num_col_dims"), yn = attrs.getInt("y_num_col_dims");
+  auto m = product(SymShape(xd.begin(), xd.begin() + xn));
+  auto k = product(SymShape(xd.begin() + xn, xd.end()));
+  auto n = product(SymShape(yd.begin() + yn, yd.end()));
+  if (!m || !k || !n)
+    return error(op) << "cannot flatten X " << describe(xd) << " or Y " << describe(yd);
+  int32_t g = view(bufferOf(dout), {*m, *n});
+  if (isNeeded(op->getResult(0))) { // dX = dOut · Yᵀ
+    FailureOr<int32_t> dx = defineResult(op->getResult(0), xd);
+    if (failed(dx))
+      return failure();
+    emit("matmul", {g, view(bufferOf(y), {*k, *n})}, {view(*dx, {*m, *k})},
+         {AttrDesc::ofInt("trans_a", 0), AttrDesc::ofInt("trans_b", 1)});
+  }
+  if (isNeeded(op->getResult(1))) { // dY = Xᵀ · dOut
+    FailureOr<int32_t> dy = defineResult(op->getResult(1), yd);
+    if (failed(dy))
+      return failure();
+    emit("matmul", {view(bufferOf(x), {*m, *k}), g}, {view(*dy, {*k, *n})},
+         {AttrDesc::ofInt("trans_a", 1), AttrDesc::ofInt("trans_b", 0)});
+  }
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerMatmulGrad(Operation *op) {
+  Value x = op->getOperand(0), y = op->getOperand(1), dout = op->getOperand(2);
+  SymShape xd = dimsOf(x), yd = dimsOf(y), od = dimsOf(dout);
+  pd::OpAttributes attrs(op);
+  bool tx = attrs.getBool("trans_x"), ty = attrs.getBool("trans_y");
+  if (xd.size() < 2 || yd.size() < 2)
+    return error(op) << "matmul_v2_grad of 1-D operands is not supported yet (X "
+                     << describe(xd) << ", Y " << describe(yd) << ")";
+  int32_t g = bufferOf(dout), xb = bufferOf(x), yb = bufferOf(y);
+  // A 2-D operand shared by every batch (a weight): flatten the batch into
+  // rows, so its gradient is one GEMM over all of them.
+  bool yShared = yd.size() == 2 && xd.size() > 2 && !tx;
+  bool xShared = xd.size() == 2 && yd.size() > 2;
+  if (xShared)
+    return error(op) << "matmul_v2_grad with a 2-D X and batched Y is not supported yet";
+  if (!yShared) {
+    if (xd.size() != yd.size())
+      return error(op) << "matmul_v2_grad needs equal ranks or a 2-D Y (X " << describe(xd)
+                       << ", Y " << describe(yd) << ")";
+    for (size_t i = 0; i + 2 < xd.size(); ++i)
+      if (!sameDim(xd[i], yd[i]))
+        return error(op) << "matmul_v2_grad with broadcast batch dims is not supported yet (X "
+                         << describe(xd) << ", Y " << describe(yd) << ")";
+  }
+  if (yShared) {
+    auto rows = product(SymShape(xd.begin(), xd.end() - 1));
+    if (!rows)
+      return error(op) << "cannot flatten X " << describe(xd);
+    xd = {*rows, xd.back()};
+    od = {*rows, od.back()};
+    xb = view(xb, xd);
+    g = view(g, od);
+  }
+  auto matmul = [&](int32_t a, bool ta, int32_t b, bool tb, Value result,
+                    const SymShape &resultDims, const SymShape &viewDims) -> LogicalResult {
+    FailureOr<int32_t> out = defineResult(result, resultDims);
+    if (failed(out))
+      return failure();
+    emit("matmul", {a, b}, {view(*out, viewDims)},
+         {AttrDesc::ofInt("trans_a", ta), AttrDesc::ofInt("trans_b", tb)});
+    return success();
+  };
+  Value dx = op->getResult(0), dy = op->getResult(1);
+  const SymShape &dxDims = dimsOf(x);
+  if (isNeeded(dx)) {
+    LogicalResult r = !tx ? matmul(g, false, yb, !ty, dx, dxDims, xd)   // dOut·Yᵀ or dOut·Y
+                      : !ty ? matmul(yb, false, g, true, dx, dxDims, xd) // Y·dOutᵀ
+                            : matmul(yb, true, g, true, dx, dxDims, xd); // Yᵀ·dOutᵀ
+    if (failed(r))
+      return failure();
+  }
+  if (isNeeded(dy)) {
+    LogicalResult r = !ty ? matmul(xb, !tx, g, false, dy, yd, yd)      // Xᵀ·dOut or X·dOut
+                      : !tx ? matmul(g, true, xb, false, dy, yd, yd)  // dOutᵀ·X
+                            : matmul(g, true, xb, true, dy, yd, yd);  // dOutᵀ·Xᵀ
+    if (failed(r))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerUnaryGrad(Operation *op, StringRef unaryOp) {
+  if (!isNeeded(op->getResult(0)))
+    return success();
+  Value in = op->getOperand(0), dout = op->getOperand(1);
+  FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(dout));
+  if (failed(dx))
+    return failure();
+  emit("unary_grad", {bufferOf(in), bufferOf(dout)}, {*dx},
+       {AttrDesc::ofString("op", unaryOp.str())});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerSoftmaxGrad(Operation *op) {
+  Value out = op->getOperand(0), dout = op->getOperand(1);
+  int64_t rank = static_cast<int64_t>(dimsOf(out).size());
+  auto axis = normalizeAxis(pd::OpAttributes(op).getInt("axis"), rank);
+  if (!axis)
+    return error(op) << "axis out of range for rank " << rank;
+  FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(out));
+  if (failed(dx))
+    return failure();
+  emit("softmax_grad", {bufferOf(out), bufferOf(dout)}, {*dx}, {AttrDesc::ofInt("axis", *axis)});
+  return success();
+}
+
+/// reduce_sum/reduce_mean/mean: the output gradient broadcast back over the
+/// reduced axes (divided by their size for a mean).
+LogicalResult ProgramLowering::lowerReduceGrad(Operation *op, bool isMean, bool all) {
+  Value x = op->getOperand(0), dout = op->getOperand(1);
+  const SymShape &xd = dimsOf(x);
+  int64_t rank = static_cast<int64_t>(xd.size());
+  std::vector<bool> reduced(rank, all);
+  if (!all) {
+    pd::OpAttributes attrs(op);
+    if (attrs.getBool("reduce_all"))
+      reduced.assign(rank, true);
+    else
+      for (int64_t d : attrs.getInts("dim"))
+        if (auto axis = normalizeAxis(d, rank))
+          reduced[*axis] = true;
+  }
+  SymShape kept;
+  for (int64_t i = 0; i < rank; ++i)
+    kept.push_back(reduced[i] ? DimDesc::fixed(1) : xd[i]);
+  FailureOr<int32_t> dx = defineResult(op->getResult(0), xd);
+  if (failed(dx))
+    return failure();
+  std::vector<AttrDesc> attrs;
+  if (isMean)
+    attrs.push_back(AttrDesc::ofInt("mean", 1));
+  emit("broadcast", {view(bufferOf(dout), kept)}, {*dx}, attrs);
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerReshapeGrad(Operation *op) {
+  // XShape comes from the forward reshape2/transpose2, whose X has the dims.
+  Value xshape = op->getOperand(0), dout = op->getOperand(1);
+  Operation *forward = xshape.getDefiningOp();
+  if (!forward || !buffers.count(forward->getOperand(0)))
+    return error(op) << "XShape does not come from a forward op of this program";
+  const SymShape &xd = dimsOf(forward->getOperand(0));
+  FailureOr<int32_t> dx = defineView(op->getResult(0), bufferOf(dout), xd);
+  return failed(dx) ? failure() : success();
+}
+
+LogicalResult ProgramLowering::lowerTransposeGrad(Operation *op) {
+  Value xshape = op->getOperand(0), dout = op->getOperand(1);
+  Operation *forward = xshape.getDefiningOp();
+  if (!forward || !buffers.count(forward->getOperand(0)))
+    return error(op) << "XShape does not come from a forward op of this program";
+  std::vector<int64_t> perm = pd::OpAttributes(op).getInts("axis");
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    auto axis = normalizeAxis(perm[i], static_cast<int64_t>(perm.size()));
+    if (!axis)
+      return error(op) << "bad permutation";
+    inverse[*axis] = static_cast<int64_t>(i);
+  }
+  FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(forward->getOperand(0)));
+  if (failed(dx))
+    return failure();
+  emit("transpose", {bufferOf(dout)}, {*dx}, {AttrDesc::ofInts("perm", inverse)});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerConcatGrad(Operation *op) {
+  unsigned n = op->getNumResults();
+  Value dout = op->getOperand(n);
+  int64_t rank = static_cast<int64_t>(dimsOf(dout).size());
+  auto axis = normalizeAxis(pd::OpAttributes(op).getInt("axis"), rank);
+  if (!axis)
+    return error(op) << "axis out of range for rank " << rank;
+  std::vector<int32_t> outs;
+  for (unsigned i = 0; i < n; ++i) {
+    Value result = op->getResult(i);
+    const SymShape &dims = dimsOf(op->getOperand(i));
+    if (isNeeded(result)) {
+      FailureOr<int32_t> b = defineResult(result, dims);
+      if (failed(b))
+        return failure();
+      outs.push_back(*b);
+    } else {
+      outs.push_back(temp(nameOf(dout) + ".unused" + std::to_string(i), bufferOf(dout), dims));
+    }
+  }
+  emit("split", {bufferOf(dout)}, outs, {AttrDesc::ofInt("axis", *axis)});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerSliceGrad(Operation *op) {
+  Value input = op->getOperand(0), dout = op->getOperand(1);
+  pd::OpAttributes attrs(op);
+  const SymShape &id = dimsOf(input);
+  std::vector<int64_t> axes = attrs.getInts("axes");
+  // Restore the axes a decrease_axis slice dropped, as size 1.
+  SymShape outDims = dimsOf(dout);
+  for (int64_t d : attrs.getInts("decrease_axis"))
+    if (d >= 0 && static_cast<size_t>(d) <= outDims.size())
+      outDims.insert(outDims.begin() + d, DimDesc::fixed(1));
+  if (outDims.size() != id.size())
+    return error(op) << "Out@GRAD " << describe(dimsOf(dout)) << " does not match Input "
+                     << describe(id);
+  FailureOr<int32_t> dx = defineResult(op->getResult(0), id);
+  if (failed(dx))
+    return failure();
+  emit("slice_grad", {view(bufferOf(dout), outDims)}, {*dx},
+       {AttrDesc::ofInts("axes", axes), AttrDesc::ofInts("starts", attrs.getInts("starts")),
+        AttrDesc::ofInts("ends", attrs.getInts("ends"))});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerLookupTableGrad(Operation *op) {
+  Value ids = op->getOperand(0), w = op->getOperand(1), dout = op->getOperand(2);
+  FailureOr<int32_t> dw = defineResult(op->getResult(0), dimsOf(w));
+  if (failed(dw))
+    return failure();
+  emit("gather_rows_grad", {bufferOf(ids), bufferOf(dout)}, {*dw},
+       {AttrDesc::ofInt("padding_idx", pd::OpAttributes(op).getInt("padding_idx"))});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerLayerNormGrad(Operation *op) {
+  // Operands: X, Scale?, Bias?, Mean, Variance, Y@GRAD (segment sizes say
+  // which optional ones are present); the kernel recomputes the statistics.
+  auto segments = op->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes");
+  bool hasScale = segments && segments[1] > 0, hasBias = segments && segments[2] > 0;
+  Value x = op->getOperand(0);
+  Value scale = hasScale ? op->getOperand(1) : Value();
+  Value dy = op->getOperand(op->getNumOperands() - 1);
+  pd::OpAttributes attrs(op);
+  std::vector<int32_t> outs;
+  FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(x));
+  if (failed(dx))
+    return failure();
+  outs.push_back(*dx);
+  for (unsigned i : {1u, 2u}) {
+    Value result = op->getResult(i);
+    bool present = i == 1 ? hasScale : hasBias;
+    if (!present || !isNeeded(result)) {
+      outs.push_back(-1);
+      continue;
+    }
+    FailureOr<int32_t> b = defineResult(result, dimsOf(op->getOperand(i)));
+    if (failed(b))
+      return failure();
+    outs.push_back(*b);
+  }
+  emit("layer_norm_grad", {bufferOf(x), scale ? bufferOf(scale) : -1, bufferOf(dy)}, outs,
+       {AttrDesc::ofInt("begin_norm_axis", attrs.getInt("begin_norm_axis")),
+        AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon"))});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerDropoutGrad(Operation *op) {
+  Value mask = op->getOperand(0), dout = op->getOperand(1);
+  pd::OpAttributes attrs(op);
+  FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(dout));
+  if (failed(dx))
+    return failure();
+  emit("dropout_grad", {bufferOf(mask), bufferOf(dout)}, {*dx},
+       {AttrDesc::ofFloat("p", attrs.getFloat("dropout_prob")),
+        AttrDesc::ofInt("upscale", attrs.getString("dropout_implementation") == "upscale_in_train")});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerSoftmaxCrossEntropyGrad(Operation *op) {
+  Value label = op->getOperand(0), softmax = op->getOperand(1), dloss = op->getOperand(2);
+  pd::OpAttributes attrs(op);
+  int64_t rank = static_cast<int64_t>(dimsOf(softmax).size());
+  auto axis = normalizeAxis(attrs.getInt("axis"), rank);
+  if (!axis)
+    return error(op) << "axis out of range for rank " << rank;
+  FailureOr<int32_t> dlogits = defineResult(op->getResult(0), dimsOf(softmax));
+  if (failed(dlogits))
+    return failure();
+  emit("softmax_cross_entropy_grad", {bufferOf(softmax), bufferOf(label), bufferOf(dloss)},
+       {*dlogits},
+       {AttrDesc::ofInt("axis", *axis), AttrDesc::ofInt("soft_label", attrs.getBool("soft_label")),
+        AttrDesc::ofInt("ignore_index", attrs.getInt("ignore_index"))});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerSum(Operation *op) {
+  Value first = op->getOperand(0);
+  FailureOr<int32_t> out = defineResult(op->getResult(0), dimsOf(first));
+  if (failed(out))
+    return failure();
+  if (op->getNumOperands() == 1) {
+    emit("copy", {bufferOf(first)}, {*out});
+    return success();
+  }
+  // Accumulate pairwise into the result: out = x0 + x1, out += xi.
+  emit("binary", {bufferOf(first), bufferOf(op->getOperand(1))}, {*out},
+       {AttrDesc::ofString("op", "add")});
+  for (unsigned i = 2; i < op->getNumOperands(); ++i)
+    emit("binary", {*out, bufferOf(op->getOperand(i))}, {*out}, {AttrDesc::ofString("op", "add")});
+  return success();
+}
+
+} // namespace distc::target
