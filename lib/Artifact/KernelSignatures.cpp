@@ -30,7 +30,7 @@ const std::vector<KernelSignature> &kernelSignatures() {
           {"epsilon", T::Float, true},
           {"weight_decay", T::Float, false}}},
         {"binary", 2, 2, 1, 1, 0, 0, {{"op", T::String, true}}},
-        {"broadcast", 1, 1, 1, 1, 0, 0, {}},
+        {"broadcast", 1, 1, 1, 1, 0, 0, {{"mean", T::Int, false}}},
         {"cast", 1, 1, 1, 1, 0, 0, {}},
         {"concat", 1, kVariadic, 1, 1, 0, 0, {{"axis", T::Int, true}}},
         {"copy", 1, 1, 1, 1, 0, 0, {}},

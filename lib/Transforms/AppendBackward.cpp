@@ -26,6 +26,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <algorithm>
+
 namespace distc {
 #define GEN_PASS_DEF_APPENDBACKWARD
 #include "distc/Transforms/Passes.h.inc"
@@ -344,6 +346,28 @@ LogicalResult BackwardBuilder::run(Value loss) {
   return success();
 }
 
+/// Fetches each parameter gradient after the program's own fetches, in
+/// parameter-name order, so a gradient check can read them.
+void appendGradFetches(Operation *program, const llvm::StringMap<Value> &grads) {
+  Block &body = program->getRegion(0).front();
+  int32_t col = 0;
+  for (Operation &op : body)
+    if (auto fetch = dyn_cast<pd::FetchOp>(op))
+      col = std::max<int32_t>(col, static_cast<int32_t>(fetch.getCol()) + 1);
+  std::vector<std::string> names;
+  for (const auto &entry : grads)
+    names.push_back(entry.getKey().str());
+  std::sort(names.begin(), names.end());
+  OpBuilder builder = OpBuilder::atBlockEnd(&body);
+  for (const std::string &name : names) {
+    Value grad = grads.lookup(name);
+    OperationState state(grad.getLoc(), pd::FetchOp::getOperationName());
+    state.addOperands(grad);
+    state.addAttribute("col", builder.getI32IntegerAttr(col++));
+    builder.create(state);
+  }
+}
+
 struct AppendBackwardPass : impl::AppendBackwardBase<AppendBackwardPass> {
   using AppendBackwardBase::AppendBackwardBase;
 
@@ -371,6 +395,8 @@ struct AppendBackwardPass : impl::AppendBackwardBase<AppendBackwardPass> {
     BackwardBuilder backward(target, noGradSet);
     if (failed(backward.run(lossValue)))
       return signalPassFailure();
+    if (fetchGrads)
+      appendGradFetches(target, backward.parameterGrads);
   }
 };
 

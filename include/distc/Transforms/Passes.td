@@ -83,6 +83,8 @@ def AppendBackward : Pass<"distc-append-backward", "mlir::ModuleOp"> {
     Option<"loss", "loss", "std::string", /*default=*/"\"\"", "Name of the loss variable">,
     ListOption<"noGrad", "no-grad", "std::string",
                "Variables that get no gradient (stop_gradient)">,
+    Option<"fetchGrads", "fetch-grads", "bool", /*default=*/"false",
+           "Also fetch every parameter gradient (for gradient checks)">,
   ];
 }
 

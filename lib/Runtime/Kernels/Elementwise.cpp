@@ -32,7 +32,7 @@ void scaleKernel(KernelContext &ctx) {
   });
 }
 
-enum class BinaryOp { Add, Sub, Mul, Div };
+enum class BinaryOp { Add, Sub, Mul, Div, Max, Min };
 
 /// out[i] = op(x[bx(i)], y[by(i)]) with NumPy broadcasting over equal ranks.
 template <typename T>
@@ -55,6 +55,10 @@ void binaryLoop(const KernelContext &ctx, BinaryOp op, const Tensor &x, const Te
           ctx.fail("integer division by zero");
       }
       return a / b;
+    case BinaryOp::Max:
+      return a < b ? b : a;
+    case BinaryOp::Min:
+      return b < a ? b : a;
     }
     return a;
   };
@@ -82,8 +86,12 @@ void binaryKernel(KernelContext &ctx) {
     op = BinaryOp::Mul;
   else if (opName == "div")
     op = BinaryOp::Div;
+  else if (opName == "max")
+    op = BinaryOp::Max;
+  else if (opName == "min")
+    op = BinaryOp::Min;
   else
-    ctx.fail("unknown binary op '" + opName + "' (expected add, sub, mul or div)");
+    ctx.fail("unknown binary op '" + opName + "' (expected add, sub, mul, div, max or min)");
   expectSameDtype(ctx, x, out, "x", "out");
   expectSameDtype(ctx, y, out, "y", "out");
   if (x.rank() != out.rank() || y.rank() != out.rank())

@@ -29,6 +29,17 @@ void broadcastKernel(KernelContext &ctx) {
                formatShape(out.shape()) + " in dim " + std::to_string(d));
   copyStrided(dtypeSize(x.dtype()), out.data(), rowMajorStrides(out.shape()), 0, x.data(),
               broadcastStrides(x.shape()), 0, out.shape());
+  // The gradient of a mean: each copy carries 1/(number of copies). The
+  // factor is only known at run time when the batch dim is symbolic.
+  if (ctx.intAttr("mean", 0) && x.numel() > 0 && out.numel() > 0) {
+    double factor = double(x.numel()) / double(out.numel());
+    dispatchFloat(ctx, out.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T *p = out.data<T>();
+      for (int64_t i = 0; i < out.numel(); ++i)
+        p[i] = T(double(p[i]) * factor);
+    });
+  }
 }
 
 /// The inverse of the `slice` kernel's index mapping: the same region,

@@ -41,6 +41,34 @@ def mlp(out):
     save(out, "acc", [np.mean(prob.argmax(axis=1) == label[:, 0])])
 
 
+def mlp_grads(out):
+    """The mlp case plus d loss / d parameter for every parameter, by
+    central finite differences of the float64 loss."""
+    mlp(out)
+    x = np.load(os.path.join(out, "x.npy")).astype(np.float64)
+    label = np.load(os.path.join(out, "label.npy"))[:, 0]
+    names = ["fc_0.w_0", "fc_0.b_0", "fc_1.w_0", "fc_1.b_0"]
+    p = {n: np.load(os.path.join(out, "params", n + ".npy")).astype(np.float64) for n in names}
+
+    def loss(q):
+        h = np.maximum(x @ q["fc_0.w_0"] + q["fc_0.b_0"], 0)
+        z = h @ q["fc_1.w_0"] + q["fc_1.b_0"]
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        return -logp[np.arange(len(x)), label].mean()
+
+    eps = 1e-6
+    for name in names:
+        grad = np.zeros_like(p[name])
+        for i in np.ndindex(grad.shape):
+            hi, lo = dict(p), dict(p)
+            hi[name], lo[name] = p[name].copy(), p[name].copy()
+            hi[name][i] += eps
+            lo[name][i] -= eps
+            grad[i] = (loss(hi) - loss(lo)) / (2 * eps)
+        save(out, name + "@GRAD", grad)
+
+
 def layer_norm(x, scale, bias, eps=1e-5):
     mean = x.mean(axis=-1, keepdims=True)
     var = x.var(axis=-1, keepdims=True)
@@ -92,4 +120,4 @@ def transformer(out):
 
 if __name__ == "__main__":
     os.makedirs(sys.argv[2], exist_ok=True)
-    {"mlp": mlp, "transformer": transformer}[sys.argv[1]](sys.argv[2])
+    {"mlp": mlp, "mlp_grads": mlp_grads, "transformer": transformer}[sys.argv[1]](sys.argv[2])
