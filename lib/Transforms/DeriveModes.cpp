@@ -11,6 +11,7 @@
 #include "distc/Transforms/Passes.h"
 
 #include "distc/Dialect/Pd/OpCatalog.h"
+#include "distc/Transforms/ProgramUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -27,28 +28,6 @@ using namespace mlir;
 
 namespace distc {
 namespace {
-
-Operation *findProgram(ModuleOp module, StringRef name) {
-  for (Operation &op : module.getBody()->getOperations())
-    if (op.getName().getStringRef() == "pd.program" && SymbolTable::getSymbolName(&op) == name)
-      return &op;
-  return nullptr;
-}
-
-/// The result of `program` that defines Paddle variable `name`, if any: the
-/// last definition wins, as in a ProgramDesc where a name may be rewritten.
-Value findVariable(Operation *program, StringRef name) {
-  Value found;
-  program->walk([&](Operation *op) {
-    auto names = op->getAttrOfType<ArrayAttr>("pd.out_names");
-    if (!names)
-      return;
-    for (auto [i, attr] : llvm::enumerate(names))
-      if (auto str = dyn_cast<StringAttr>(attr); str && str.getValue() == name && i < op->getNumResults())
-        found = op->getResult(i);
-  });
-  return found;
-}
 
 bool fetches(Operation *program, Value value) {
   bool result = false;
