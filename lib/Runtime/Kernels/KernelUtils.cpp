@@ -137,4 +137,28 @@ double floatScalar(const KernelContext &ctx, const Tensor &t, const char *what) 
   ctx.fail(std::string(what) + " has dtype " + dtypeName(t.dtype()) + ", expected f32 or f64");
 }
 
+std::vector<int64_t> crossEntropyLabels(const KernelContext &ctx, const Tensor &label,
+                                        const Tensor &probs, int64_t rows, bool soft,
+                                        const char *probsName) {
+  if (soft) {
+    expectSameDtype(ctx, label, probs, "soft label", probsName);
+    expectNumel(ctx, label, probs.numel(), "soft label");
+    return {};
+  }
+  expectNumel(ctx, label, rows, "label");
+  std::vector<int64_t> hard(label.numel());
+  dispatchIndex(ctx, label.dtype(), "label", [&](auto tag) {
+    using I = decltype(tag);
+    for (int64_t i = 0; i < label.numel(); ++i)
+      hard[i] = int64_t(label.data<I>()[i]);
+  });
+  return hard;
+}
+
+void expectClassIndex(const KernelContext &ctx, int64_t target, int64_t row, int64_t classes) {
+  if (target < 0 || target >= classes)
+    ctx.fail("label " + std::to_string(target) + " at position " + std::to_string(row) +
+             " is outside [0, " + std::to_string(classes) + ")");
+}
+
 } // namespace distc::runtime::kernels

@@ -200,6 +200,18 @@ SliceRegion sliceRegion(const KernelContext &ctx, const Shape &in);
 /// powers), independent of the dtype of the tensors it scales.
 double floatScalar(const KernelContext &ctx, const Tensor &t, const char *what);
 
+/// The labels of a softmax cross-entropy call (forward or backward), where
+/// `probs` is the logits or softmax and `rows` the number of class vectors.
+/// Soft labels must match `probs` in dtype and element count and are read
+/// in place (an empty result); hard labels hold one Int32/Int64 class per
+/// row and are returned as int64.
+std::vector<int64_t> crossEntropyLabels(const KernelContext &ctx, const Tensor &label,
+                                        const Tensor &probs, int64_t rows, bool soft,
+                                        const char *probsName);
+
+/// Fails unless hard label `target` of row `row` is a class in [0, classes).
+void expectClassIndex(const KernelContext &ctx, int64_t target, int64_t row, int64_t classes);
+
 } // namespace distc::runtime::kernels
 
 #endif // DISTC_LIB_RUNTIME_KERNELS_KERNELUTILS_H

@@ -112,25 +112,12 @@ void softmaxCrossEntropyKernel(KernelContext &ctx) {
   }
   expectSameDtype(ctx, loss, logits, "loss", "logits");
   expectNumel(ctx, loss, v.outer * v.inner, "loss");
-  if (soft) {
-    expectSameDtype(ctx, label, logits, "soft label", "logits");
-    expectNumel(ctx, label, logits.numel(), "soft label");
-  } else {
-    expectNumel(ctx, label, v.outer * v.inner, "label");
-  }
+  const std::vector<int64_t> hard =
+      crossEntropyLabels(ctx, label, logits, v.outer * v.inner, soft, "logits");
   dispatchFloat(ctx, logits.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *x = logits.data<T>();
     T *lossOut = loss.data<T>();
-    std::vector<int64_t> hard;
-    if (!soft) {
-      hard.resize(label.numel());
-      dispatchIndex(ctx, label.dtype(), "label", [&](auto itag) {
-        using I = decltype(itag);
-        for (int64_t i = 0; i < label.numel(); ++i)
-          hard[i] = int64_t(label.data<I>()[i]);
-      });
-    }
     for (int64_t o = 0; o < v.outer; ++o)
       for (int64_t in = 0; in < v.inner; ++in) {
         const int64_t base = o * v.size * v.inner + in, row = o * v.inner + in;
@@ -153,9 +140,7 @@ void softmaxCrossEntropyKernel(KernelContext &ctx) {
         } else {
           const int64_t target = hard[row];
           if (target != ignoreIndex) {
-            if (target < 0 || target >= v.size)
-              ctx.fail("label " + std::to_string(target) + " at position " + std::to_string(row) +
-                       " is outside [0, " + std::to_string(v.size) + ")");
+            expectClassIndex(ctx, target, row, v.size);
             l = logSum - double(x[base + target * v.inner]);
           }
         }

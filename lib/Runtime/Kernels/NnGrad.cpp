@@ -101,26 +101,13 @@ void softmaxCrossEntropyGradKernel(KernelContext &ctx) {
   expectNumel(ctx, dlogits, softmax.numel(), "dlogits");
   expectSameDtype(ctx, dloss, softmax, "dloss", "softmax");
   expectNumel(ctx, dloss, v.outer * v.inner, "dloss");
-  if (soft) {
-    expectSameDtype(ctx, label, softmax, "soft label", "softmax");
-    expectNumel(ctx, label, softmax.numel(), "soft label");
-  } else {
-    expectNumel(ctx, label, v.outer * v.inner, "label");
-  }
+  const std::vector<int64_t> hard =
+      crossEntropyLabels(ctx, label, softmax, v.outer * v.inner, soft, "softmax");
   dispatchFloat(ctx, softmax.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *sm = softmax.data<T>();
     const T *dl = dloss.data<T>();
     T *dst = dlogits.data<T>();
-    std::vector<int64_t> hard;
-    if (!soft) {
-      hard.resize(label.numel());
-      dispatchIndex(ctx, label.dtype(), "label", [&](auto itag) {
-        using I = decltype(itag);
-        for (int64_t i = 0; i < label.numel(); ++i)
-          hard[i] = int64_t(label.data<I>()[i]);
-      });
-    }
     for (int64_t o = 0; o < v.outer; ++o)
       for (int64_t in = 0; in < v.inner; ++in) {
         const int64_t base = o * v.size * v.inner + in, row = o * v.inner + in;
@@ -141,9 +128,7 @@ void softmaxCrossEntropyGradKernel(KernelContext &ctx) {
             dst[base + c * v.inner] = T(0);
           continue;
         }
-        if (target < 0 || target >= v.size)
-          ctx.fail("label " + std::to_string(target) + " at position " + std::to_string(row) +
-                   " is outside [0, " + std::to_string(v.size) + ")");
+        expectClassIndex(ctx, target, row, v.size);
         for (int64_t c = 0; c < v.size; ++c) {
           const int64_t i = base + c * v.inner;
           dst[i] = T((double(sm[i]) - (c == target ? 1.0 : 0.0)) * g);
