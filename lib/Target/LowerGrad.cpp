@@ -243,22 +243,28 @@ LogicalResult ProgramLowering::lowerReduceGrad(Operation *op, bool isMean, bool 
   return success();
 }
 
-LogicalResult ProgramLowering::lowerReshapeGrad(Operation *op) {
-  // XShape comes from the forward reshape2/transpose2, whose X has the dims.
-  Value xshape = op->getOperand(0), dout = op->getOperand(1);
-  Operation *forward = xshape.getDefiningOp();
-  if (!forward || !buffers.count(forward->getOperand(0)))
+/// reshape2_grad/transpose2_grad get XShape, not X: X (and its dims) is the
+/// input of the forward op that produced XShape.
+FailureOr<Value> ProgramLowering::forwardInputOfXShape(Operation *op) {
+  Operation *forward = op->getOperand(0).getDefiningOp();
+  if (!forward || forward->getNumOperands() == 0 || !buffers.count(forward->getOperand(0)))
     return error(op) << "XShape does not come from a forward op of this program";
-  const SymShape &xd = dimsOf(forward->getOperand(0));
-  FailureOr<int32_t> dx = defineView(op->getResult(0), bufferOf(dout), xd);
+  return forward->getOperand(0);
+}
+
+LogicalResult ProgramLowering::lowerReshapeGrad(Operation *op) {
+  FailureOr<Value> x = forwardInputOfXShape(op);
+  if (failed(x))
+    return failure();
+  FailureOr<int32_t> dx = defineView(op->getResult(0), bufferOf(op->getOperand(1)), dimsOf(*x));
   return failed(dx) ? failure() : success();
 }
 
 LogicalResult ProgramLowering::lowerTransposeGrad(Operation *op) {
-  Value xshape = op->getOperand(0), dout = op->getOperand(1);
-  Operation *forward = xshape.getDefiningOp();
-  if (!forward || !buffers.count(forward->getOperand(0)))
-    return error(op) << "XShape does not come from a forward op of this program";
+  FailureOr<Value> x = forwardInputOfXShape(op);
+  if (failed(x))
+    return failure();
+  Value dout = op->getOperand(1);
   std::vector<int64_t> perm = pd::OpAttributes(op).getInts("axis");
   std::vector<int64_t> inverse(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) {
@@ -267,7 +273,7 @@ LogicalResult ProgramLowering::lowerTransposeGrad(Operation *op) {
       return error(op) << "bad permutation";
     inverse[*axis] = static_cast<int64_t>(i);
   }
-  FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(forward->getOperand(0)));
+  FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(*x));
   if (failed(dx))
     return failure();
   emit("transpose", {bufferOf(dout)}, {*dx}, {AttrDesc::ofInts("perm", inverse)});

@@ -112,6 +112,7 @@ public:
   mlir::LogicalResult lowerSum(mlir::Operation *op);
   mlir::LogicalResult lowerOptimizer(mlir::Operation *op);
 
+  mlir::FailureOr<mlir::Value> forwardInputOfXShape(mlir::Operation *op);
   /// False for a result nothing uses: a gradient nobody asked for.
   bool isNeeded(mlir::Value result) const;
   /// A Temp buffer with `like`'s dtype.

@@ -61,6 +61,7 @@ private:
   LogicalResult backwardOf(Operation *op);
   LogicalResult genericRule(Operation *op, const pd::OpSpec &spec, StringRef gradType);
   FailureOr<Value> gradOf(Value value);
+  FailureOr<Value> zeroGradOf(Value value);
   void contribute(Value forward, Value grad);
   NamedAttribute backwardRole() {
     return builder.getNamedAttr("op_role", builder.getI32IntegerAttr(pd::OpRole::Backward));
@@ -133,6 +134,19 @@ FailureOr<Value> BackwardBuilder::gradOf(Value value) {
   return (*sum)->getResult(0);
 }
 
+/// A zero gradient for a forward output nothing differentiated (an unused
+/// split piece): `scale` by 0 keeps the output's run-time shape, as
+/// Paddle's fill_zeros_like does.
+FailureOr<Value> BackwardBuilder::zeroGradOf(Value value) {
+  FailureOr<Operation *> zero = pd::buildCatalogOp(
+      builder, value.getLoc(), "scale", {{value}},
+      {builder.getNamedAttr("scale", builder.getF32FloatAttr(0)), backwardRole()},
+      {gradName(value)});
+  if (failed(zero))
+    return failure();
+  return (*zero)->getResult(0);
+}
+
 SmallVector<NamedAttribute> BackwardBuilder::copyAttrs(Operation *forward,
                                                        const pd::OpSpec &gradSpec) {
   SmallVector<NamedAttribute> attrs;
@@ -160,14 +174,10 @@ LogicalResult BackwardBuilder::genericRule(Operation *op, const pd::OpSpec &spec
         if (failed(grad))
           return failure();
         if (!*grad) {
-          // A missing output gradient is zero; Paddle fills it likewise.
-          FailureOr<Operation *> zero = pd::buildCatalogOp(
-              builder, op->getLoc(), "scale", {{result}},
-              {builder.getNamedAttr("scale", builder.getF32FloatAttr(0)), backwardRole()},
-              {gradName(result)});
+          FailureOr<Value> zero = zeroGradOf(result);
           if (failed(zero))
             return failure();
-          grads.push_back((*zero)->getResult(0));
+          grads.push_back(*zero);
           continue;
         }
         anyOutputGrad = true;
@@ -276,13 +286,10 @@ LogicalResult BackwardBuilder::backwardOf(Operation *op) {
         pieces.push_back(*g);
         continue;
       }
-      FailureOr<Operation *> zero = pd::buildCatalogOp(
-          builder, loc, "scale", {{result}},
-          {builder.getNamedAttr("scale", builder.getF32FloatAttr(0)), backwardRole()},
-          {gradName(result)});
+      FailureOr<Value> zero = zeroGradOf(result);
       if (failed(zero))
         return failure();
-      pieces.push_back((*zero)->getResult(0));
+      pieces.push_back(*zero);
     }
     pd::OpAttributes attrs(op);
     FailureOr<Operation *> g = pd::buildCatalogOp(
