@@ -50,6 +50,34 @@ Offset<fb::Program> buildProgram(FlatBufferBuilder &b, const ProgramDesc &p) {
                                  static_cast<fb::ProgramKind>(p.kind), &feeds, &fetches, &calls);
 }
 
+std::vector<Offset<flatbuffers::String>> buildStrings(FlatBufferBuilder &b,
+                                                      const std::vector<std::string> &strings) {
+  std::vector<Offset<flatbuffers::String>> out;
+  for (const std::string &s : strings)
+    out.push_back(b.CreateString(s));
+  return out;
+}
+
+Offset<fb::Training> buildTraining(FlatBufferBuilder &b, const TrainingDesc &t) {
+  Offset<fb::LRSchedule> schedule = 0;
+  if (t.hasSchedule) {
+    const LRScheduleDesc &s = t.schedule;
+    schedule = fb::CreateLRScheduleDirect(b, s.kind.c_str(), s.baseLr, s.stepSize, s.gamma,
+                                          &s.boundaries, &s.values, s.decaySteps, s.endLr,
+                                          s.warmupSteps, s.warmupStartLr);
+  }
+  auto parameters = buildStrings(b, t.parameters);
+  auto state = buildStrings(b, t.optimizerState);
+  return fb::CreateTrainingDirect(b, t.loss.c_str(), t.optimizer.c_str(),
+                                  t.learningRateVar.c_str(), t.stepVar.c_str(), schedule,
+                                  &parameters, &state, t.config.c_str());
+}
+
+Offset<fb::InferenceModel> buildInference(FlatBufferBuilder &b, const InferenceModelDesc &m) {
+  auto parameters = buildStrings(b, m.parameters);
+  return fb::CreateInferenceModelDirect(b, &m.program, &parameters);
+}
+
 } // namespace
 
 std::vector<uint8_t> serializeArtifact(const ArtifactDesc &desc) {
@@ -63,8 +91,11 @@ std::vector<uint8_t> serializeArtifact(const ArtifactDesc &desc) {
   std::vector<Offset<fb::Program>> programs;
   for (const ProgramDesc &p : desc.programs)
     programs.push_back(buildProgram(b, p));
+  Offset<fb::Training> training = desc.hasTraining ? buildTraining(b, desc.training) : 0;
+  Offset<fb::InferenceModel> inference =
+      desc.hasInference ? buildInference(b, desc.inference) : 0;
   auto root = fb::CreateArtifactDirect(b, desc.producer.c_str(), desc.source.c_str(), &symbols,
-                                       &buffers, &programs);
+                                       &buffers, &programs, training, inference);
   fb::FinishArtifactBuffer(b, root);
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }

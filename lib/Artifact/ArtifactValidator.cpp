@@ -53,6 +53,10 @@ public:
       for (const fb::Program *p : *a_.programs())
         if (!checkProgram(*p))
           return false;
+    if (a_.training() && !checkTraining(*a_.training()))
+      return false;
+    if (a_.inference() && !checkPersistentNames("inference model", a_.inference()->parameters()))
+      return false;
     return true;
   }
 
@@ -205,6 +209,71 @@ private:
         return fail(where + ": attribute '" + as.name + "' has no integer list");
       if (as.type == AttrType::Floats && !attr->floats())
         return fail(where + ": attribute '" + as.name + "' has no float list");
+    }
+    return true;
+  }
+
+  /// The persistent buffer named `name`, or null.
+  const fb::Buffer *persistentBuffer(const std::string &name) const {
+    for (uint32_t i = 0; i < numBuffers_; ++i) {
+      const fb::Buffer *b = a_.buffers()->Get(i);
+      if (b->kind() == fb::BufferKind::Persistent && str(b->name()) == name)
+        return b;
+    }
+    return nullptr;
+  }
+
+  bool checkPersistentNames(const std::string &where,
+                            const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *names) {
+    if (names)
+      for (const flatbuffers::String *n : *names)
+        if (!persistentBuffer(str(n)))
+          return fail(where + ": '" + str(n) + "' is not a persistent buffer");
+    return true;
+  }
+
+  /// A host-written scalar: a persistent [1] (or 0-D) buffer of `dtype`.
+  bool checkHostScalar(const char *what, const flatbuffers::String *name, fb::DType dtype) {
+    if (!name || name->size() == 0)
+      return true;
+    const fb::Buffer *b = persistentBuffer(name->str());
+    if (!b)
+      return fail(std::string("training: ") + what + " '" + name->str() +
+                  "' is not a persistent buffer");
+    int64_t elements = 1;
+    if (b->dims())
+      for (const fb::Dim *d : *b->dims())
+        elements *= d->sym() < 0 ? d->value() : -1;
+    if (b->dtype() != dtype || elements != 1)
+      return fail(std::string("training: ") + what + " '" + name->str() +
+                  "' must be a one-element " + fb::EnumNameDType(dtype) + " buffer");
+    return true;
+  }
+
+  bool checkTraining(const fb::Training &t) {
+    if (!checkHostScalar("learning_rate_var", t.learning_rate_var(), fb::DType::Float32) ||
+        !checkHostScalar("step_var", t.step_var(), fb::DType::Int64) ||
+        !checkPersistentNames("training parameters", t.parameters()) ||
+        !checkPersistentNames("training optimizer_state", t.optimizer_state()))
+      return false;
+    if (const fb::LRSchedule *s = t.schedule()) {
+      if (!elementsAligned(s->boundaries()) || !elementsAligned(s->values()))
+        return fail("training: misaligned learning-rate schedule vectors");
+      std::string kind = str(s->kind());
+      if (kind != "constant" && kind != "step" && kind != "piecewise" && kind != "cosine")
+        return fail("training: unknown learning-rate schedule '" + kind + "'");
+      size_t nb = s->boundaries() ? s->boundaries()->size() : 0;
+      size_t nv = s->values() ? s->values()->size() : 0;
+      if (kind == "piecewise" && nv != nb + 1)
+        return fail("training: a piecewise schedule needs one more value than boundaries");
+      if (kind == "step" && s->step_size() < 1)
+        return fail("training: a step schedule needs step_size >= 1");
+      if (kind == "cosine" && s->decay_steps() < 1)
+        return fail("training: a cosine schedule needs decay_steps >= 1");
+      if (s->warmup_steps() < 0)
+        return fail("training: negative warmup_steps");
+      if (!t.learning_rate_var() || t.learning_rate_var()->size() == 0)
+        return fail("training: a learning-rate schedule needs learning_rate_var");
     }
     return true;
   }

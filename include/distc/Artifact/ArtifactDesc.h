@@ -94,12 +94,49 @@ struct ProgramDesc {
   std::vector<KernelCallDesc> calls;
 };
 
+/// See LRSchedule in artifact.fbs.
+struct LRScheduleDesc {
+  std::string kind = "constant";
+  double baseLr = 0;
+  int64_t stepSize = 0;
+  double gamma = 1;
+  std::vector<int64_t> boundaries;
+  std::vector<double> values;
+  int64_t decaySteps = 0;
+  double endLr = 0;
+  int64_t warmupSteps = 0;
+  double warmupStartLr = 0;
+};
+
+/// See Training in artifact.fbs.
+struct TrainingDesc {
+  std::string loss;
+  std::string optimizer;
+  std::string learningRateVar;
+  std::string stepVar;
+  bool hasSchedule = false;
+  LRScheduleDesc schedule;
+  std::vector<std::string> parameters;
+  std::vector<std::string> optimizerState;
+  std::string config;
+};
+
+/// See InferenceModel in artifact.fbs.
+struct InferenceModelDesc {
+  std::vector<uint8_t> program;
+  std::vector<std::string> parameters;
+};
+
 struct ArtifactDesc {
   std::string producer;
   std::string source;
   std::vector<std::string> symbols;
   std::vector<BufferDesc> buffers;
   std::vector<ProgramDesc> programs;
+  bool hasTraining = false;
+  TrainingDesc training;
+  bool hasInference = false;
+  InferenceModelDesc inference;
 };
 
 /// Serializes to a FlatBuffer payload (no file header; see ArtifactFile.h).
