@@ -107,29 +107,31 @@ static std::string modeListMessage(const Session &s, const std::string &mode) {
   return "unknown mode '" + mode + "'; the artifact has: " + (list.empty() ? "(none)" : list);
 }
 
+ProgramIO Session::describe(int32_t buffer, const std::string &name) const {
+  const fb::Artifact &a = *artifact_->artifact();
+  const fb::Buffer &b = *a.buffers()->Get(buffer);
+  ProgramIO io{name, buffer, static_cast<DType>(b.dtype()), formatBufferType(a, b), {}};
+  if (b.dims())
+    for (const fb::Dim *d : *b.dims())
+      io.dims.push_back(d->sym() < 0 ? d->value() : -1);
+  return io;
+}
+
 std::vector<ProgramIO> Session::feeds(const std::string &mode) const {
   std::vector<ProgramIO> out;
   const fb::Program *p = findProgram(mode, fb::ProgramKind::Main);
-  const fb::Artifact &a = *artifact_->artifact();
   if (p && p->feeds())
-    for (const fb::Feed *f : *p->feeds()) {
-      const fb::Buffer &b = *a.buffers()->Get(f->buffer());
-      out.push_back(
-          {str(f->name()), f->buffer(), static_cast<DType>(b.dtype()), formatBufferType(a, b)});
-    }
+    for (const fb::Feed *f : *p->feeds())
+      out.push_back(describe(f->buffer(), str(f->name())));
   return out;
 }
 
 std::vector<ProgramIO> Session::fetches(const std::string &mode) const {
   std::vector<ProgramIO> out;
   const fb::Program *p = findProgram(mode, fb::ProgramKind::Main);
-  const fb::Artifact &a = *artifact_->artifact();
   if (p && p->fetches())
-    for (const fb::Fetch *f : *p->fetches()) {
-      const fb::Buffer &b = *a.buffers()->Get(f->buffer());
-      out.push_back(
-          {str(f->name()), f->buffer(), static_cast<DType>(b.dtype()), formatBufferType(a, b)});
-    }
+    for (const fb::Fetch *f : *p->fetches())
+      out.push_back(describe(f->buffer(), str(f->name())));
   return out;
 }
 
@@ -194,13 +196,47 @@ Status Session::run(const std::string &mode, const TensorMap &feeds, TensorMap &
   return execute(*main, feeds, &fetches);
 }
 
-Tensor Session::persistent(const std::string &name) const {
+int32_t Session::persistentIndex(const std::string &name) const {
   const fb::Artifact &a = *artifact_->artifact();
   for (uint32_t i = 0; a.buffers() && i < a.buffers()->size(); ++i)
     if (a.buffers()->Get(i)->kind() == fb::BufferKind::Persistent &&
         str(a.buffers()->Get(i)->name()) == name)
-      return persistent_[i];
-  return Tensor();
+      return static_cast<int32_t>(i);
+  return -1;
+}
+
+Tensor Session::persistent(const std::string &name) const {
+  int32_t i = persistentIndex(name);
+  return i < 0 ? Tensor() : persistent_[i];
+}
+
+std::vector<ProgramIO> Session::persistentBuffers() const {
+  std::vector<ProgramIO> out;
+  const fb::Artifact &a = *artifact_->artifact();
+  for (uint32_t i = 0; a.buffers() && i < a.buffers()->size(); ++i)
+    if (a.buffers()->Get(i)->kind() == fb::BufferKind::Persistent)
+      out.push_back(describe(static_cast<int32_t>(i), str(a.buffers()->Get(i)->name())));
+  return out;
+}
+
+Status Session::setPersistent(const std::string &name, const Tensor &value) {
+  int32_t i = persistentIndex(name);
+  if (i < 0)
+    return Status::error("'" + name + "' is not a persistent variable of " + artifact_->name());
+  Tensor &dst = persistent_[i];
+  if (!value.defined() || value.dtype() != dst.dtype() || value.shape() != dst.shape())
+    return Status::error("variable '" + name + "' is " +
+                         (value.defined() ? value.typeString() : std::string("undefined")) +
+                         " but the artifact declares " + dst.typeString());
+  if (dst.byteSize() && !value.sharesStorageWith(dst))
+    std::memcpy(dst.data(), value.data(), dst.byteSize());
+  initialized_[i] = true;
+  return Status::success();
+}
+
+bool Session::isInitialized(const std::string &name) const {
+  int32_t i = persistentIndex(name);
+  return i >= 0 && initialized_[i];
 }
 
 Status Session::execute(const fb::Program &program, const TensorMap &feeds, TensorMap *fetches) {

@@ -1,6 +1,7 @@
 //===- ExampleArtifact.cpp - Writes a small classifier artifact -----------===//
 //
 // distc-example-artifact OUT.distc
+// distc-example-artifact --train=KIND OUT.distc
 //
 // A two-layer classifier in the shape the compiler lowers fc/softmax
 // programs to, with predict and eval modes sharing their parameters:
@@ -10,18 +11,61 @@
 //            acc = accuracy(top_k(logits, 1), label)
 // The runtime tests and the loader fuzzer's seed corpus use it.
 //
+// With --train, an artifact with train, eval and predict modes and a
+// training table (TrainArtifacts.h), KIND being
+//   classifier   4 features, 8 hidden, 3 classes; SGD, rate 0.1
+//   digits       64 features, 32 hidden, 10 classes (the digits data);
+//                Adam, rate 0.01, dropout 0.1 in training
+//   regression   linear regression on 3 features; SGD, rate 0.1
+//
 //===----------------------------------------------------------------------===//
+
+#include "TrainArtifacts.h"
 
 #include "distc/Artifact/ArtifactDesc.h"
 #include "distc/Artifact/ArtifactFile.h"
 
 #include <cstdio>
+#include <cstring>
 
 using namespace distc::artifact;
 
+namespace {
+
+int writeTrainArtifact(const std::string &kind, const char *path) {
+  distc::testing::TrainArtifactOptions options;
+  ArtifactDesc a;
+  if (kind == "classifier") {
+    a = distc::testing::classifierArtifact(4, 8, 3, options);
+  } else if (kind == "digits") {
+    options.optimizer = "adam";
+    options.learningRate = 0.01;
+    options.dropout = 0.1;
+    a = distc::testing::classifierArtifact(64, 32, 10, options);
+  } else if (kind == "regression") {
+    a = distc::testing::linearRegressionArtifact(3, options);
+  } else {
+    std::fprintf(stderr,
+                 "distc-example-artifact: error: unknown --train kind '%s' (classifier, digits, "
+                 "regression)\n",
+                 kind.c_str());
+    return 1;
+  }
+  std::string error;
+  if (!writeArtifactFile(path, serializeArtifact(a), error)) {
+    std::fprintf(stderr, "distc-example-artifact: error: %s\n", error.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
+  if (argc == 3 && std::strncmp(argv[1], "--train=", 8) == 0)
+    return writeTrainArtifact(argv[1] + 8, argv[2]);
   if (argc != 2) {
-    std::fprintf(stderr, "usage: distc-example-artifact OUT.distc\n");
+    std::fprintf(stderr, "usage: distc-example-artifact [--train=KIND] OUT.distc\n");
     return 1;
   }
   ArtifactDesc a;

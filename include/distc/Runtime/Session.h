@@ -43,13 +43,16 @@
 
 namespace distc::runtime {
 
-/// A named input or output of a main program with its declared type, e.g.
-/// {"x", "f32[?,64]"}.
+/// A named input or output of a main program, or a persistent buffer, with
+/// its declared type, e.g. {"x", "f32[?,64]"}.
 struct ProgramIO {
   std::string name;
   int32_t buffer = -1;
   DType dtype = DType::Float32;
   std::string type;
+  /// The declared dims; -1 for a dim that depends on a symbol (bound when a
+  /// batch is fed).
+  Shape dims;
 };
 
 class Session {
@@ -92,10 +95,25 @@ public:
   /// undefined tensor if `name` is not a persistent buffer.
   Tensor persistent(const std::string &name) const;
 
+  /// Every persistent buffer, in artifact order (dims are all static).
+  std::vector<ProgramIO> persistentBuffers() const;
+
+  /// Copies `value` into the persistent buffer `name` and marks it
+  /// initialized. Fails, naming the variable, when there is no such
+  /// persistent buffer or `value`'s dtype or shape differs from it.
+  Status setPersistent(const std::string &name, const Tensor &value);
+
+  /// Whether the persistent buffer `name` was initialized (false for a name
+  /// that is not a persistent buffer).
+  bool isInitialized(const std::string &name) const;
+
 private:
   Session() = default;
   const distc::fb::Program *findProgram(const std::string &mode, distc::fb::ProgramKind kind) const;
   Status execute(const distc::fb::Program &program, const TensorMap &feeds, TensorMap *fetches);
+  /// Index of the persistent buffer `name`, or -1.
+  int32_t persistentIndex(const std::string &name) const;
+  ProgramIO describe(int32_t buffer, const std::string &name) const;
 
   std::unique_ptr<artifact::LoadedArtifact> artifact_;
   std::unique_ptr<Backend> backend_;
