@@ -265,4 +265,22 @@ LogicalResult ProgramLowering::lowerMean(Operation *op) {
   return emitReduce(*this, op, "mean", axes, /*keepDim=*/false);
 }
 
+/// squared_l2_norm (global-norm clipping): sum of squares over every
+/// element, as a `square` into a temporary and a full `reduce` sum.
+LogicalResult ProgramLowering::lowerSquaredL2Norm(Operation *op) {
+  Value x = op->getOperand(0);
+  const SymShape &xd = dimsOf(x);
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < static_cast<int64_t>(xd.size()); ++i)
+    axes.push_back(i);
+  FailureOr<int32_t> result = defineResult(op->getResult(0), {});
+  if (failed(result))
+    return failure();
+  int32_t squares = temp(nameOf(op->getResult(0)) + ".squares", bufferOf(x), xd);
+  emit("unary", {bufferOf(x)}, {squares}, {AttrDesc::ofString("op", "square")});
+  emit("reduce", {squares}, {*result},
+       {AttrDesc::ofString("op", "sum"), AttrDesc::ofInts("axes", axes)});
+  return success();
+}
+
 } // namespace distc::target

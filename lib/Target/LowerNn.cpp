@@ -135,22 +135,49 @@ LogicalResult ProgramLowering::lowerLayerNorm(Operation *op) {
 /// Dropout as DistModel's eval and predict modes run it: no units dropped.
 /// `downgrade_in_infer` scales by (1 - p); `upscale_in_train` already scaled
 /// at training time, so the output is the input itself.
+/// Dropout at training time draws a fresh mask each step: the kernel hashes
+/// (seed, step, element), and the step comes from the step counter the
+/// runtime writes before every train step. Eval and predict programs, and
+/// ops marked is_test, use the inference form (a view or a scale).
 LogicalResult ProgramLowering::lowerDropout(Operation *op) {
   Value x = op->getOperand(0);
   pd::OpAttributes attrs(op);
   std::string impl = attrs.getString("dropout_implementation");
-  if (impl == "upscale_in_train") {
+  if (impl != "upscale_in_train" && impl != "downgrade_in_infer")
+    return error(op) << "unknown dropout_implementation '" << impl << "'";
+  bool upscale = impl == "upscale_in_train";
+  if (program.mode == "train" && !attrs.getBool("is_test")) {
+    FailureOr<int32_t> out = defineResult(op->getResult(0), dimsOf(x));
+    if (failed(out))
+      return failure();
+    int32_t mask;
+    if (op->getNumResults() > 1) {
+      FailureOr<int32_t> m = defineResult(op->getResult(1), dimsOf(x));
+      if (failed(m))
+        return failure();
+      mask = *m;
+    } else {
+      mask = addBuffer(nameOf(op->getResult(0)) + ".mask", artifact::DType::UInt8, dimsOf(x),
+                       BufferKind::Temp);
+    }
+    int64_t seed = attrs.getBool("fix_seed") ? attrs.getInt("seed") : 0;
+    if (seed == 0)
+      seed = derivedSeed(state.options.programSeed, nameOf(op->getResult(0)));
+    emit("dropout", {bufferOf(x), stepCounter()}, {*out, mask},
+         {AttrDesc::ofFloat("p", attrs.getFloat("dropout_prob")),
+          AttrDesc::ofInt("upscale", upscale), AttrDesc::ofInt("seed", seed)});
+    return success();
+  }
+  if (upscale) {
     if (failed(defineView(op->getResult(0), bufferOf(x), dimsOf(x))))
       return failure();
-  } else if (impl == "downgrade_in_infer") {
+  } else {
     FailureOr<int32_t> result = defineResult(op->getResult(0), dimsOf(x));
     if (failed(result))
       return failure();
     emit("scale", {bufferOf(x)}, {*result},
          {AttrDesc::ofFloat("scale", 1.0 - attrs.getFloat("dropout_prob")),
           AttrDesc::ofFloat("bias", 0.0), AttrDesc::ofInt("bias_after_scale", 1)});
-  } else {
-    return error(op) << "unknown dropout_implementation '" << impl << "'";
   }
   if (op->getNumResults() > 1 && !op->getResult(1).use_empty()) {
     FailureOr<int32_t> mask = defineResult(op->getResult(1), dimsOf(x));

@@ -18,13 +18,17 @@ LogicalResult ProgramLowering::lowerOptimizer(Operation *op) {
   pd::OpAttributes attrs(op);
   // ParamOut has Param's shape; each state output its state input's.
   std::vector<int32_t> outs(op->getNumResults(), -1);
-  FailureOr<int32_t> paramOut = defineResult(op->getResult(0), dimsOf(op->getOperand(0)));
+  // The update kernels read each element before writing it, so outputs may
+  // be the very buffers of their inputs: parameters update in place.
+  FailureOr<int32_t> paramOut =
+      defineResult(op->getResult(0), dimsOf(op->getOperand(0)), /*elementwiseInPlace=*/true);
   if (failed(paramOut))
     return failure();
   outs[0] = *paramOut;
   auto in = [&](unsigned i) { return bufferOf(op->getOperand(i)); };
   auto state = [&](unsigned result, unsigned input) -> LogicalResult {
-    FailureOr<int32_t> b = defineResult(op->getResult(result), dimsOf(op->getOperand(input)));
+    FailureOr<int32_t> b = defineResult(op->getResult(result), dimsOf(op->getOperand(input)),
+                                        /*elementwiseInPlace=*/true);
     if (failed(b))
       return failure();
     outs[result] = *b;

@@ -82,6 +82,13 @@ int32_t ProgramLowering::addBuffer(std::string name, artifact::DType dtype, SymS
   return static_cast<int32_t>(state.desc.buffers.size() - 1);
 }
 
+int32_t ProgramLowering::stepCounter() {
+  if (state.stepCounter < 0)
+    state.stepCounter = addBuffer(kStepCounterName, artifact::DType::Int64, {DimDesc::fixed(1)},
+                                  BufferKind::Persistent);
+  return state.stepCounter;
+}
+
 int32_t ProgramLowering::view(int32_t buffer, SymShape dims) {
   const artifact::BufferDesc &source = state.desc.buffers[buffer];
   if (source.dims.size() == dims.size() &&
@@ -127,7 +134,8 @@ static std::optional<StringRef> writtenVariable(Value result) {
   return std::nullopt;
 }
 
-FailureOr<int32_t> ProgramLowering::defineResult(Value result, SymShape dims) {
+FailureOr<int32_t> ProgramLowering::defineResult(Value result, SymShape dims,
+                                                 bool elementwiseInPlace) {
   auto type = cast<RankedTensorType>(result.getType());
   Operation *op = result.getDefiningOp();
   if (static_cast<int64_t>(dims.size()) != type.getRank()) {
@@ -161,7 +169,7 @@ FailureOr<int32_t> ProgramLowering::defineResult(Value result, SymShape dims) {
   int32_t buffer = -1;
   if (auto var = writtenVariable(result)) {
     auto it = state.persistentBuffers.find(*var);
-    bool readsIt = it != state.persistentBuffers.end() &&
+    bool readsIt = !elementwiseInPlace && it != state.persistentBuffers.end() &&
                    llvm::any_of(op->getOperands(), [&](Value v) {
                      return buffers.lookup(v) == it->second;
                    });
@@ -313,6 +321,7 @@ LogicalResult ProgramLowering::lowerOp(Operation *op) {
       .Case("sqrt", [&] { return lowerUnary(op, "sqrt"); })
       .Case("elementwise_max", [&] { return lowerElementwise(op, "max"); })
       .Case("sum", [&] { return lowerSum(op); })
+      .Case("squared_l2_norm", [&] { return lowerSquaredL2Norm(op); })
       .Case("elementwise_add_grad", [&] { return lowerElementwiseGrad(op, "add"); })
       .Case("elementwise_sub_grad", [&] { return lowerElementwiseGrad(op, "sub"); })
       .Case("elementwise_mul_grad", [&] { return lowerElementwiseGrad(op, "mul"); })
@@ -446,6 +455,13 @@ FailureOr<artifact::ArtifactDesc> lowerToArtifact(ModuleOp module, const Lowerin
   }
   if (!any)
     return module.emitError("module holds no programs to lower");
+  // The runtime writes the step counter before every train step; starting
+  // it at 0 keeps a train program run directly through the Session valid.
+  if (state.stepCounter >= 0)
+    for (artifact::ProgramDesc &program : state.desc.programs)
+      if (program.mode == "train" && program.kind == artifact::ProgramKind::Startup)
+        program.calls.push_back({"fill", {}, {state.stepCounter},
+                                 {AttrDesc::ofFloat("value", 0.0)}, "step counter"});
   mergeEqualSymbols(state);
   return std::move(state.desc);
 }

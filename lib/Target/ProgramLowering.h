@@ -29,6 +29,8 @@ struct ArtifactState {
   llvm::StringMap<int32_t> persistentBuffers; // pd.var name -> buffer
   LoweringOptions options;
   std::vector<int32_t> symbolParent; // union-find over desc.symbols
+  /// The i64 [1] persistent step counter (created on first use).
+  int32_t stepCounter = -1;
 
   int32_t findSymbol(int32_t sym);
   /// Records that two symbolic dims an op requires to be equal are one.
@@ -48,13 +50,20 @@ public:
   /// A view of `buffer` with other dims (same element count).
   int32_t view(int32_t buffer, SymShape dims);
   const SymShape &dimsOf(int32_t buffer) const { return state.desc.buffers[buffer].dims; }
+  /// The persistent step counter (kStepCounterName) train-time randomness
+  /// reads; the runtime writes the step number into it before each step.
+  int32_t stepCounter();
   std::vector<artifact::BufferDesc> &artifactBuffers() { return state.desc.buffers; }
   int32_t bufferOf(mlir::Value value) const { return buffers.lookup(value); }
   const SymShape &dimsOf(mlir::Value value) const { return dimsOf(bufferOf(value)); }
   /// Binds `result` to a new buffer with `dims` (reconciled with its static
-  /// type), or to the persistent buffer it is written to. Fails with an
-  /// error naming the variable when `dims` contradict the type.
-  mlir::FailureOr<int32_t> defineResult(mlir::Value result, SymShape dims);
+  /// type), or to the persistent buffer it is written to — unless the op
+  /// also reads that buffer and is not `elementwiseInPlace` (each output
+  /// element depends only on the same element of its inputs, as in the
+  /// optimizer updates). Fails with an error naming the variable when
+  /// `dims` contradict the type.
+  mlir::FailureOr<int32_t> defineResult(mlir::Value result, SymShape dims,
+                                        bool elementwiseInPlace = false);
   /// Binds `result` to a view of `source` (reshapes, squeezes).
   mlir::FailureOr<int32_t> defineView(mlir::Value result, int32_t source, SymShape dims);
 
@@ -78,6 +87,7 @@ public:
   mlir::LogicalResult lowerSoftmax(mlir::Operation *op);
   mlir::LogicalResult lowerReduce(mlir::Operation *op, llvm::StringRef reduceOp);
   mlir::LogicalResult lowerMean(mlir::Operation *op);
+  mlir::LogicalResult lowerSquaredL2Norm(mlir::Operation *op);
 
   mlir::LogicalResult lowerReshape(mlir::Operation *op);
   mlir::LogicalResult lowerTranspose(mlir::Operation *op);

@@ -1,16 +1,18 @@
 //===- DeriveModes.cpp - per-mode main and startup programs ---------------===//
 //
 // DistModel's rule: a loss and an optimizer make `train`, a loss alone
-// `eval`, neither `predict`. This serial (forward-only) form derives
-// `predict` always and `eval` when a loss is named. Each mode's programs are
-// symbols `<mode>.main` / `<mode>.startup` carrying `pd.mode` and
-// `pd.kind` attributes, so later phases never guess from names.
+// `eval`, neither `predict`. `predict` is derived always, `eval` when there
+// is a loss, `train` when an optimizer will be applied (`train` option) or
+// the program already holds Paddle's backward and optimizer ops. Each mode's
+// programs are symbols `<mode>.main` / `<mode>.startup` carrying `pd.mode`
+// and `pd.kind` attributes, so later phases never guess from names.
 //
 //===----------------------------------------------------------------------===//
 
 #include "distc/Transforms/Passes.h"
 
 #include "distc/Dialect/Pd/OpCatalog.h"
+#include "distc/Dialect/Pd/PdOps.h"
 #include "distc/Transforms/ProgramUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -132,6 +134,57 @@ void removeLabelDependentFetches(Operation *program) {
     op->erase();
 }
 
+/// Removes backward, optimizer and learning-rate ops (and the variable
+/// writes they feed) from a clone of a training program, leaving the
+/// forward pass that eval and predict run.
+void stripTrainingOps(Operation *program) {
+  SmallVector<Operation *> doomed;
+  program->walk([&](Operation *op) {
+    if (op != program && isTrainingOp(op))
+      doomed.push_back(op);
+  });
+  llvm::SmallPtrSet<Operation *, 32> doomedSet(doomed.begin(), doomed.end());
+  SmallVector<Operation *> writes;
+  program->walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    if (name != "pd.write_var" && name != "pd.fetch")
+      return;
+    if (Operation *def = op->getOperand(0).getDefiningOp(); def && doomedSet.contains(def))
+      writes.push_back(op);
+  });
+  for (Operation *op : writes)
+    op->erase();
+  for (Operation *op : llvm::reverse(doomed))
+    op->erase();
+}
+
+/// Fetches `value` at the end of `program` unless it already is.
+void ensureFetched(Operation *program, Value value) {
+  if (fetches(program, value))
+    return;
+  OpBuilder at(program->getContext());
+  at.setInsertionPointToEnd(&program->getRegion(0).front());
+  OperationState state(value.getLoc(), "pd.fetch");
+  state.addOperands(value);
+  state.addAttribute("col", at.getI32IntegerAttr(0));
+  at.create(state);
+}
+
+/// Keeps the train program's scalar fetches (loss, metrics) and drops the
+/// others: copying predictions out every step would only cost time.
+void removeNonScalarFetches(Operation *program) {
+  SmallVector<Operation *> doomed;
+  program->walk([&](Operation *op) {
+    if (op->getName().getStringRef() != "pd.fetch")
+      return;
+    auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!type || !type.hasStaticShape() || type.getNumElements() != 1)
+      doomed.push_back(op);
+  });
+  for (Operation *op : doomed)
+    op->erase();
+}
+
 Operation *cloneProgram(OpBuilder &builder, Operation *program, StringRef mode, StringRef kind) {
   Operation *clone = builder.clone(*program);
   SymbolTable::setSymbolName(clone, builder.getStringAttr((mode + "." + kind).str()));
@@ -166,15 +219,34 @@ struct DeriveModesPass : impl::DeriveModesBase<DeriveModesPass> {
       return signalPassFailure();
     }
     Operation *startup = findProgram(module, "startup");
-    if (!loss.empty()) {
-      Value lossValue = findVariable(main, loss);
+    bool differentiated = hasOptimizerOps(main);
+    std::string lossName = loss;
+    if (lossName.empty() && differentiated)
+      lossName = seededLoss(main);
+    if (lossName.empty() && differentiated) {
+      main->emitError("the program has backward ops but no loss gradient seed "
+                      "(a backward|loss fill_constant): name the loss with --loss");
+      return signalPassFailure();
+    }
+    if (train && differentiated) {
+      main->emitError("the program already has backward and optimizer ops: compile it without "
+                      "--optimizer, its own optimizer is used");
+      return signalPassFailure();
+    }
+    if (train && lossName.empty()) {
+      main->emitError("training needs a loss: name the loss variable with --loss");
+      return signalPassFailure();
+    }
+    if (!lossName.empty()) {
+      Value lossValue = findVariable(main, lossName);
       if (!lossValue) {
-        main->emitError() << "loss variable '" << loss << "' is not defined by the main program";
+        main->emitError() << "loss variable '" << lossName
+                          << "' is not defined by the main program";
         return signalPassFailure();
       }
       auto type = dyn_cast<RankedTensorType>(lossValue.getType());
       if (!type || !type.hasStaticShape() || type.getNumElements() != 1) {
-        main->emitError() << "loss variable '" << loss << "' must be a scalar, but has type "
+        main->emitError() << "loss variable '" << lossName << "' must be a scalar, but has type "
                           << lossValue.getType();
         return signalPassFailure();
       }
@@ -182,44 +254,68 @@ struct DeriveModesPass : impl::DeriveModesBase<DeriveModesPass> {
 
     OpBuilder builder(module.getContext());
     builder.setInsertionPointAfter(startup ? startup : main);
+    SmallVector<std::pair<Operation *, StringRef>> modes;
+
+    // train: the program as it is (backward and optimizer ops are appended
+    // later unless Paddle already wrote them), fetching the loss and the
+    // program's scalar fetches.
+    if (train || differentiated) {
+      Operation *trainMain = cloneProgram(builder, main, "train", "main");
+      removeNonScalarFetches(trainMain);
+      ensureFetched(trainMain, findVariable(trainMain, lossName));
+      pruneDeadOps(trainMain);
+      renumberFetches(trainMain);
+      modes.push_back({trainMain, "train"});
+    }
 
     // predict: the program's own fetches, less the loss and whatever needs a
     // label (metrics).
     Operation *predict = cloneProgram(builder, main, "predict", "main");
-    if (!loss.empty())
-      removeFetchesOf(predict, findVariable(predict, loss));
+    if (differentiated)
+      stripTrainingOps(predict);
+    if (!lossName.empty())
+      removeFetchesOf(predict, findVariable(predict, lossName));
     removeLabelDependentFetches(predict);
-    if (countFetches(predict) == 0) {
-      main->emitError() << "the program fetches nothing but losses and metrics: add fetch "
-                           "ops for the outputs to predict";
+    if (countFetches(predict) > 0) {
+      pruneDeadOps(predict);
+      renumberFetches(predict);
+      modes.push_back({predict, "predict"});
+    } else if (lossName.empty()) {
+      main->emitError() << "the program fetches nothing to predict and has no loss: add fetch "
+                           "ops for its outputs, or name the loss with --loss";
       return signalPassFailure();
+    } else {
+      // A program that fetches only losses and metrics (as training
+      // programs do) has no predict mode.
+      predict->erase();
     }
-    pruneDeadOps(predict);
-    renumberFetches(predict);
-    SmallVector<std::pair<Operation *, StringRef>> modes = {{predict, "predict"}};
 
     // eval: every fetch of the program plus the loss.
-    if (!loss.empty()) {
+    if (!lossName.empty()) {
       Operation *eval = cloneProgram(builder, main, "eval", "main");
-      Value lossValue = findVariable(eval, loss);
-      if (!fetches(eval, lossValue)) {
-        OpBuilder at(eval->getContext());
-        at.setInsertionPointToEnd(&eval->getRegion(0).front());
-        OperationState state(lossValue.getLoc(), "pd.fetch");
-        state.addOperands(lossValue);
-        state.addAttribute("col", at.getI32IntegerAttr(0));
-        at.create(state);
-      }
+      if (differentiated)
+        stripTrainingOps(eval);
+      ensureFetched(eval, findVariable(eval, lossName));
       pruneDeadOps(eval);
       renumberFetches(eval);
       modes.push_back({eval, "eval"});
     }
 
     for (auto [program, mode] : modes) {
-      if (!startup)
-        continue;
-      Operation *modeStartup = cloneProgram(builder, startup, mode, "startup");
-      pruneStartup(modeStartup, readVariables(program));
+      Operation *modeStartup = nullptr;
+      if (startup) {
+        modeStartup = cloneProgram(builder, startup, mode, "startup");
+        pruneStartup(modeStartup, readVariables(program));
+      } else if (mode == "train") {
+        // The optimizer's state needs initializers even when the program
+        // came without a startup program.
+        auto created = pd::ProgramOp::create(builder, program->getLoc(), "train.startup");
+        if (created.getBody().empty())
+          created.getBody().emplaceBlock();
+        modeStartup = created;
+        modeStartup->setAttr("pd.mode", builder.getStringAttr("train"));
+        modeStartup->setAttr("pd.kind", builder.getStringAttr("startup"));
+      }
     }
     main->erase();
     if (startup)

@@ -111,4 +111,38 @@ int findSlot(const std::vector<pd::SlotSpec> &slots, StringRef name) {
   return -1;
 }
 
+int opRole(Operation *op) {
+  if (auto role = op->getAttrOfType<IntegerAttr>("op_role"))
+    return static_cast<int>(role.getInt());
+  return pd::OpRole::Forward;
+}
+
+bool isTrainingOp(Operation *op) {
+  return opRole(op) & (pd::OpRole::Backward | pd::OpRole::Optimize | pd::OpRole::LRSched);
+}
+
+bool hasOptimizerOps(Operation *program) {
+  bool found = false;
+  program->walk([&](Operation *op) {
+    if (op != program && (opRole(op) & pd::OpRole::Optimize))
+      found = true;
+  });
+  return found;
+}
+
+std::string seededLoss(Operation *program) {
+  std::string loss;
+  program->walk([&](Operation *op) {
+    int role = opRole(op);
+    if (!loss.empty() || !(role & pd::OpRole::Backward) || !(role & pd::OpRole::Loss) ||
+        op->getNumResults() != 1)
+      return;
+    std::string grad = variableName(op->getResult(0));
+    StringRef name(grad);
+    if (name.consume_back("@GRAD"))
+      loss = name.str();
+  });
+  return loss;
+}
+
 } // namespace distc

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompilerDiagnostics.h"
+#include "TrainingOptions.h"
 
 #include "distc/Artifact/ArtifactFile.h"
 #include "distc/Dialect/Pd/PdDialect.h"
@@ -20,7 +21,9 @@
 #include "distc/ProgramDesc/ProgramDesc.h"
 #include "distc/Runtime/ArtifactPrinter.h"
 #include "distc/Target/LowerToArtifact.h"
+#include "distc/Target/TrainingInfo.h"
 #include "distc/Transforms/Passes.h"
+#include "distc/Transforms/ProgramUtils.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/SymbolTable.h"
@@ -31,6 +34,7 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <set>
 
 using namespace mlir;
 
@@ -46,6 +50,7 @@ struct Options {
   std::string mode;
   std::string program = "main";
   uint64_t seed = 0;
+  distc::tools::TrainingOptions training;
 };
 
 /// The program a `--emit=program-json` request names in `module`: before the
@@ -92,6 +97,106 @@ int finishAt(ModuleOp module, const Options &options, bool modesDerived) {
   return 0;
 }
 
+/// The rate the learning-rate variable starts at: the schedule's rate at
+/// step 0 (the runtime overwrites it every step when there is a schedule).
+double initialLearningRate(const distc::tools::TrainingOptions &training) {
+  if (!training.hasSchedule)
+    return training.lr;
+  if (training.schedule.warmupSteps > 0)
+    return training.schedule.warmupStartLr;
+  if (training.schedule.kind == "piecewise")
+    return training.schedule.values.front();
+  return training.lr;
+}
+
+distc::ApplyOptimizerOptions optimizerOptions(const distc::tools::TrainingOptions &training) {
+  distc::ApplyOptimizerOptions o;
+  o.optimizer = training.optimizer;
+  o.lr = initialLearningRate(training);
+  o.momentum = training.momentum;
+  o.nesterov = training.nesterov;
+  o.beta1 = training.beta1;
+  o.beta2 = training.beta2;
+  o.epsilon = training.epsilon;
+  o.weightDecay = training.weightDecay;
+  o.clipNorm = training.clipNorm;
+  return o;
+}
+
+/// The predict program as save_inference_model writes it: only that program
+/// and the persistable variables it reads, as Paddle's binary ProgramDesc.
+LogicalResult exportInferenceModel(ModuleOp module, distc::artifact::InferenceModelDesc &out) {
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+  Operation *predict = distc::findProgram(*copy, "predict.main");
+  if (!predict)
+    return failure();
+  std::set<std::string> read;
+  predict->walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "pd.read_var")
+      read.insert(op->getAttrOfType<FlatSymbolRefAttr>("var").getValue().str());
+  });
+  SmallVector<Operation *> doomed;
+  for (Operation &op : copy->getBody()->getOperations()) {
+    StringRef name = op.getName().getStringRef();
+    if ((name == "pd.program" && &op != predict) ||
+        (name == "pd.var" && !read.count(SymbolTable::getSymbolName(&op).str())))
+      doomed.push_back(&op);
+  }
+  for (Operation *op : doomed)
+    op->erase();
+  distc::programdesc::ProgramDesc desc;
+  if (failed(distc::exportProgram(*copy, "predict.main", desc)))
+    return failure();
+  std::string bytes, error;
+  if (!distc::programdesc::programToBinary(desc, bytes, error)) {
+    distc::reportError(error);
+    return failure();
+  }
+  out.program.assign(bytes.begin(), bytes.end());
+  out.parameters.assign(read.begin(), read.end()); // sorted: Paddle's combined-file order
+  return success();
+}
+
+/// Fills the artifact's Training table (when there is a train mode) and its
+/// inference model (the predict program).
+LogicalResult describeModes(ModuleOp module, const distc::tools::TrainingOptions &training,
+                            distc::artifact::ArtifactDesc &artifact) {
+  if (Operation *train = distc::findProgram(module, "train.main")) {
+    std::string loss = training.loss.empty() ? distc::seededLoss(train) : training.loss;
+    FailureOr<distc::artifact::TrainingDesc> desc = distc::target::describeTraining(module, loss);
+    if (failed(desc))
+      return failure();
+    for (const distc::artifact::BufferDesc &buffer : artifact.buffers)
+      if (buffer.kind == distc::artifact::BufferKind::Persistent &&
+          buffer.name == distc::target::kStepCounterName)
+        desc->stepVar = buffer.name;
+    if (training.hasSchedule) {
+      if (desc->learningRateVar.empty()) {
+        distc::reportError("the program computes its own learning rate; it cannot take a "
+                           "learning-rate schedule");
+        return failure();
+      }
+      desc->hasSchedule = true;
+      desc->schedule = training.schedule;
+    }
+    if (training.optimizer.empty())
+      desc->config = nlohmann::json{{"optimizer", desc->optimizer}, {"source", "program"}}.dump();
+    else
+      desc->config = training.toJson().dump();
+    artifact.hasTraining = true;
+    artifact.training = std::move(*desc);
+  } else if (training.hasSchedule) {
+    distc::reportError("a learning-rate schedule needs a train mode: give --optimizer");
+    return failure();
+  }
+  if (distc::findProgram(module, "predict.main")) {
+    if (failed(exportInferenceModel(module, artifact.inference)))
+      return failure();
+    artifact.hasInference = true;
+  }
+  return success();
+}
+
 int compile(const Options &options) {
   DialectRegistry registry;
   registry.insert<distc::pd::PdDialect>();
@@ -111,10 +216,20 @@ int compile(const Options &options) {
   if (options.compileTo == "import")
     return finishAt(*module, options, /*modesDerived=*/false);
 
+  const distc::tools::TrainingOptions &training = options.training;
   PassManager pm(&context);
   distc::DeriveModesOptions modeOptions;
-  modeOptions.loss = options.loss;
+  modeOptions.loss = training.loss;
+  modeOptions.train = !training.optimizer.empty();
   pm.addPass(distc::createDeriveModes(modeOptions));
+  if (!training.optimizer.empty()) {
+    distc::AppendBackwardOptions backward;
+    backward.program = "train.main";
+    backward.loss = training.loss;
+    backward.noGrad.assign(training.noGrad.begin(), training.noGrad.end());
+    pm.addPass(distc::createAppendBackward(backward));
+    pm.addPass(distc::createApplyOptimizer(optimizerOptions(training)));
+  }
   if (failed(pm.run(*module)))
     return 1;
   if (options.compileTo == "modes" || (options.emit == "program-json" && options.compileTo.empty()))
@@ -125,6 +240,8 @@ int compile(const Options &options) {
   lowering.source = options.input;
   FailureOr<distc::artifact::ArtifactDesc> artifact = distc::target::lowerToArtifact(*module, lowering);
   if (failed(artifact))
+    return 1;
+  if (failed(describeModes(*module, training, *artifact)))
     return 1;
   std::vector<uint8_t> payload = distc::artifact::serializeArtifact(*artifact);
 
@@ -161,13 +278,15 @@ int main(int argc, char **argv) {
   app.add_option("--startup", options.startup, "Startup program (parameter initializers)");
   app.add_option("-o,--output", options.output, "Artifact file to write");
   app.add_option("--loss", options.loss, "Loss variable; adds the eval mode");
+  distc::tools::TrainingFlags trainingFlags;
+  trainingFlags.addTo(app);
   app.add_option("--seed", options.seed,
                  "Program random seed for initializers whose seed attribute is 0");
   app.add_option("--compile-to", options.compileTo, "Stop after a phase and print it")
       ->check(CLI::IsMember({"import", "modes", "artifact"}));
   app.add_option("--emit", options.emit, "Print the program of the phase in another form")
       ->check(CLI::IsMember({"program-json"}));
-  app.add_option("--mode", options.mode, "Mode of the program to emit (predict, eval)")
+  app.add_option("--mode", options.mode, "Mode of the program to emit (train, eval, predict)")
       ->check(CLI::IsMember({"train", "eval", "predict"}));
   app.add_option("--program", options.program, "Which program to emit")
       ->check(CLI::IsMember({"main", "startup"}));
@@ -185,6 +304,13 @@ int main(int argc, char **argv) {
     // ProgramDesc to print for it.
     distc::reportError("--emit=program-json prints a program; the artifact phase has none "
                        "(use --compile-to=import or modes, or distc-dump for the artifact)");
+    return 1;
+  }
+  if (!options.loss.empty())
+    trainingFlags.loss = options.loss;
+  std::string error;
+  if (!distc::tools::resolveTrainingOptions(trainingFlags, options.training, error)) {
+    distc::reportError(error);
     return 1;
   }
   return compile(options);

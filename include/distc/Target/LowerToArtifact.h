@@ -20,6 +20,10 @@
 
 namespace distc::target {
 
+/// The persistent i64 [1] variable holding the optimizer step, which
+/// train-time dropout reads (Training.step_var in the artifact).
+inline constexpr const char *kStepCounterName = "@STEP_COUNTER@";
+
 struct LoweringOptions {
   /// Paddle's program random_seed: seeds initializers whose `seed` is 0.
   uint64_t programSeed = 0;

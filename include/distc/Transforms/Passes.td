@@ -34,6 +34,8 @@ def DeriveModes : Pass<"distc-derive-modes", "mlir::ModuleOp"> {
   let options = [
     Option<"loss", "loss", "std::string", /*default=*/"\"\"",
            "Name of the loss variable; enables the eval mode">,
+    Option<"train", "train", "bool", /*default=*/"false",
+           "Also derive the train mode (an optimizer is applied afterwards)">,
   ];
 }
 
@@ -85,6 +87,45 @@ def AppendBackward : Pass<"distc-append-backward", "mlir::ModuleOp"> {
                "Variables that get no gradient (stop_gradient)">,
     Option<"fetchGrads", "fetch-grads", "bool", /*default=*/"false",
            "Also fetch every parameter gradient (for gradient checks)">,
+  ];
+}
+
+def ApplyOptimizer : Pass<"distc-apply-optimizer", "mlir::ModuleOp"> {
+  let summary = "Append gradient clipping, weight decay and optimizer ops (apply_gradients)";
+  let description = [{
+    Paddle's `apply_gradients` after `append_backward`: for every trainable
+    parameter `p` with a gradient `p@GRAD`, optional global-norm clipping,
+    optional L2 decay, then the optimizer op, whose outputs are written back
+    to `p` and its state variables. State variables (`learning_rate_0`,
+    `p_velocity_0`, `p_moment1_0`, `p_moment2_0`, `p_beta1_pow_acc_0`,
+    `p_beta2_pow_acc_0`) are declared and initialized in the startup
+    program. All added ops have op_role optimize.
+
+    After (`optimizer=sgd`), appended to the train program:
+    ```mlir
+    %lr = pd.read_var @learning_rate_0 : tensor<1xf32>
+    %w2 = pd.sgd %w, %lr, %dw {op_role = 2 : i32, pd.out_names = ["w"]} : ...
+    pd.write_var @w, %w2 : tensor<4x2xf32>
+    ```
+    and to the startup program a `fill_constant` of `learning_rate_0`.
+  }];
+  let options = [
+    Option<"program", "program", "std::string", /*default=*/"\"train.main\"",
+           "Symbol of the train program">,
+    Option<"startup", "startup", "std::string", /*default=*/"\"train.startup\"",
+           "Symbol of its startup program (gets the state initializers)">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+           "sgd, momentum, adam or adamw">,
+    Option<"lr", "lr", "double", /*default=*/"0.01", "Initial learning rate">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.9", "Momentum's mu">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false", "Nesterov momentum">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "Adam's beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "Adam's beta2">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8", "Adam's epsilon">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0",
+           "L2 decay coefficient (decoupled for adamw)">,
+    Option<"clipNorm", "clip-norm", "double", /*default=*/"0",
+           "Clip gradients to this global norm (0: off)">,
   ];
 }
 

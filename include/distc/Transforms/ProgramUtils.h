@@ -45,6 +45,23 @@ llvm::SmallVector<mlir::Value, 1> resultsOfSlot(mlir::Operation *op, const pd::O
 /// Index of the slot called `name` in `slots`, or -1.
 int findSlot(const std::vector<pd::SlotSpec> &slots, llvm::StringRef name);
 
+/// Paddle's `op_role` of `op` (pd::OpRole bits; Forward when absent).
+int opRole(mlir::Operation *op);
+
+/// True for ops a training program adds to the forward pass: backward,
+/// optimizer and learning-rate-schedule ops (by `op_role`).
+bool isTrainingOp(mlir::Operation *op);
+
+/// True when `program` already holds optimizer ops (op_role optimize), as a
+/// training program Paddle wrote does. Backward ops alone (a program that
+/// fetches gradients) do not make a training program.
+bool hasOptimizerOps(mlir::Operation *program);
+
+/// The loss a differentiated program seeds its backward pass from: the
+/// variable whose `@GRAD` a backward|loss op (Paddle's fill_constant 1)
+/// defines; "" when there is none.
+std::string seededLoss(mlir::Operation *program);
+
 } // namespace distc
 
 #endif // DISTC_TRANSFORMS_PROGRAMUTILS_H

@@ -1,0 +1,77 @@
+//===- TrainingInfo.cpp - What the runtime must know to train -------------===//
+
+#include "distc/Target/TrainingInfo.h"
+
+#include "distc/Target/LowerToArtifact.h"
+#include "distc/Transforms/ProgramUtils.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+
+#include <set>
+
+using namespace mlir;
+
+namespace distc::target {
+
+/// The persistable variable `value` is read from, or "".
+static std::string readVariable(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getName().getStringRef() != "pd.read_var")
+    return "";
+  return def->getAttrOfType<FlatSymbolRefAttr>("var").getValue().str();
+}
+
+FailureOr<artifact::TrainingDesc> describeTraining(ModuleOp module, StringRef loss) {
+  Operation *train = findProgram(module, "train.main");
+  if (!train)
+    return module.emitError("no train program to describe");
+  artifact::TrainingDesc desc;
+  desc.loss = loss.str();
+  std::set<std::string> parameters, state;
+  bool sawLearningRate = false;
+  LogicalResult result = success();
+  train->walk([&](Operation *op) {
+    const pd::OpSpec *spec = catalogSpecOf(op);
+    if (!spec || !(opRole(op) & pd::OpRole::Optimize))
+      return;
+    int paramSlot = findSlot(spec->inputs, "Param");
+    int lrSlot = findSlot(spec->inputs, "LearningRate");
+    if (paramSlot < 0 || lrSlot < 0)
+      return; // clipping, decay: optimize-role arithmetic
+    if (desc.optimizer.empty())
+      desc.optimizer = std::string(spec->type);
+    for (Value param : operandsOfSlot(op, *spec, paramSlot))
+      if (std::string name = readVariable(param); !name.empty())
+        parameters.insert(name);
+    for (Value lr : operandsOfSlot(op, *spec, lrSlot)) {
+      std::string name = readVariable(lr);
+      if (sawLearningRate && name != desc.learningRateVar) {
+        result = op->emitError() << "optimizer ops read different learning rates ('"
+                                 << desc.learningRateVar << "' and '" << name
+                                 << "'); the runtime cannot schedule them as one";
+        return;
+      }
+      sawLearningRate = true;
+      desc.learningRateVar = name;
+    }
+  });
+  if (failed(result))
+    return failure();
+  if (parameters.empty())
+    return train->emitError("the train program has no optimizer op updating a parameter");
+  train->walk([&](Operation *op) {
+    if (op->getName().getStringRef() != "pd.write_var")
+      return;
+    std::string name = op->getAttrOfType<FlatSymbolRefAttr>("var").getValue().str();
+    if (!parameters.count(name))
+      state.insert(name);
+  });
+  if (!desc.learningRateVar.empty())
+    state.insert(desc.learningRateVar);
+  desc.parameters.assign(parameters.begin(), parameters.end());
+  desc.optimizerState.assign(state.begin(), state.end());
+  return desc;
+}
+
+} // namespace distc::target

@@ -1,0 +1,314 @@
+//===- ApplyOptimizer.cpp - Paddle's apply_gradients on a pd program ------===//
+//
+// The second half of `Optimizer.minimize`: after distc-append-backward has
+// produced `<param>@GRAD` for every trainable parameter, this pass appends
+// what Paddle's optimizers append, in Paddle's order and with Paddle's
+// names and op_role (optimize):
+//
+//   1. global-norm clipping (ClipGradByGlobalNorm): squared_l2_norm per
+//      gradient, sum, sqrt, then g·clip/max(norm, clip);
+//   2. L2 weight decay (L2Decay) as `g + coeff·p` (scale + sum), except that
+//      momentum takes it as its own `regularization_method` attribute and
+//      adamw decays decoupled through `coeff`;
+//   3. one optimizer op per parameter reading `learning_rate_0` and its
+//      state variables (`<p>_velocity_0`, `<p>_moment1_0`, `<p>_moment2_0`,
+//      `<p>_beta1_pow_acc_0`, `<p>_beta2_pow_acc_0`), each written back with
+//      `pd.write_var` so the update is in place.
+//
+// New state variables get `fill_constant` initializers in the startup
+// program. The learning rate variable starts at `lr`; a runtime with a
+// schedule overwrites it before each step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Transforms/Passes.h"
+
+#include "distc/Dialect/Pd/CatalogOpBuilder.h"
+#include "distc/Dialect/Pd/PdOps.h"
+#include "distc/Transforms/ProgramUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <map>
+
+namespace distc {
+#define GEN_PASS_DEF_APPLYOPTIMIZER
+#include "distc/Transforms/Passes.h.inc"
+} // namespace distc
+
+using namespace mlir;
+
+namespace distc {
+namespace {
+
+/// Paddle's VarType codes for fill_constant's `dtype`.
+int paddleDType(Type element) {
+  if (element.isF64())
+    return 6;
+  if (element.isInteger(64))
+    return 3;
+  if (element.isInteger(32))
+    return 2;
+  return 5; // fp32
+}
+
+struct ParamGrad {
+  std::string name;
+  Value param; // read in the train program
+  Value grad;
+};
+
+class OptimizerBuilder {
+public:
+  OptimizerBuilder(ModuleOp module, Operation *main, Operation *startup)
+      : module(module), main(main), startup(startup), builder(module.getContext()),
+        startupBuilder(module.getContext()) {
+    builder.setInsertionPointToEnd(&main->getRegion(0).front());
+    startupBuilder.setInsertionPointToEnd(&startup->getRegion(0).front());
+  }
+
+  /// Declares persistable `name` of `type`, initialized to `value` by the
+  /// startup program, and reads it in the train program.
+  FailureOr<Value> stateVariable(StringRef name, RankedTensorType type, double value) {
+    if (SymbolTable::lookupSymbolIn(module, name))
+      return emitError(main->getLoc())
+             << "cannot add optimizer variable '" << name << "': the program already has one";
+    OpBuilder declare(module.getContext());
+    declare.setInsertionPoint(firstProgram());
+    OperationState var(main->getLoc(), pd::VarOp::getOperationName());
+    var.addAttribute("sym_name", declare.getStringAttr(name));
+    var.addAttribute("type", TypeAttr::get(type));
+    var.addAttribute("persistable", declare.getUnitAttr());
+    declare.create(var);
+
+    SmallVector<NamedAttribute> attrs = {
+        startupBuilder.getNamedAttr("shape", startupBuilder.getDenseI64ArrayAttr(type.getShape())),
+        startupBuilder.getNamedAttr("value", startupBuilder.getF32FloatAttr(value)),
+        startupBuilder.getNamedAttr("dtype",
+                                    startupBuilder.getI32IntegerAttr(paddleDType(type.getElementType())))};
+    FailureOr<Operation *> init = pd::buildCatalogOp(startupBuilder, main->getLoc(), "fill_constant",
+                                                     {}, attrs, {name.str()});
+    if (failed(init))
+      return failure();
+    writeVar(startupBuilder, name, (*init)->getResult(0));
+
+    OperationState read(main->getLoc(), pd::ReadVarOp::getOperationName());
+    read.addAttribute("var", FlatSymbolRefAttr::get(module.getContext(), name));
+    read.addTypes(type);
+    return builder.create(read)->getResult(0);
+  }
+
+  /// Appends `pd.<type>` with op_role optimize to the train program.
+  FailureOr<Operation *> op(StringRef type, ArrayRef<SmallVector<Value, 1>> slots,
+                            SmallVector<NamedAttribute> attrs, ArrayRef<std::string> names) {
+    attrs.push_back(builder.getNamedAttr("op_role", builder.getI32IntegerAttr(pd::OpRole::Optimize)));
+    return pd::buildCatalogOp(builder, main->getLoc(), type, slots, attrs, names);
+  }
+
+  void writeVar(StringRef name, Value value) { writeVar(builder, name, value); }
+
+  OpBuilder &mainBuilder() { return builder; }
+
+private:
+  static void writeVar(OpBuilder &at, StringRef name, Value value) {
+    OperationState write(value.getLoc(), pd::WriteVarOp::getOperationName());
+    write.addAttribute("var", FlatSymbolRefAttr::get(at.getContext(), name));
+    write.addOperands(value);
+    at.create(write);
+  }
+
+  Operation *firstProgram() {
+    for (Operation &op : module.getBody()->getOperations())
+      if (isa<pd::ProgramOp>(op))
+        return &op;
+    return nullptr;
+  }
+
+  ModuleOp module;
+  Operation *main;
+  Operation *startup;
+  OpBuilder builder;
+  OpBuilder startupBuilder;
+};
+
+struct ApplyOptimizerPass : impl::ApplyOptimizerBase<ApplyOptimizerPass> {
+  using ApplyOptimizerBase::ApplyOptimizerBase;
+
+  /// Trainable parameters that have a gradient in `main`, by name.
+  SmallVector<ParamGrad> parameterGrads(ModuleOp module, Operation *main) {
+    std::map<std::string, ParamGrad> found;
+    main->walk([&](pd::ReadVarOp read) {
+      auto var = dyn_cast_or_null<pd::VarOp>(SymbolTable::lookupSymbolIn(module, read.getVarAttr()));
+      if (!var || !var.getIsParameter() || var.getStopGradient())
+        return;
+      std::string name = read.getVar().str();
+      if (Value grad = findVariable(main, name + "@GRAD"); grad && !found.count(name))
+        found[name] = {name, read.getResult(), grad};
+    });
+    SmallVector<ParamGrad> params;
+    for (auto &entry : found)
+      params.push_back(entry.second);
+    return params;
+  }
+
+  /// ClipGradByGlobalNorm: every gradient times clip / max(‖g‖, clip).
+  LogicalResult clipByGlobalNorm(OptimizerBuilder &b, SmallVector<ParamGrad> &params) {
+    OpBuilder &ob = b.mainBuilder();
+    SmallVector<Value, 1> squares;
+    for (ParamGrad &p : params) {
+      auto sq = b.op("squared_l2_norm", {{p.grad}}, {}, {p.name + "@GRAD@SQUARED_L2_NORM"});
+      if (failed(sq))
+        return failure();
+      squares.push_back((*sq)->getResult(0));
+    }
+    auto total = b.op("sum", {squares}, {}, {"global_norm_square"});
+    if (failed(total))
+      return failure();
+    auto norm = b.op("sqrt", {{(*total)->getResult(0)}}, {}, {"global_norm"});
+    if (failed(norm))
+      return failure();
+    auto normType = cast<RankedTensorType>((*norm)->getResult(0).getType());
+    auto clip = b.op("fill_constant", {},
+                     {ob.getNamedAttr("shape", ob.getDenseI64ArrayAttr(normType.getShape())),
+                      ob.getNamedAttr("value", ob.getF32FloatAttr(clipNorm)),
+                      ob.getNamedAttr("dtype", ob.getI32IntegerAttr(5))},
+                     {"global_norm_clip"});
+    if (failed(clip))
+      return failure();
+    Value clipValue = (*clip)->getResult(0);
+    auto denom = b.op("elementwise_max", {{(*norm)->getResult(0)}, {clipValue}}, {},
+                      {"global_norm_denominator"});
+    if (failed(denom))
+      return failure();
+    auto scale =
+        b.op("elementwise_div", {{clipValue}, {(*denom)->getResult(0)}}, {}, {"global_norm_scale"});
+    if (failed(scale))
+      return failure();
+    for (ParamGrad &p : params) {
+      auto clipped = b.op("elementwise_mul", {{p.grad}, {(*scale)->getResult(0)}}, {},
+                          {p.name + "@GRAD@CLIP"});
+      if (failed(clipped))
+        return failure();
+      p.grad = (*clipped)->getResult(0);
+    }
+    return success();
+  }
+
+  /// L2Decay: g + coeff·p.
+  LogicalResult l2Decay(OptimizerBuilder &b, SmallVector<ParamGrad> &params) {
+    OpBuilder &ob = b.mainBuilder();
+    for (ParamGrad &p : params) {
+      auto decay = b.op("scale", {{p.param}},
+                        {ob.getNamedAttr("scale", ob.getF32FloatAttr(weightDecay))},
+                        {p.name + "@L2_DECAY"});
+      if (failed(decay))
+        return failure();
+      auto sum = b.op("sum", {{p.grad, (*decay)->getResult(0)}}, {}, {p.name + "@GRAD@L2"});
+      if (failed(sum))
+        return failure();
+      p.grad = (*sum)->getResult(0);
+    }
+    return success();
+  }
+
+  LogicalResult update(OptimizerBuilder &b, const ParamGrad &p, Value lr) {
+    OpBuilder &ob = b.mainBuilder();
+    auto paramType = cast<RankedTensorType>(p.param.getType());
+    auto scalarType = RankedTensorType::get({1}, paramType.getElementType());
+    auto f = [&](StringRef name, double v) {
+      return ob.getNamedAttr(name, ob.getF32FloatAttr(static_cast<float>(v)));
+    };
+    if (optimizer == "sgd") {
+      auto op = b.op("sgd", {{p.param}, {lr}, {p.grad}}, {}, {p.name});
+      if (failed(op))
+        return failure();
+      b.writeVar(p.name, (*op)->getResult(0));
+      return success();
+    }
+    if (optimizer == "momentum") {
+      std::string velocityName = p.name + "_velocity_0";
+      FailureOr<Value> velocity = b.stateVariable(velocityName, paramType, 0.0);
+      if (failed(velocity))
+        return failure();
+      SmallVector<NamedAttribute> attrs = {f("mu", momentum),
+                                           ob.getNamedAttr("use_nesterov", ob.getBoolAttr(nesterov))};
+      if (weightDecay != 0) {
+        attrs.push_back(ob.getNamedAttr("regularization_method", ob.getStringAttr("l2_decay")));
+        attrs.push_back(f("regularization_coeff", weightDecay));
+      }
+      auto op = b.op("momentum", {{p.param}, {p.grad}, {*velocity}, {lr}}, attrs,
+                     {p.name, velocityName});
+      if (failed(op))
+        return failure();
+      b.writeVar(p.name, (*op)->getResult(0));
+      b.writeVar(velocityName, (*op)->getResult(1));
+      return success();
+    }
+    // adam / adamw
+    std::string m1 = p.name + "_moment1_0", m2 = p.name + "_moment2_0";
+    std::string b1 = p.name + "_beta1_pow_acc_0", b2 = p.name + "_beta2_pow_acc_0";
+    FailureOr<Value> m1v = b.stateVariable(m1, paramType, 0.0);
+    FailureOr<Value> m2v = b.stateVariable(m2, paramType, 0.0);
+    FailureOr<Value> b1v = b.stateVariable(b1, scalarType, beta1);
+    FailureOr<Value> b2v = b.stateVariable(b2, scalarType, beta2);
+    if (failed(m1v) || failed(m2v) || failed(b1v) || failed(b2v))
+      return failure();
+    SmallVector<NamedAttribute> attrs = {f("beta1", beta1), f("beta2", beta2), f("epsilon", epsilon)};
+    if (optimizer == "adamw") {
+      attrs.push_back(f("coeff", weightDecay));
+      attrs.push_back(ob.getNamedAttr("with_decay", ob.getBoolAttr(weightDecay != 0)));
+    }
+    auto op = b.op(optimizer, {{p.param}, {p.grad}, {lr}, {*m1v}, {*m2v}, {*b1v}, {*b2v}}, attrs,
+                   {p.name, m1, m2, b1, b2});
+    if (failed(op))
+      return failure();
+    const std::string *names[] = {&p.name, &m1, &m2, &b1, &b2};
+    for (unsigned i = 0; i < 5; ++i)
+      b.writeVar(*names[i], (*op)->getResult(i));
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Operation *main = findProgram(module, program);
+    Operation *startupProgram = findProgram(module, startup);
+    if (!main || !startupProgram) {
+      module.emitError() << "no programs '" << program << "' and '" << startup
+                         << "' to add the optimizer to";
+      return signalPassFailure();
+    }
+    if (optimizer != "sgd" && optimizer != "momentum" && optimizer != "adam" &&
+        optimizer != "adamw") {
+      module.emitError() << "unknown optimizer '" << optimizer
+                         << "' (expected sgd, momentum, adam or adamw)";
+      return signalPassFailure();
+    }
+    SmallVector<ParamGrad> params = parameterGrads(module, main);
+    if (params.empty()) {
+      main->emitError("no trainable parameter has a gradient: run distc-append-backward first");
+      return signalPassFailure();
+    }
+    OptimizerBuilder b(module, main, startupProgram);
+    if (clipNorm < 0 || weightDecay < 0 || lr < 0) {
+      module.emitError("lr, weight decay and the clip norm must not be negative");
+      return signalPassFailure();
+    }
+    if (clipNorm > 0 && failed(clipByGlobalNorm(b, params)))
+      return signalPassFailure();
+    bool decayInGradient = weightDecay != 0 && (optimizer == "sgd" || optimizer == "adam");
+    if (decayInGradient && failed(l2Decay(b, params)))
+      return signalPassFailure();
+    auto lrType = RankedTensorType::get({1}, Float32Type::get(module.getContext()));
+    FailureOr<Value> lrValue = b.stateVariable("learning_rate_0", lrType, lr);
+    if (failed(lrValue))
+      return signalPassFailure();
+    for (const ParamGrad &p : params)
+      if (failed(update(b, p, *lrValue)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace distc

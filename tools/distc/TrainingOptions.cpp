@@ -1,0 +1,257 @@
+//===- TrainingOptions.cpp - distc's optimizer settings -------------------===//
+
+#include "TrainingOptions.h"
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace distc::tools {
+namespace {
+
+const std::set<std::string> kOptimizers = {"sgd", "momentum", "adam", "adamw"};
+const std::set<std::string> kSchedules = {"constant", "step", "piecewise", "cosine"};
+
+/// Reads `key` of `object` into `out` when present; fails naming the key
+/// when it has the wrong JSON type.
+template <typename T>
+bool read(const nlohmann::json &object, const char *key, T &out, std::string &error) {
+  auto it = object.find(key);
+  if (it == object.end())
+    return true;
+  try {
+    out = it->get<T>();
+    return true;
+  } catch (const nlohmann::json::exception &) {
+    error = std::string("key '") + key + "' has the wrong type (" + it->type_name() + ")";
+    return false;
+  }
+}
+
+bool checkKeys(const nlohmann::json &object, const std::set<std::string> &known,
+               const std::string &where, std::string &error) {
+  for (const auto &[key, value] : object.items())
+    if (!known.count(key)) {
+      std::string list;
+      for (const std::string &k : known)
+        list += (list.empty() ? "" : ", ") + k;
+      error = "unknown key '" + key + "' in " + where + " (known: " + list + ")";
+      return false;
+    }
+  return true;
+}
+
+bool readSchedule(const nlohmann::json &json, artifact::LRScheduleDesc &s, std::string &error) {
+  if (!json.is_object()) {
+    error = "'lr_schedule' must be an object";
+    return false;
+  }
+  return checkKeys(json,
+                   {"kind", "step_size", "gamma", "boundaries", "values", "decay_steps", "end_lr",
+                    "warmup_steps", "warmup_start_lr"},
+                   "'lr_schedule'", error) &&
+         read(json, "kind", s.kind, error) && read(json, "step_size", s.stepSize, error) &&
+         read(json, "gamma", s.gamma, error) && read(json, "boundaries", s.boundaries, error) &&
+         read(json, "values", s.values, error) && read(json, "decay_steps", s.decaySteps, error) &&
+         read(json, "end_lr", s.endLr, error) && read(json, "warmup_steps", s.warmupSteps, error) &&
+         read(json, "warmup_start_lr", s.warmupStartLr, error);
+}
+
+bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot read config file '" + path + "'";
+    return false;
+  }
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error &e) {
+    error = path + ": not valid JSON: " + e.what();
+    return false;
+  }
+  auto fail = [&] {
+    error = path + ": " + error;
+    return false;
+  };
+  if (!json.is_object()) {
+    error = "the top level must be an object";
+    return fail();
+  }
+  if (!checkKeys(json,
+                 {"optimizer", "loss", "lr", "momentum", "nesterov", "beta1", "beta2", "epsilon",
+                  "weight_decay", "clip_norm", "no_grad", "lr_schedule"},
+                 "the config", error) ||
+      !read(json, "optimizer", out.optimizer, error) || !read(json, "loss", out.loss, error) ||
+      !read(json, "lr", out.lr, error) || !read(json, "momentum", out.momentum, error) ||
+      !read(json, "nesterov", out.nesterov, error) || !read(json, "beta1", out.beta1, error) ||
+      !read(json, "beta2", out.beta2, error) || !read(json, "epsilon", out.epsilon, error) ||
+      !read(json, "weight_decay", out.weightDecay, error) ||
+      !read(json, "clip_norm", out.clipNorm, error) || !read(json, "no_grad", out.noGrad, error))
+    return fail();
+  if (auto it = json.find("lr_schedule"); it != json.end()) {
+    out.hasSchedule = true;
+    if (!readSchedule(*it, out.schedule, error))
+      return fail();
+  }
+  return true;
+}
+
+bool validate(TrainingOptions &o, std::string &error) {
+  auto bad = [&](const std::string &message) {
+    error = message;
+    return false;
+  };
+  if (!o.optimizer.empty() && !kOptimizers.count(o.optimizer))
+    return bad("unknown optimizer '" + o.optimizer + "' (expected sgd, momentum, adam or adamw)");
+  if (!(o.lr > 0) || !std::isfinite(o.lr))
+    return bad("the learning rate must be positive, got " + std::to_string(o.lr));
+  if (!(o.momentum >= 0 && o.momentum < 1))
+    return bad("momentum must be in [0, 1)");
+  if (!(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1))
+    return bad("beta1 and beta2 must be in [0, 1)");
+  if (!(o.epsilon > 0))
+    return bad("epsilon must be positive");
+  if (!(o.weightDecay >= 0) || !(o.clipNorm >= 0))
+    return bad("weight decay and clip norm must not be negative");
+  if (!o.hasSchedule)
+    return true;
+  artifact::LRScheduleDesc &s = o.schedule;
+  s.baseLr = o.lr;
+  if (!kSchedules.count(s.kind))
+    return bad("unknown learning-rate schedule '" + s.kind +
+               "' (expected constant, step, piecewise or cosine)");
+  if (s.kind == "step" && (s.stepSize < 1 || !(s.gamma > 0)))
+    return bad("a step schedule needs step_size >= 1 and gamma > 0");
+  if (s.kind == "piecewise") {
+    if (s.values.size() != s.boundaries.size() + 1)
+      return bad("a piecewise schedule needs one more value than boundaries (have " +
+                 std::to_string(s.boundaries.size()) + " boundaries, " +
+                 std::to_string(s.values.size()) + " values)");
+    for (size_t i = 1; i < s.boundaries.size(); ++i)
+      if (s.boundaries[i] <= s.boundaries[i - 1])
+        return bad("piecewise boundaries must increase");
+  }
+  if (s.kind == "cosine" && s.decaySteps < 1)
+    return bad("a cosine schedule needs decay_steps >= 1");
+  if (s.warmupSteps < 0)
+    return bad("warmup_steps must not be negative");
+  return true;
+}
+
+} // namespace
+
+void TrainingFlags::addTo(CLI::App &app) {
+  const char *group = "Training (train mode)";
+  app.add_option("--config", config, "JSON file with the settings below; flags override it")
+      ->group(group);
+  app.add_option("--optimizer", optimizer, "Adds the train mode: sgd, momentum, adam or adamw")
+      ->group(group);
+  app.add_option("--lr", lr, "Learning rate (default 0.01)")->group(group);
+  app.add_option("--momentum", momentum, "Momentum's mu (default 0.9)")->group(group);
+  app.add_flag("--nesterov", nesterov, "Nesterov momentum")->group(group);
+  app.add_option("--beta1", beta1, "Adam's beta1 (default 0.9)")->group(group);
+  app.add_option("--beta2", beta2, "Adam's beta2 (default 0.999)")->group(group);
+  app.add_option("--epsilon", epsilon, "Adam's epsilon (default 1e-8)")->group(group);
+  app.add_option("--weight-decay", weightDecay,
+                 "L2 decay coefficient (decoupled for adamw; default 0)")
+      ->group(group);
+  app.add_option("--clip-norm", clipNorm, "Clip gradients to this global norm (default: off)")
+      ->group(group);
+  app.add_option("--no-grad", noGrad, "Variables that get no gradient (repeatable)")
+      ->group(group)
+      ->delimiter(',');
+  app.add_option("--lr-schedule", schedule, "constant, step, piecewise or cosine")->group(group);
+  app.add_option("--lr-step-size", stepSize, "step: decay every N steps")->group(group);
+  app.add_option("--lr-gamma", gamma, "step: decay factor")->group(group);
+  app.add_option("--lr-boundaries", boundaries, "piecewise: step boundaries (comma-separated)")
+      ->group(group)
+      ->delimiter(',');
+  app.add_option("--lr-values", values, "piecewise: rates, one more than boundaries")
+      ->group(group)
+      ->delimiter(',');
+  app.add_option("--lr-decay-steps", decaySteps, "cosine: steps to decay over")->group(group);
+  app.add_option("--lr-end", endLr, "cosine: final rate (default 0)")->group(group);
+  app.add_option("--warmup-steps", warmupSteps, "Linear warmup steps (default 0)")->group(group);
+  app.add_option("--warmup-start-lr", warmupStartLr, "Rate at the first warmup step (default 0)")
+      ->group(group);
+}
+
+bool resolveTrainingOptions(const TrainingFlags &f, TrainingOptions &o, std::string &error) {
+  if (!f.config.empty() && !readConfigFile(f.config, o, error))
+    return false;
+  auto set = [](auto &target, const auto &flag) {
+    if (flag)
+      target = *flag;
+  };
+  set(o.optimizer, f.optimizer);
+  set(o.loss, f.loss);
+  set(o.lr, f.lr);
+  set(o.momentum, f.momentum);
+  set(o.nesterov, f.nesterov);
+  set(o.beta1, f.beta1);
+  set(o.beta2, f.beta2);
+  set(o.epsilon, f.epsilon);
+  set(o.weightDecay, f.weightDecay);
+  set(o.clipNorm, f.clipNorm);
+  if (!f.noGrad.empty())
+    o.noGrad = f.noGrad;
+  artifact::LRScheduleDesc &s = o.schedule;
+  bool scheduleFlag = f.schedule || f.stepSize || f.gamma || !f.boundaries.empty() ||
+                      !f.values.empty() || f.decaySteps || f.endLr || f.warmupSteps ||
+                      f.warmupStartLr;
+  if (scheduleFlag)
+    o.hasSchedule = true;
+  set(s.kind, f.schedule);
+  set(s.stepSize, f.stepSize);
+  set(s.gamma, f.gamma);
+  if (!f.boundaries.empty())
+    s.boundaries = f.boundaries;
+  if (!f.values.empty())
+    s.values = f.values;
+  set(s.decaySteps, f.decaySteps);
+  set(s.endLr, f.endLr);
+  set(s.warmupSteps, f.warmupSteps);
+  set(s.warmupStartLr, f.warmupStartLr);
+  return validate(o, error);
+}
+
+nlohmann::json TrainingOptions::toJson() const {
+  nlohmann::json j = {{"optimizer", optimizer}, {"lr", lr}};
+  if (optimizer == "momentum") {
+    j["momentum"] = momentum;
+    j["nesterov"] = nesterov;
+  }
+  if (optimizer == "adam" || optimizer == "adamw") {
+    j["beta1"] = beta1;
+    j["beta2"] = beta2;
+    j["epsilon"] = epsilon;
+  }
+  j["weight_decay"] = weightDecay;
+  j["clip_norm"] = clipNorm;
+  if (!noGrad.empty())
+    j["no_grad"] = noGrad;
+  if (hasSchedule) {
+    const artifact::LRScheduleDesc &s = schedule;
+    nlohmann::json js = {{"kind", s.kind}};
+    if (s.kind == "step") {
+      js["step_size"] = s.stepSize;
+      js["gamma"] = s.gamma;
+    } else if (s.kind == "piecewise") {
+      js["boundaries"] = s.boundaries;
+      js["values"] = s.values;
+    } else if (s.kind == "cosine") {
+      js["decay_steps"] = s.decaySteps;
+      js["end_lr"] = s.endLr;
+    }
+    if (s.warmupSteps > 0) {
+      js["warmup_steps"] = s.warmupSteps;
+      js["warmup_start_lr"] = s.warmupStartLr;
+    }
+    j["lr_schedule"] = js;
+  }
+  return j;
+}
+
+} // namespace distc::tools

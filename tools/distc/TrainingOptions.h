@@ -1,0 +1,64 @@
+//===- TrainingOptions.h - distc's optimizer settings -----------*- C++ -*-===//
+//
+// The optimizer, regularization, clipping and learning-rate schedule of a
+// train program, from `--config FILE` (JSON) overridden by command-line
+// flags. docs/compiler.md lists the keys and flags.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_TOOLS_DISTC_TRAININGOPTIONS_H
+#define DISTC_TOOLS_DISTC_TRAININGOPTIONS_H
+
+#include "distc/Artifact/ArtifactDesc.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace distc::tools {
+
+struct TrainingOptions {
+  std::string optimizer; // empty: no train mode
+  std::string loss;
+  double lr = 0.01;
+  double momentum = 0.9;
+  bool nesterov = false;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double epsilon = 1e-8;
+  double weightDecay = 0;
+  double clipNorm = 0;
+  std::vector<std::string> noGrad;
+  bool hasSchedule = false;
+  artifact::LRScheduleDesc schedule;
+
+  /// The settings as the config file spells them (recorded in the artifact).
+  nlohmann::json toJson() const;
+};
+
+/// Command-line flags that override the config file; unset ones do not.
+struct TrainingFlags {
+  std::string config;
+  std::optional<std::string> optimizer, loss, schedule;
+  std::optional<double> lr, momentum, beta1, beta2, epsilon, weightDecay, clipNorm, gamma, endLr,
+      warmupStartLr;
+  std::optional<int64_t> stepSize, decaySteps, warmupSteps;
+  std::optional<bool> nesterov;
+  std::vector<int64_t> boundaries;
+  std::vector<double> values;
+  std::vector<std::string> noGrad;
+
+  /// Adds the flags to `app`.
+  void addTo(CLI::App &app);
+};
+
+/// Merges the config file (if any) and the flags into `out`, checking every
+/// value; on failure `error` names the key or flag.
+bool resolveTrainingOptions(const TrainingFlags &flags, TrainingOptions &out, std::string &error);
+
+} // namespace distc::tools
+
+#endif // DISTC_TOOLS_DISTC_TRAININGOPTIONS_H
