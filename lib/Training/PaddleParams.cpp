@@ -241,6 +241,20 @@ Status saveCombinedParams(const std::string &path, const TensorMap &tensors) {
   return detail::writeFileAtomic(path, bytes);
 }
 
+Status saveCombinedParams(const std::string &path, const std::vector<std::string> &order,
+                          const TensorMap &tensors) {
+  std::string bytes;
+  for (const std::string &name : order) {
+    auto it = tensors.find(name);
+    if (it == tensors.end() || !it->second.defined())
+      return Status::error(path + ": variable '" + name + "' has no value");
+    std::string error;
+    if (!programdesc::appendTensorRecord(tensorToRecord(it->second), bytes, error))
+      return Status::error(path + ": variable '" + name + "': " + error);
+  }
+  return detail::writeFileAtomic(path, bytes);
+}
+
 Status loadCombinedParams(const std::string &path, const VarSpecs &expected, TensorMap &out) {
   std::vector<std::string> names;
   for (const auto &entry : expected)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 namespace distc::testing {
@@ -107,8 +108,10 @@ struct Optimizer {
   }
 
   std::string config() const {
-    std::string c = "{\"optimizer\": \"" + options.optimizer +
-                    "\", \"learning_rate\": " + std::to_string(options.learningRate);
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%g", options.learningRate);
+    std::string c =
+        "{\"optimizer\": \"" + options.optimizer + "\", \"learning_rate\": " + rate;
     if (options.optimizer == "momentum")
       c += ", \"momentum\": 0.9";
     if (options.optimizer == "adam")

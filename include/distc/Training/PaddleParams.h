@@ -22,6 +22,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace distc::training {
 
@@ -59,6 +60,12 @@ Status savePersistables(const std::string &dir, const TensorMap &tensors);
 /// Writes a combined parameter file (records in sorted name order),
 /// replacing `path` atomically.
 Status saveCombinedParams(const std::string &path, const TensorMap &tensors);
+
+/// Writes a combined parameter file with the records of `order`, in that
+/// order (an inference model's `.pdiparams`, whose order its program
+/// fixes), replacing `path` atomically. Every name must be in `tensors`.
+Status saveCombinedParams(const std::string &path, const std::vector<std::string> &order,
+                          const TensorMap &tensors);
 
 /// Reads a combined parameter file holding exactly the `expected` variables
 /// and checks their dtypes and shapes.

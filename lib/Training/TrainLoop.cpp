@@ -1,0 +1,514 @@
+//===- TrainLoop.cpp - The training loop behind dist-run --mode train -----===//
+
+#include "distc/Training/TrainLoop.h"
+
+#include "FileUtil.h"
+
+#include "distc/Training/Batcher.h"
+#include "distc/Training/DataSpec.h"
+#include "distc/Training/Metrics.h"
+#include "distc/Training/PaddleParams.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+namespace distc::training {
+
+namespace fs = std::filesystem;
+using runtime::ProgramIO;
+using runtime::StepResult;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string hex64(uint64_t value) {
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016" PRIx64, value);
+  return buffer;
+}
+
+std::string joinModes(const DistModel &model) {
+  std::string list;
+  for (const std::string &m : model.session().modes())
+    list += (list.empty() ? "" : ", ") + m;
+  return list.empty() ? "(none)" : list;
+}
+
+/// The columns of `data` that `feeds` names (the ones it lacks are left for
+/// checkDatasetFeeds to report).
+Dataset onlyFeedColumns(const Dataset &data, const std::map<std::string, FeedSpec> &feeds) {
+  Dataset out;
+  for (const auto &[name, column] : data.columns)
+    if (feeds.count(name)) {
+      out.columns[name] = column;
+      auto source = data.sources.find(name);
+      if (source != data.sources.end())
+        out.sources[name] = source->second;
+    }
+  return out;
+}
+
+std::string metricName(const DistModel &model, const std::string &fetch) {
+  std::string loss = model.lossName();
+  return !loss.empty() && fetch == loss ? "eval_loss" : "eval_" + fetch;
+}
+
+Status saveTrainingCheckpoint(DistModel &model, const Batcher &batcher,
+                              const TrainOptions &options, std::string &savedPath) {
+  TensorMap state;
+  if (Status s = model.stateDict("all", state); !s.ok())
+    return Status::error("cannot save a checkpoint: " + s.message());
+  TrainingState ts;
+  ts.step = model.globalStep();
+  ts.epoch = batcher.epoch();
+  ts.batcher = batcher.state();
+  ts.extra = checkpointExtra(model, options.batchSize);
+  CheckpointOptions co;
+  co.keepLast = options.keepCheckpoints;
+  return saveCheckpoint(options.checkpointDir, state, ts, co, &savedPath);
+}
+
+/// Checks the options that do not need the data.
+Status checkOptions(const DistModel &model, const TrainOptions &o) {
+  if (o.data.empty())
+    return Status::error("--mode train needs training data: --data SPEC");
+  if (o.batchSize < 1)
+    return Status::error("--batch-size must be at least 1, not " + std::to_string(o.batchSize));
+  if (o.epochs && o.steps)
+    return Status::error("--epochs and --steps are alternatives; give one");
+  if (o.epochs && !(*o.epochs > 0 && std::isfinite(*o.epochs)))
+    return Status::error("--epochs must be a positive number, not " + formatMetric(*o.epochs));
+  if (o.steps && *o.steps < 1)
+    return Status::error("--steps must be at least 1, not " + std::to_string(*o.steps));
+  if (!(o.holdout >= 0 && o.holdout < 1))
+    return Status::error("--holdout must lie in [0, 1), not " + formatMetric(o.holdout));
+  if (o.holdout > 0 && !o.evalData.empty())
+    return Status::error("--holdout and --eval-data are alternatives; give one");
+  if (o.evalEvery < 0 || o.saveEvery < 0)
+    return Status::error(std::string(o.evalEvery < 0 ? "--eval-every" : "--save-every") +
+                         " must not be negative");
+  const bool heldOut = o.holdout > 0 || !o.evalData.empty();
+  if (o.evalEvery > 0 && !heldOut)
+    return Status::error("--eval-every needs held-out data: --holdout F or --eval-data SPEC");
+  if (heldOut && !model.hasMode("eval"))
+    return Status::error(model.artifact().name() +
+                         ": no mode 'eval' to evaluate the held-out data with; the artifact has: " +
+                         joinModes(model));
+  if (o.saveEvery > 0 && o.checkpointDir.empty())
+    return Status::error("--save-every needs --checkpoint-dir DIR");
+  if (o.resume && o.checkpointDir.empty())
+    return Status::error("--resume needs --checkpoint-dir DIR");
+  if (o.resume && !o.initFrom.empty())
+    return Status::error("--resume and --init-from are alternatives: a resumed run takes its "
+                         "parameters from the checkpoint");
+  if (!o.saveInferencePrefix.empty() && !model.artifact()->inference())
+    return Status::error("--save-inference-model: " + model.artifact().name() +
+                         " has no inference model payload");
+  return Status::success();
+}
+
+} // namespace
+
+std::string formatMetric(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g", value);
+  return buffer;
+}
+
+std::string EvalResult::format() const {
+  std::string out;
+  auto loss = metrics.find("eval_loss");
+  if (loss != metrics.end())
+    out = "eval_loss " + formatMetric(loss->second);
+  for (const auto &[name, value] : metrics)
+    if (name != "eval_loss")
+      out += (out.empty() ? "" : " ") + name + " " + formatMetric(value);
+  return out;
+}
+
+std::string TrainReport::summary() const {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3g", this->seconds);
+  std::string epochText = formatMetric(epochs()) + (epochs() == 1 ? " epoch" : " epochs");
+  std::string out;
+  if (losses.empty())
+    out = "nothing to train: already at step " + std::to_string(endStep) + " (" + epochText + ")";
+  else if (startStep > 0)
+    out = "resumed at step " + std::to_string(startStep) + ", trained to step " +
+          std::to_string(endStep) + " (" + epochText + ") in " + seconds +
+          " s: loss " + formatMetric(losses.back());
+  else
+    out = "trained " + std::to_string(endStep) + (endStep == 1 ? " step" : " steps") + " (" +
+          epochText + ") in " + seconds + " s: loss " + formatMetric(losses.back());
+  if (eval && !eval->metrics.empty())
+    out += (losses.empty() ? ": " : "; ") + eval->format();
+  return out;
+}
+
+std::map<std::string, FeedSpec> feedSpecs(const runtime::Session &session,
+                                          const std::string &mode) {
+  std::map<std::string, FeedSpec> specs;
+  for (const ProgramIO &f : session.feeds(mode))
+    specs[f.name] = FeedSpec{f.dtype, f.dims};
+  return specs;
+}
+
+Status loadDataArguments(const std::vector<std::string> &specs,
+                         const std::map<std::string, FeedSpec> &feeds, Dataset &out) {
+  Dataset data;
+  for (const std::string &text : specs) {
+    DataSpec spec;
+    if (Status s = parseDataSpec(text, spec); !s.ok())
+      return s;
+    if (Status s = loadData(data, spec, feeds); !s.ok())
+      return s;
+  }
+  if (Status s = checkDatasetFeeds(data, feeds); !s.ok())
+    return s;
+  out = std::move(data);
+  return Status::success();
+}
+
+VarSpecs variableSpecs(const DistModel &model, const std::vector<std::string> &names) {
+  VarSpecs specs;
+  for (const std::string &name : names) {
+    Tensor t = model.session().persistent(name);
+    if (t.defined())
+      specs[name] = VarSpec{t.dtype(), t.shape()};
+  }
+  return specs;
+}
+
+Status loadInitialParameters(DistModel &model, const std::string &path) {
+  std::vector<std::string> names;
+  if (Status s = model.stateDictNames("param", names); !s.ok())
+    return s;
+  TensorMap params;
+  if (Status s = loadParameters(path, variableSpecs(model, names), params); !s.ok())
+    return s;
+  return model.setStateDict(params, /*strict=*/false);
+}
+
+Status saveModelPersistables(const DistModel &model, const std::string &dir) {
+  TensorMap all;
+  if (Status s = model.persistables(all); !s.ok())
+    return Status::error("cannot save persistables: " + s.message());
+  return savePersistables(dir, all);
+}
+
+Status saveInferenceModel(const DistModel &model, const std::string &prefix) {
+  const fb::InferenceModel *inference = model.artifact()->inference();
+  if (!inference)
+    return Status::error("cannot save an inference model: " + model.artifact().name() +
+                         " has no inference model payload");
+  std::vector<std::string> order;
+  if (inference->parameters())
+    for (const flatbuffers::String *n : *inference->parameters())
+      order.push_back(n->str());
+  TensorMap params;
+  for (const std::string &name : order) {
+    Tensor t = model.session().persistent(name);
+    if (!t.defined() || !model.session().isInitialized(name))
+      return Status::error("cannot save an inference model: variable '" + name +
+                           (t.defined() ? "' is not initialized" : "' does not exist"));
+    params[name] = t;
+  }
+  std::string parent = detail::parentDirectory(prefix + ".pdmodel");
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec)
+    return Status::error(parent + ": cannot create: " + ec.message());
+  std::string_view program;
+  if (inference->program())
+    program = std::string_view(reinterpret_cast<const char *>(inference->program()->data()),
+                               inference->program()->size());
+  if (Status s = detail::writeFileAtomic(prefix + ".pdmodel", program); !s.ok())
+    return s;
+  return saveCombinedParams(prefix + ".pdiparams", order, params);
+}
+
+nlohmann::json checkpointExtra(const DistModel &model, int64_t batchSize) {
+  nlohmann::json extra = nlohmann::json::object();
+  extra["artifact"] = fs::path(model.artifact().name()).filename().string();
+  extra["artifact_checksum"] = hex64(model.artifact().checksum());
+  extra["optimizer"] = model.optimizerName();
+  extra["optimizer_config"] = model.optimizerConfig();
+  extra["batch_size"] = batchSize;
+  double lr = model.currentLearningRate();
+  if (std::isfinite(lr))
+    extra["lr"] = lr;
+  return extra;
+}
+
+Status checkResumable(const DistModel &model, const std::string &checkpoint,
+                      const TrainingState &saved, int64_t batchSize, uint64_t seed) {
+  const nlohmann::json &extra = saved.extra;
+  auto text = [&](const char *key) -> std::optional<std::string> {
+    if (!extra.is_object() || !extra.contains(key) || !extra[key].is_string())
+      return std::nullopt;
+    return extra[key].get<std::string>();
+  };
+  std::optional<std::string> checksum = text("artifact_checksum");
+  if (!checksum)
+    return Status::error("cannot resume from " + checkpoint +
+                         ": it does not record the artifact it was written for");
+  std::vector<std::string> problems;
+  nlohmann::json mine = checkpointExtra(model, batchSize);
+  if (*checksum != mine["artifact_checksum"].get<std::string>()) {
+    std::optional<std::string> name = text("artifact");
+    problems.push_back("it was written for another artifact (checksum " + *checksum +
+                       (name ? " of " + *name : std::string()) + "; " +
+                       model.artifact().name() + " has " +
+                       mine["artifact_checksum"].get<std::string>() + ")");
+  }
+  std::optional<std::string> optimizer = text("optimizer"), config = text("optimizer_config");
+  if ((optimizer && *optimizer != model.optimizerName()) ||
+      (config && *config != model.optimizerConfig()))
+    problems.push_back("its optimizer is " + optimizer.value_or("?") + " " +
+                       config.value_or("") + ", this artifact's is " + model.optimizerName() +
+                       " " + model.optimizerConfig());
+  if (extra.contains("batch_size") && extra["batch_size"].is_number_integer() &&
+      extra["batch_size"].get<int64_t>() != batchSize)
+    problems.push_back("it was saved with --batch-size " +
+                       std::to_string(extra["batch_size"].get<int64_t>()) + ", this run has " +
+                       std::to_string(batchSize));
+  if (saved.batcher && saved.batcher->seed != seed)
+    problems.push_back("it was saved with --seed " + std::to_string(saved.batcher->seed) +
+                       ", this run has " + std::to_string(seed));
+  if (!saved.batcher)
+    problems.push_back("it has no batcher position");
+  if (problems.empty())
+    return Status::success();
+  std::string message = "cannot resume from " + checkpoint + ": ";
+  for (size_t i = 0; i < problems.size(); ++i)
+    message += (i ? "; " : "") + problems[i];
+  return Status::error(message);
+}
+
+Status evaluate(DistModel &model, const Dataset &data, int64_t batchSize, EvalResult &result) {
+  result = EvalResult();
+  Clock::time_point start = Clock::now();
+  if (batchSize < 1)
+    return Status::error("the evaluation batch size must be at least 1");
+  const std::string previous = model.mode();
+  if (Status s = model.eval(); !s.ok())
+    return s;
+  std::map<std::string, FeedSpec> feeds = feedSpecs(model.session(), "eval");
+  Dataset d = onlyFeedColumns(data, feeds);
+  Status status = checkDatasetFeeds(d, feeds);
+  const int64_t n = d.numRows();
+  if (status.ok() && n == 0)
+    status = Status::error("no held-out rows to evaluate");
+  std::map<std::string, double> sums;
+  for (int64_t begin = 0; status.ok() && begin < n; begin += batchSize) {
+    const int64_t rows = std::min(batchSize, n - begin);
+    std::vector<int64_t> indices(static_cast<size_t>(rows));
+    for (int64_t i = 0; i < rows; ++i)
+      indices[size_t(i)] = begin + i;
+    Dataset batch = selectRows(d, indices);
+    StepResult r;
+    if (Status s = model.step(batch.columns, r); !s.ok()) {
+      status = Status::error("evaluating rows " + std::to_string(begin) + ".." +
+                             std::to_string(begin + rows - 1) + ": " + s.message());
+      break;
+    }
+    for (const auto &[name, value] : r.fetches) {
+      double v = 0;
+      if (runtime::scalarValue(value, v))
+        sums[metricName(model, name)] += v * double(rows);
+    }
+    ++result.batches;
+  }
+  if (!previous.empty() && previous != "eval")
+    (void)model.setMode(previous);
+  if (!status.ok())
+    return status;
+  result.rows = n;
+  for (const auto &[name, sum] : sums)
+    result.metrics[name] = sum / double(n);
+  result.seconds = secondsSince(start);
+  return Status::success();
+}
+
+Status runTraining(DistModel &model, const TrainOptions &o, TrainReport &report) {
+  report = TrainReport();
+  const Clock::time_point start = Clock::now();
+  if (Status s = model.train(); !s.ok())
+    return s;
+  if (Status s = checkOptions(model, o); !s.ok())
+    return s;
+
+  // Data: the training rows and the held-out ones.
+  std::map<std::string, FeedSpec> trainFeeds = feedSpecs(model.session(), "train");
+  Dataset all;
+  if (Status s = loadDataArguments(o.data, trainFeeds, all); !s.ok())
+    return s;
+  Dataset train, heldOut;
+  const bool haveHeldOut = o.holdout > 0 || !o.evalData.empty();
+  if (o.holdout > 0) {
+    if (Status s = splitDataset(all, o.holdout, o.seed, train, heldOut); !s.ok())
+      return s;
+  } else {
+    train = std::move(all);
+  }
+  if (haveHeldOut) {
+    std::map<std::string, FeedSpec> evalFeeds = feedSpecs(model.session(), "eval");
+    if (!o.evalData.empty()) {
+      if (Status s = loadDataArguments(o.evalData, evalFeeds, heldOut); !s.ok())
+        return Status::error("--eval-data: " + s.message());
+    } else {
+      heldOut = onlyFeedColumns(heldOut, evalFeeds);
+      if (Status s = checkDatasetFeeds(heldOut, evalFeeds); !s.ok())
+        return Status::error("held-out data: " + s.message());
+    }
+    if (heldOut.numRows() == 0)
+      return Status::error("the held-out data has no rows");
+  }
+  report.trainRows = train.numRows();
+  report.evalRows = haveHeldOut ? heldOut.numRows() : 0;
+
+  BatcherOptions bo;
+  bo.batchSize = o.batchSize;
+  bo.shuffle = o.shuffle;
+  bo.seed = o.seed;
+  Batcher batcher;
+  if (Status s = Batcher::create(std::move(train), bo, batcher); !s.ok())
+    return s;
+  report.batchesPerEpoch = batcher.batchesPerEpoch();
+  const int64_t target =
+      o.steps ? *o.steps
+              : static_cast<int64_t>(std::ceil(o.epochs.value_or(1.0) *
+                                               static_cast<double>(report.batchesPerEpoch)));
+
+  // Parameters: the startup program, then a checkpoint or --init-from.
+  if (Status s = model.initialize(); !s.ok())
+    return s;
+  if (o.resume) {
+    std::string checkpoint;
+    if (Status s = resolveCheckpoint(o.checkpointDir, checkpoint); !s.ok())
+      return Status::error("cannot resume: " + s.message());
+    TensorMap tensors;
+    TrainingState state;
+    if (Status s = loadCheckpoint(checkpoint, nullptr, tensors, state); !s.ok())
+      return s;
+    if (Status s = checkResumable(model, checkpoint, state, o.batchSize, o.seed); !s.ok())
+      return s;
+    if (Status s = model.setStateDict(tensors, /*strict=*/true); !s.ok())
+      return Status::error("cannot resume from " + checkpoint + ": " + s.message());
+    if (Status s = batcher.restore(*state.batcher); !s.ok())
+      return s;
+    model.setGlobalStep(state.step);
+    report.resumedFrom = checkpoint;
+  } else if (!o.initFrom.empty()) {
+    if (Status s = loadInitialParameters(model, o.initFrom); !s.ok())
+      return s;
+  }
+  report.startStep = model.globalStep();
+
+  MetricsWriter metrics;
+  if (!o.metricsPath.empty())
+    if (Status s = metrics.open(o.metricsPath, /*append=*/o.resume); !s.ok())
+      return s;
+  ProgressOptions po;
+  po.totalSteps = target;
+  po.plainEvery = std::max<int64_t>(1, std::min<int64_t>(100, (target + 9) / 10));
+  po.terminal = o.progressTerminal;
+  std::optional<ProgressReporter> progress;
+  if (o.progress)
+    progress.emplace(o.progress, po);
+
+  int64_t lastSaved = o.resume ? model.globalStep() : -1;
+  int64_t lastEval = -1;
+  double trainSeconds = 0;
+  int64_t rowsTrained = 0;
+  auto runEval = [&](int64_t step) -> Status {
+    EvalResult e;
+    if (Status s = evaluate(model, heldOut, o.batchSize, e); !s.ok())
+      return s;
+    lastEval = step;
+    if (progress)
+      progress->message("eval at step " + std::to_string(step) + ": " + e.format());
+    report.eval = std::move(e);
+    return Status::success();
+  };
+  auto save = [&]() -> Status {
+    std::string saved;
+    if (Status s = saveTrainingCheckpoint(model, batcher, o, saved); !s.ok())
+      return s;
+    lastSaved = model.globalStep();
+    if (progress)
+      progress->message("saved checkpoint " + saved);
+    return Status::success();
+  };
+
+  while (model.globalStep() < target) {
+    Batch batch = batcher.next();
+    const Clock::time_point stepStart = Clock::now();
+    StepResult r;
+    if (Status s = model.step(batch.columns, r); !s.ok())
+      return Status::error("train step " + std::to_string(model.globalStep() + 1) + ": " +
+                           s.message());
+    trainSeconds += secondsSince(stepStart);
+    rowsTrained += batch.rows;
+    report.losses.push_back(r.loss);
+    report.learningRates.push_back(r.learningRate);
+    const int64_t step = model.globalStep();
+    const double rate = trainSeconds > 0 ? double(rowsTrained) / trainSeconds : 0;
+    MetricsRecord record;
+    record.step = step;
+    record.epoch = batch.epoch;
+    record.loss = r.loss;
+    record.lr = r.learningRate;
+    record.samplesPerSec = rate;
+    if (progress)
+      progress->update(step, batch.epoch, r.loss, rate);
+    // The last step's record carries the final evaluation.
+    if (haveHeldOut && ((o.evalEvery > 0 && step % o.evalEvery == 0) || step >= target)) {
+      if (Status s = runEval(step); !s.ok())
+        return s;
+      for (const auto &[name, value] : report.eval->metrics)
+        record.extra[name] = value;
+    }
+    if (metrics.isOpen())
+      if (Status s = metrics.write(record); !s.ok())
+        return s;
+    if (o.saveEvery > 0 && step % o.saveEvery == 0)
+      if (Status s = save(); !s.ok())
+        return s;
+  }
+  if (haveHeldOut && lastEval != model.globalStep())
+    if (Status s = runEval(model.globalStep()); !s.ok())
+      return s;
+  if (!o.checkpointDir.empty() && lastSaved != model.globalStep())
+    if (Status s = save(); !s.ok())
+      return s;
+  if (progress)
+    progress->finish();
+  if (metrics.isOpen())
+    if (Status s = metrics.close(); !s.ok())
+      return s;
+  if (!o.savePersistablesDir.empty())
+    if (Status s = saveModelPersistables(model, o.savePersistablesDir); !s.ok())
+      return s;
+  if (!o.saveInferencePrefix.empty())
+    if (Status s = saveInferenceModel(model, o.saveInferencePrefix); !s.ok())
+      return s;
+  report.endStep = model.globalStep();
+  report.seconds = secondsSince(start);
+  return Status::success();
+}
+
+} // namespace distc::training
