@@ -1,17 +1,26 @@
 //===- dist-run.cpp - Run a distc artifact on the CPU ---------------------===//
 //
-// dist-run ARTIFACT --mode MODE [--params DIR] --input NAME=@x.npy ...
+// dist-run ARTIFACT --mode MODE [--params DIR | --init-from PATH]
+//          --input NAME=@x.npy ...
 //          [--output NAME=@y.npy ... | --output -]
 //          [--expected-output NAME=@ref.npy ...] [--rtol R] [--atol A]
+// dist-run ARTIFACT --mode train --data SPEC ... [training options]
+// dist-run ARTIFACT --mode eval --data SPEC ... [--batch-size B]
+//          [--params DIR | --init-from PATH] [--metrics FILE]
 //
+// Training is a thin client of lib/Training's runTraining (TrainLoop.h).
 // Exit status: 0 on success, 1 on any error or any output mismatch. Every
-// error is one line "dist-run: error: ...". See docs/runtime.md.
+// error is one line "dist-run: error: ...". See docs/runtime.md and
+// docs/training.md.
 //
 //===----------------------------------------------------------------------===//
 
+#include "distc/Runtime/DistModel.h"
 #include "distc/Runtime/Npy.h"
 #include "distc/Runtime/Session.h"
 #include "distc/Runtime/TensorFormat.h"
+#include "distc/Training/Metrics.h"
+#include "distc/Training/TrainLoop.h"
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +30,7 @@
 #include <map>
 
 using namespace distc::runtime;
+namespace training = distc::training;
 
 namespace {
 
@@ -51,22 +61,115 @@ std::string joinNames(const std::vector<ProgramIO> &ios) {
   return s.empty() ? "(none)" : s;
 }
 
-int runTool(int argc, char **argv) {
-  CLI::App app{"Runs a distc artifact on the CPU backend."};
+/// The options of one dist-run invocation.
+struct Options {
   std::string artifactPath, mode, paramsDir;
   std::vector<std::string> inputs, outputs, expected;
   double rtol = 1e-5, atol = 1e-6;
-  app.add_option("artifact", artifactPath, "The artifact file written by distc")->required();
-  app.add_option("--mode", mode, "Mode to run: predict, eval, ...")->required();
-  app.add_option("--params", paramsDir,
+  training::TrainOptions train;
+};
+
+/// "--steps, --resume" for the given flags that were passed.
+std::string givenFlags(const CLI::App &app, const std::vector<const char *> &flags) {
+  std::string list;
+  for (const char *flag : flags)
+    if (app.count(flag))
+      list += (list.empty() ? "" : ", ") + std::string(flag);
+  return list;
+}
+
+int runTraining(DistModel &model, const Options &o) {
+  training::TrainReport report;
+  Status s = training::runTraining(model, o.train, report);
+  if (!s.ok())
+    return fail(s.message());
+  std::printf("%s\n", report.summary().c_str());
+  std::fflush(stdout);
+  return 0;
+}
+
+/// --mode eval --data: the averaged metrics of the whole dataset.
+int runDatasetEval(DistModel &model, const Options &o) {
+  training::Dataset data;
+  Status s = training::loadDataArguments(o.train.data, training::feedSpecs(model.session(), "eval"),
+                                         data);
+  if (!s.ok())
+    return fail(s.message());
+  if (!o.paramsDir.empty()) {
+    s = model.session().loadParams(o.paramsDir, "eval");
+  } else {
+    s = model.initialize();
+    if (s.ok() && !o.train.initFrom.empty())
+      s = training::loadInitialParameters(model, o.train.initFrom);
+  }
+  if (!s.ok())
+    return fail(s.message());
+  training::EvalResult result;
+  s = training::evaluate(model, data, o.train.batchSize, result);
+  if (!s.ok())
+    return fail(s.message());
+  if (!o.train.metricsPath.empty()) {
+    training::MetricsWriter metrics;
+    nlohmann::json record = {{"rows", result.rows}};
+    for (const auto &[name, value] : result.metrics)
+      record[name] = value;
+    s = metrics.open(o.train.metricsPath, /*append=*/true);
+    if (s.ok())
+      s = metrics.writeJson(record);
+    if (s.ok())
+      s = metrics.close();
+    if (!s.ok())
+      return fail(s.message());
+  }
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3g", result.seconds);
+  std::printf("evaluated %lld rows in %s s: %s\n", static_cast<long long>(result.rows), seconds,
+              result.format().c_str());
+  std::fflush(stdout);
+  return 0;
+}
+
+int runTool(int argc, char **argv) {
+  CLI::App app{"Runs a distc artifact on the CPU backend: predict or evaluate a batch, train, or "
+               "evaluate a dataset."};
+  Options o;
+  training::TrainOptions &t = o.train;
+  double epochs = 0;
+  int64_t steps = 0;
+  bool noShuffle = false;
+  app.add_option("artifact", o.artifactPath, "The artifact file written by distc")->required();
+  app.add_option("--mode", o.mode, "Mode to run: train, eval, predict")->required();
+  app.add_option("--params", o.paramsDir,
                  "Directory of <name>.npy parameter files (default: run the startup program)");
-  app.add_option("--input", inputs, "Feed NAME=@file.npy (repeatable)");
-  app.add_option("--output", outputs,
+  app.add_option("--input", o.inputs, "Feed NAME=@file.npy (repeatable)");
+  app.add_option("--output", o.outputs,
                  "Write fetch NAME=@file.npy (repeatable), or '-' to print every fetch");
-  app.add_option("--expected-output", expected,
+  app.add_option("--expected-output", o.expected,
                  "Compare fetch NAME with @ref.npy (repeatable); exit 1 on mismatch");
-  app.add_option("--rtol", rtol, "Relative tolerance for --expected-output");
-  app.add_option("--atol", atol, "Absolute tolerance for --expected-output");
+  app.add_option("--rtol", o.rtol, "Relative tolerance for --expected-output");
+  app.add_option("--atol", o.atol, "Absolute tolerance for --expected-output");
+  // Training, and evaluation of a dataset (docs/training.md).
+  app.add_option("--data", t.data,
+                 "Data: NAME=@x.npy, FILE.npz[:MAPPING] or FILE.csv[.gz]:MAPPING (repeatable)");
+  app.add_option("--holdout", t.holdout, "Fraction of the data held out for evaluation");
+  app.add_option("--eval-data", t.evalData, "Held-out data instead of --holdout (repeatable)");
+  app.add_option("--batch-size", t.batchSize, "Rows per batch (default 32)");
+  app.add_option("--seed", t.seed, "Seed of the shuffle and the held-out split (default 0)");
+  app.add_flag("--no-shuffle", noShuffle, "Visit the rows in file order");
+  app.add_option("--epochs", epochs, "Train until this many epochs (default 1)");
+  app.add_option("--steps", steps, "Train until this many optimizer steps");
+  app.add_option("--metrics", t.metricsPath, "Append JSON Lines metrics to FILE");
+  app.add_option("--eval-every", t.evalEvery, "Evaluate the held-out data every N steps");
+  app.add_option("--save-every", t.saveEvery, "Save a checkpoint every N steps");
+  app.add_option("--checkpoint-dir", t.checkpointDir, "Directory of checkpoints");
+  app.add_flag("--resume", t.resume, "Continue from the latest checkpoint in --checkpoint-dir");
+  app.add_option("--init-from", t.initFrom,
+                 "Initial parameters: a checkpoint, a directory of .npy or Paddle files, or a "
+                 "combined parameter file");
+  app.add_option("--save-persistables", t.savePersistablesDir,
+                 "At the end, write every persistable variable in Paddle's format to DIR");
+  app.add_option("--save-inference-model", t.saveInferencePrefix,
+                 "At the end, write PREFIX.pdmodel and PREFIX.pdiparams");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success &e) {
@@ -74,11 +177,19 @@ int runTool(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     return fail(e.what());
   }
+  t.shuffle = !noShuffle;
+  if (app.count("--epochs"))
+    t.epochs = epochs;
+  if (app.count("--steps"))
+    t.steps = steps;
+  const std::string &mode = o.mode;
+  const std::string &artifactPath = o.artifactPath;
 
   std::string error;
-  auto session = Session::open(artifactPath, error);
-  if (!session)
+  auto model = DistModel::open(artifactPath, error);
+  if (!model)
     return fail(error);
+  Session *session = &model->session();
   if (!session->hasMode(mode)) {
     std::string list;
     for (const std::string &m : session->modes())
@@ -86,6 +197,41 @@ int runTool(int argc, char **argv) {
     return fail(artifactPath + ": no mode '" + mode +
                 "'; the artifact has: " + (list.empty() ? "(none)" : list));
   }
+
+  const std::vector<const char *> batchFlags = {"--input", "--output", "--expected-output",
+                                                "--rtol", "--atol"};
+  const std::vector<const char *> trainOnly = {
+      "--holdout",    "--eval-data",      "--seed",   "--no-shuffle",
+      "--epochs",     "--steps",          "--eval-every", "--save-every",
+      "--checkpoint-dir", "--resume", "--save-persistables", "--save-inference-model"};
+  if (mode == "train") {
+    if (std::string given = givenFlags(app, batchFlags); !given.empty())
+      return fail(given + ": not for --mode train, which reads its batches from --data");
+    if (app.count("--params"))
+      return fail("--params: not for --mode train; use --init-from DIR for initial parameters");
+    if (!model->hasTraining())
+      return fail(artifactPath + " has a train program but no training table; recompile it "
+                                 "with a newer distc");
+    return runTraining(*model, o);
+  }
+  if (std::string given = givenFlags(app, trainOnly); !given.empty())
+    return fail(given + ": only for --mode train");
+  if (!o.paramsDir.empty() && !t.initFrom.empty())
+    return fail("--params and --init-from are alternatives; give one");
+  if (!t.data.empty()) {
+    if (mode != "eval")
+      return fail("--data: only for --mode train and --mode eval");
+    if (std::string given = givenFlags(app, batchFlags); !given.empty())
+      return fail(given + ": not with --data; --mode eval --data evaluates the whole dataset");
+    return runDatasetEval(*model, o);
+  }
+  if (app.count("--batch-size") || app.count("--metrics"))
+    return fail(givenFlags(app, {"--batch-size", "--metrics"}) +
+                ": only for --mode train, or --mode eval with --data");
+  const std::vector<std::string> &inputs = o.inputs, &outputs = o.outputs,
+                                 &expected = o.expected;
+  const std::string &paramsDir = o.paramsDir;
+  const double rtol = o.rtol, atol = o.atol;
   const std::vector<ProgramIO> fetchList = session->fetches(mode);
 
   // Validate the output requests before running anything.
@@ -138,7 +284,18 @@ int runTool(int argc, char **argv) {
     feeds[name] = std::move(t);
   }
 
-  Status s = paramsDir.empty() ? session->initialize(mode) : session->loadParams(paramsDir, mode);
+  Status s;
+  if (!paramsDir.empty()) {
+    s = session->loadParams(paramsDir, mode);
+  } else if (!t.initFrom.empty()) {
+    // The widest startup program first, so that every persistable variable
+    // is initialized, then the parameters are replaced.
+    s = model->initialize();
+    if (s.ok())
+      s = training::loadInitialParameters(*model, t.initFrom);
+  } else {
+    s = session->initialize(mode);
+  }
   if (!s.ok())
     return fail(s.message());
   TensorMap fetches;
