@@ -14,8 +14,8 @@ namespace {
 
 std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
 
-std::vector<std::string> strings(
-    const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *names) {
+std::vector<std::string>
+strings(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *names) {
   std::vector<std::string> out;
   if (names)
     for (const flatbuffers::String *n : *names)
@@ -88,8 +88,7 @@ std::unique_ptr<DistModel> DistModel::open(const std::string &path, std::string 
   return create(std::move(session), error);
 }
 
-std::unique_ptr<DistModel> DistModel::create(std::unique_ptr<Session> session,
-                                             std::string &error) {
+std::unique_ptr<DistModel> DistModel::create(std::unique_ptr<Session> session, std::string &error) {
   if (!session) {
     error = "no session";
     return nullptr;
@@ -172,9 +171,9 @@ Status DistModel::checkLossFetch(const std::string &mode) const {
   std::string list;
   for (const ProgramIO &f : session_->fetches(mode))
     list += (list.empty() ? "" : ", ") + f.name;
-  return Status::error(artifact().name() + ": the " + mode + " program does not fetch the loss '" +
-                       loss + "' named by the training table; its fetches: " +
-                       (list.empty() ? "(none)" : list));
+  return Status::error(
+      artifact().name() + ": the " + mode + " program does not fetch the loss '" + loss +
+      "' named by the training table; its fetches: " + (list.empty() ? "(none)" : list));
 }
 
 Status DistModel::setMode(const std::string &mode) {

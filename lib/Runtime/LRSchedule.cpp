@@ -31,10 +31,10 @@ double scheduleAt(const LRScheduleParams &s, int64_t step) {
     if (step >= s.decaySteps)
       return s.endLr;
     const double pi = 3.14159265358979323846;
-    return s.endLr + (s.baseLr - s.endLr) *
-                         (1 + std::cos(pi * static_cast<double>(step) /
-                                       static_cast<double>(s.decaySteps))) /
-                         2;
+    return s.endLr +
+           (s.baseLr - s.endLr) *
+               (1 + std::cos(pi * static_cast<double>(step) / static_cast<double>(s.decaySteps))) /
+               2;
   }
   return std::numeric_limits<double>::quiet_NaN();
 }

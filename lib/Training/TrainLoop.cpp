@@ -62,8 +62,8 @@ std::string metricName(const DistModel &model, const std::string &fetch) {
   return !loss.empty() && fetch == loss ? "eval_loss" : "eval_" + fetch;
 }
 
-Status saveTrainingCheckpoint(DistModel &model, const Batcher &batcher,
-                              const TrainOptions &options, std::string &savedPath) {
+Status saveTrainingCheckpoint(DistModel &model, const Batcher &batcher, const TrainOptions &options,
+                              std::string &savedPath) {
   TensorMap state;
   if (Status s = model.stateDict("all", state); !s.ok())
     return Status::error("cannot save a checkpoint: " + s.message());
@@ -148,8 +148,8 @@ std::string TrainReport::summary() const {
     out = "nothing to train: already at step " + std::to_string(endStep) + " (" + epochText + ")";
   else if (startStep > 0)
     out = "resumed at step " + std::to_string(startStep) + ", trained to step " +
-          std::to_string(endStep) + " (" + epochText + ") in " + seconds +
-          " s: loss " + formatMetric(losses.back());
+          std::to_string(endStep) + " (" + epochText + ") in " + seconds + " s: loss " +
+          formatMetric(losses.back());
   else
     out = "trained " + std::to_string(endStep) + (endStep == 1 ? " step" : " steps") + " (" +
           epochText + ") in " + seconds + " s: loss " + formatMetric(losses.back());
@@ -270,16 +270,15 @@ Status checkResumable(const DistModel &model, const std::string &checkpoint,
   if (*checksum != mine["artifact_checksum"].get<std::string>()) {
     std::optional<std::string> name = text("artifact");
     problems.push_back("it was written for another artifact (checksum " + *checksum +
-                       (name ? " of " + *name : std::string()) + "; " +
-                       model.artifact().name() + " has " +
-                       mine["artifact_checksum"].get<std::string>() + ")");
+                       (name ? " of " + *name : std::string()) + "; " + model.artifact().name() +
+                       " has " + mine["artifact_checksum"].get<std::string>() + ")");
   }
   std::optional<std::string> optimizer = text("optimizer"), config = text("optimizer_config");
   if ((optimizer && *optimizer != model.optimizerName()) ||
       (config && *config != model.optimizerConfig()))
-    problems.push_back("its optimizer is " + optimizer.value_or("?") + " " +
-                       config.value_or("") + ", this artifact's is " + model.optimizerName() +
-                       " " + model.optimizerConfig());
+    problems.push_back("its optimizer is " + optimizer.value_or("?") + " " + config.value_or("") +
+                       ", this artifact's is " + model.optimizerName() + " " +
+                       model.optimizerConfig());
   if (extra.contains("batch_size") && extra["batch_size"].is_number_integer() &&
       extra["batch_size"].get<int64_t>() != batchSize)
     problems.push_back("it was saved with --batch-size " +
@@ -388,10 +387,13 @@ Status runTraining(DistModel &model, const TrainOptions &o, TrainReport &report)
   if (Status s = Batcher::create(std::move(train), bo, batcher); !s.ok())
     return s;
   report.batchesPerEpoch = batcher.batchesPerEpoch();
-  const int64_t target =
-      o.steps ? *o.steps
-              : static_cast<int64_t>(std::ceil(o.epochs.value_or(1.0) *
-                                               static_cast<double>(report.batchesPerEpoch)));
+  // The relative slack keeps e.g. 0.3 * 10 = 3.0000000000000004 at 3 steps.
+  const double epochSteps =
+      std::ceil(o.epochs.value_or(1.0) * static_cast<double>(report.batchesPerEpoch) * (1 - 1e-12));
+  if (!o.steps && epochSteps > 1e15)
+    return Status::error("--epochs " + formatMetric(*o.epochs) + " is too many steps (" +
+                         std::to_string(report.batchesPerEpoch) + " per epoch)");
+  const int64_t target = o.steps ? *o.steps : static_cast<int64_t>(epochSteps);
 
   // Parameters: the startup program, then a checkpoint or --init-from.
   if (Status s = model.initialize(); !s.ok())

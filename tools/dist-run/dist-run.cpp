@@ -91,8 +91,8 @@ int runTraining(DistModel &model, const Options &o) {
 /// --mode eval --data: the averaged metrics of the whole dataset.
 int runDatasetEval(DistModel &model, const Options &o) {
   training::Dataset data;
-  Status s = training::loadDataArguments(o.train.data, training::feedSpecs(model.session(), "eval"),
-                                         data);
+  Status s =
+      training::loadDataArguments(o.train.data, training::feedSpecs(model.session(), "eval"), data);
   if (!s.ok())
     return fail(s.message());
   if (!o.paramsDir.empty()) {
@@ -200,10 +200,18 @@ int runTool(int argc, char **argv) {
 
   const std::vector<const char *> batchFlags = {"--input", "--output", "--expected-output",
                                                 "--rtol", "--atol"};
-  const std::vector<const char *> trainOnly = {
-      "--holdout",    "--eval-data",      "--seed",   "--no-shuffle",
-      "--epochs",     "--steps",          "--eval-every", "--save-every",
-      "--checkpoint-dir", "--resume", "--save-persistables", "--save-inference-model"};
+  const std::vector<const char *> trainOnly = {"--holdout",
+                                               "--eval-data",
+                                               "--seed",
+                                               "--no-shuffle",
+                                               "--epochs",
+                                               "--steps",
+                                               "--eval-every",
+                                               "--save-every",
+                                               "--checkpoint-dir",
+                                               "--resume",
+                                               "--save-persistables",
+                                               "--save-inference-model"};
   if (mode == "train") {
     if (std::string given = givenFlags(app, batchFlags); !given.empty())
       return fail(given + ": not for --mode train, which reads its batches from --data");
@@ -228,8 +236,7 @@ int runTool(int argc, char **argv) {
   if (app.count("--batch-size") || app.count("--metrics"))
     return fail(givenFlags(app, {"--batch-size", "--metrics"}) +
                 ": only for --mode train, or --mode eval with --data");
-  const std::vector<std::string> &inputs = o.inputs, &outputs = o.outputs,
-                                 &expected = o.expected;
+  const std::vector<std::string> &inputs = o.inputs, &outputs = o.outputs, &expected = o.expected;
   const std::string &paramsDir = o.paramsDir;
   const double rtol = o.rtol, atol = o.atol;
   const std::vector<ProgramIO> fetchList = session->fetches(mode);

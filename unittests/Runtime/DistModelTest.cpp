@@ -213,12 +213,12 @@ TEST(DistModel, StateDictGroups) {
   ASSERT_TRUE(model->stateDict("param", sd).ok());
   EXPECT_EQ(keys(sd), (std::vector<std::string>{"linear_0.b_0", "linear_0.w_0"}));
   ASSERT_TRUE(model->stateDict("opt", sd).ok());
-  EXPECT_EQ(keys(sd), (std::vector<std::string>{
-                          "learning_rate_0", "linear_0.b_0_beta1_pow_acc_0",
-                          "linear_0.b_0_beta2_pow_acc_0", "linear_0.b_0_moment1_0",
-                          "linear_0.b_0_moment2_0", "linear_0.w_0_beta1_pow_acc_0",
-                          "linear_0.w_0_beta2_pow_acc_0", "linear_0.w_0_moment1_0",
-                          "linear_0.w_0_moment2_0"}));
+  EXPECT_EQ(keys(sd),
+            (std::vector<std::string>{"learning_rate_0", "linear_0.b_0_beta1_pow_acc_0",
+                                      "linear_0.b_0_beta2_pow_acc_0", "linear_0.b_0_moment1_0",
+                                      "linear_0.b_0_moment2_0", "linear_0.w_0_beta1_pow_acc_0",
+                                      "linear_0.w_0_beta2_pow_acc_0", "linear_0.w_0_moment1_0",
+                                      "linear_0.w_0_moment2_0"}));
   ASSERT_TRUE(model->stateDict("all", sd).ok());
   EXPECT_EQ(sd.size(), 11u);
   EXPECT_CONTAINS(model->stateDict("everything", sd).message(),
@@ -252,10 +252,10 @@ TEST(DistModel, StateDictWithoutATrainingTable) {
   EXPECT_CONTAINS(model->stateDict("param", sd).message(),
                   "variable 'global_step' is not initialized");
   for (const char *name : {"global_step", "learning_rate_0"})
-    ASSERT_TRUE(model->session().setPersistent(name, Tensor(name[0] == 'g' ? DType::Int64
-                                                                            : DType::Float32,
-                                                            {1}))
-                    .ok());
+    ASSERT_TRUE(
+        model->session()
+            .setPersistent(name, Tensor(name[0] == 'g' ? DType::Int64 : DType::Float32, {1}))
+            .ok());
   ASSERT_TRUE(model->stateDict("param", sd).ok());
   EXPECT_EQ(keys(sd), (std::vector<std::string>{"global_step", "learning_rate_0", "linear_0.b_0",
                                                 "linear_0.w_0"}));

@@ -73,8 +73,8 @@ struct Optimizer {
     lr = b.persistent("learning_rate_0", DType::Float32, {1});
     step = b.persistent("global_step", DType::Int64, {1});
     stateNames.push_back("learning_rate_0");
-    startupCalls.push_back({"fill", {}, {lr}, {f("value", options.learningRate)},
-                            "fill_constant -> learning_rate_0"});
+    startupCalls.push_back(
+        {"fill", {}, {lr}, {f("value", options.learningRate)}, "fill_constant -> learning_rate_0"});
     startupCalls.push_back({"fill", {}, {step}, {f("value", 0)}, "fill_constant -> global_step"});
   }
 
@@ -90,8 +90,8 @@ struct Optimizer {
     const std::vector<int64_t> shape = b.shape(param);
     if (options.optimizer == "momentum") {
       int32_t v = state(p + "_velocity_0", shape, 0);
-      updateCalls.push_back({"momentum", {param, grad, v, lr}, {param, v}, {f("mu", 0.9)},
-                             "momentum -> " + p});
+      updateCalls.push_back(
+          {"momentum", {param, grad, v, lr}, {param, v}, {f("mu", 0.9)}, "momentum -> " + p});
     } else if (options.optimizer == "adam") {
       int32_t m1 = state(p + "_moment1_0", shape, 0);
       int32_t m2 = state(p + "_moment2_0", shape, 0);
@@ -110,8 +110,7 @@ struct Optimizer {
   std::string config() const {
     char rate[32];
     std::snprintf(rate, sizeof rate, "%g", options.learningRate);
-    std::string c =
-        "{\"optimizer\": \"" + options.optimizer + "\", \"learning_rate\": " + rate;
+    std::string c = "{\"optimizer\": \"" + options.optimizer + "\", \"learning_rate\": " + rate;
     if (options.optimizer == "momentum")
       c += ", \"momentum\": 0.9";
     if (options.optimizer == "adam")
@@ -330,8 +329,7 @@ ArtifactDesc classifierArtifact(int64_t features, int64_t hidden, int64_t classe
                 "mean_grad -> softmax_with_cross_entropy_0.tmp_1@GRAD");
   Builder::call(train, "softmax_cross_entropy_grad", {sm, label, dce}, {dlogits}, {i("axis", 1)},
                 "softmax_with_cross_entropy_grad -> fc_1.tmp_1@GRAD");
-  Builder::call(train, "reduce", {dlogits}, {db2},
-                {s("op", "sum"), AttrDesc::ofInts("axes", {0})},
+  Builder::call(train, "reduce", {dlogits}, {db2}, {s("op", "sum"), AttrDesc::ofInts("axes", {0})},
                 "elementwise_add_grad -> fc_1.b_0@GRAD");
   Builder::call(train, "matmul", {hiddenOut, dlogits}, {dw2}, {i("trans_a", 1)},
                 "mul_grad -> fc_1.w_0@GRAD");
@@ -344,8 +342,7 @@ ArtifactDesc classifierArtifact(int64_t features, int64_t hidden, int64_t classe
                 "relu_grad -> fc_0.tmp_1@GRAD");
   Builder::call(train, "reduce", {dadd1}, {db1}, {s("op", "sum"), AttrDesc::ofInts("axes", {0})},
                 "elementwise_add_grad -> fc_0.b_0@GRAD");
-  Builder::call(train, "matmul", {x, dadd1}, {dw1}, {i("trans_a", 1)},
-                "mul_grad -> fc_0.w_0@GRAD");
+  Builder::call(train, "matmul", {x, dadd1}, {dw1}, {i("trans_a", 1)}, "mul_grad -> fc_0.w_0@GRAD");
   opt.update(w1, dw1);
   opt.update(b1, db1);
   opt.update(w2, dw2);

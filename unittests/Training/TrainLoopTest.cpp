@@ -45,8 +45,8 @@ namespace {
 std::string writeArtifact(const TempDir &dir, const std::string &name, const ArtifactDesc &desc) {
   std::string path = dir.file(name);
   std::string error;
-  EXPECT_TRUE(distc::artifact::writeArtifactFile(path, distc::artifact::serializeArtifact(desc),
-                                                 error))
+  EXPECT_TRUE(
+      distc::artifact::writeArtifactFile(path, distc::artifact::serializeArtifact(desc), error))
       << error;
   return path;
 }
@@ -167,13 +167,31 @@ TEST(TrainLoop, TrainsEvaluatesAndWritesMetrics) {
   EXPECT_CONTAINS(summary, " eval_mae ");
 }
 
+TEST(TrainLoop, FractionalEpochs) {
+  TempDir dir;
+  auto model = openModel(writeArtifact(dir, "r.distc", linearRegressionArtifact(3)));
+  TrainOptions o = quiet();
+  o.data = regressionData(dir, 100);
+  o.batchSize = 10;
+  TrainReport report;
+  for (double epochs : {0.3, 0.25, 2.0}) {
+    o.epochs = epochs;
+    ASSERT_TRUE(runTraining(*model, o, report).ok());
+    EXPECT_EQ(report.endStep, int64_t(std::ceil(epochs * 10 - 1e-9))) << epochs;
+  }
+  EXPECT_EQ(report.summary().rfind("trained 20 steps (2 epochs) in ", 0), 0u);
+  o.epochs = 1e300;
+  EXPECT_CONTAINS(runTraining(*model, o, report).message(),
+                  "--epochs 1e+300 is too many steps (10 per epoch)");
+}
+
 TEST(TrainLoop, EvalAveragesOverRowsNotBatches) {
   TempDir dir;
   auto model = openModel(writeArtifact(dir, "r.distc", linearRegressionArtifact(3)));
   ASSERT_TRUE(model && model->initialize().ok());
   Dataset data;
-  ASSERT_TRUE(loadDataArguments(regressionData(dir, 23), feedSpecs(model->session(), "eval"), data)
-                  .ok());
+  ASSERT_TRUE(
+      loadDataArguments(regressionData(dir, 23), feedSpecs(model->session(), "eval"), data).ok());
   EvalResult whole;
   ASSERT_TRUE(evaluate(*model, data, 1000, whole).ok());
   EXPECT_EQ(whole.batches, 1);
@@ -285,16 +303,15 @@ TEST(TrainLoop, ResumeIsBitwiseIdentical) {
       EXPECT_TRUE(sameTensor(state.at(name), t)) << name;
     // The resumed run appended its records.
     EXPECT_EQ(readLines(first.metricsPath).size(), size_t(stop + 20 - resumedAt));
-    EXPECT_CONTAINS(rb.summary(), "resumed at step " + std::to_string(resumedAt) +
-                                      ", trained to step 20 (");
+    EXPECT_CONTAINS(rb.summary(),
+                    "resumed at step " + std::to_string(resumedAt) + ", trained to step 20 (");
 
     // Resuming again at the target trains nothing.
     auto c = openModel(f.artifact);
     TrainReport rc;
     ASSERT_TRUE(runTraining(*c, second, rc).ok());
     EXPECT_TRUE(rc.losses.empty());
-    EXPECT_EQ(rc.summary().rfind("nothing to train: already at step 20 (", 0), 0u)
-        << rc.summary();
+    EXPECT_EQ(rc.summary().rfind("nothing to train: already at step 20 (", 0), 0u) << rc.summary();
   }
 }
 
@@ -320,8 +337,9 @@ TEST(TrainLoop, ResumeRejectsAnotherArtifactOrSettings) {
   sgd.optimizer = "sgd";
   std::string other = writeArtifact(f.dir, "other.distc", classifierArtifact(4, 8, 3, sgd));
   std::string message = resume(other, again);
-  EXPECT_CONTAINS(message, "cannot resume from " + checkpoints + "/step-4: it was written for "
-                                                               "another artifact (checksum ");
+  EXPECT_CONTAINS(message, "cannot resume from " + checkpoints +
+                               "/step-4: it was written for "
+                               "another artifact (checksum ");
   EXPECT_CONTAINS(message, " of c.distc; " + other + " has ");
   EXPECT_CONTAINS(message, "its optimizer is adam {\"optimizer\": \"adam\", \"learning_rate\": "
                            "0.02, \"beta1\": 0.9, \"beta2\": 0.999, \"epsilon\": 1e-08}, this "
@@ -329,8 +347,7 @@ TEST(TrainLoop, ResumeRejectsAnotherArtifactOrSettings) {
 
   TrainOptions batch = again;
   batch.batchSize = 4;
-  EXPECT_CONTAINS(resume(f.artifact, batch),
-                  "it was saved with --batch-size 8, this run has 4");
+  EXPECT_CONTAINS(resume(f.artifact, batch), "it was saved with --batch-size 8, this run has 4");
   TrainOptions seed = again;
   seed.seed = 18;
   EXPECT_CONTAINS(resume(f.artifact, seed), "it was saved with --seed 17, this run has 18");
@@ -450,9 +467,9 @@ TEST(TrainLoop, InitFromEveryParameterFormat) {
   bad.data = regressionData(dir, 40, 4);
   bad.initFrom = dir.file("npy");
   TrainReport br;
-  EXPECT_CONTAINS(runTraining(*other, bad, br).message(),
-                  "parameter 'linear_0.w_0' in " + dir.file("npy/linear_0.w_0.npy") +
-                      " has shape [3,1], expected [4,1]");
+  EXPECT_CONTAINS(runTraining(*other, bad, br).message(), "parameter 'linear_0.w_0' in " +
+                                                              dir.file("npy/linear_0.w_0.npy") +
+                                                              " has shape [3,1], expected [4,1]");
 }
 
 TEST(TrainLoop, SavesPersistablesAndInferenceModel) {

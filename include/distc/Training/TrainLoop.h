@@ -110,9 +110,7 @@ struct TrainReport {
   /// The checkpoint a resumed run started from.
   std::string resumedFrom;
 
-  double epochs() const {
-    return batchesPerEpoch ? double(endStep) / double(batchesPerEpoch) : 0;
-  }
+  double epochs() const { return batchesPerEpoch ? double(endStep) / double(batchesPerEpoch) : 0; }
   /// The final line dist-run prints, e.g. "trained 500 steps (3.5 epochs) in
   /// 2.1 s: loss 0.0812; eval_loss 0.1 eval_acc 0.972".
   std::string summary() const;
