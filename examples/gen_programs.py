@@ -184,6 +184,52 @@ def mlp():
     write("examples/mlp/startup.json", startup)
 
 
+# --- Digits classifier ----------------------------------------------------------
+
+def digits():
+    """The main job's classifier for 8x8 digit images with pixels 0..16:
+    scale to [0, 1], a hidden layer of 64 with dropout at training time, and
+    10 classes; fetches the loss, the accuracy and the class probabilities."""
+    main, startup = Program(), Program()
+    main.feed("x", [-1, 64])
+    main.feed("label", [-1, 1], "INT64", col=1)
+    pixels = main.var("scale_0.tmp_0", [-1, 64])
+    main.op("scale", {"X": ["x"]}, {"Out": [pixels]},
+            {"scale": ("FLOAT", 1.0 / 16), "bias": ("FLOAT", 0.0),
+             "bias_after_scale": ("BOOLEAN", True)})
+    h = fc(main, startup, 0, pixels, 64, 64, "relu", seed=11)
+    dropped, mask = main.var("dropout_0.tmp_0", [-1, 64]), main.var("dropout_0.tmp_1", [-1, 64], "UINT8")
+    main.op("dropout", {"X": [h]}, {"Out": [dropped], "Mask": [mask]},
+            {"dropout_prob": ("FLOAT", 0.1), "is_test": ("BOOLEAN", False),
+             "fix_seed": ("BOOLEAN", False), "seed": ("INT", 0),
+             "dropout_implementation": ("STRING", "upscale_in_train")})
+    logits = fc(main, startup, 1, dropped, 64, 10, None, seed=12)
+    sm, loss = (main.var("softmax_with_cross_entropy_0.tmp_0", [-1, 10]),
+                main.var("softmax_with_cross_entropy_0.tmp_1", [-1, 1]))
+    main.op("softmax_with_cross_entropy", {"Logits": [logits], "Label": ["label"]},
+            {"Softmax": [sm], "Loss": [loss]},
+            {"soft_label": ("BOOLEAN", False), "ignore_index": ("INT", -100),
+             "numeric_stable_mode": ("BOOLEAN", True), "axis": ("INT", -1)})
+    avg = main.var("loss", [])
+    main.op("mean", {"X": [loss]}, {"Out": [avg]}, role=FORWARD | LOSS)
+    prob = main.var("prob", [-1, 10])
+    main.op("softmax", {"X": [logits]}, {"Out": [prob]}, {"axis": ("INT", -1)})
+    topk, idx = main.var("top_k_v2_0.tmp_0", [-1, 1]), main.var("top_k_v2_0.tmp_1", [-1, 1], "INT64")
+    main.op("top_k_v2", {"X": [prob]}, {"Out": [topk], "Indices": [idx]},
+            {"k": ("INT", 1), "axis": ("INT", -1), "largest": ("BOOLEAN", True),
+             "sorted": ("BOOLEAN", True)})
+    acc = main.var("accuracy", [], "FP32")
+    correct = main.var("accuracy_0.tmp_1", [], "INT32")
+    total = main.var("accuracy_0.tmp_2", [], "INT32")
+    main.op("accuracy", {"Out": [topk], "Indices": [idx], "Label": ["label"]},
+            {"Accuracy": [acc], "Correct": [correct], "Total": [total]})
+    main.fetch(avg, 0)
+    main.fetch(acc, 1)
+    main.fetch(prob, 2)
+    write("examples/digits/main.json", main)
+    write("examples/digits/startup.json", startup)
+
+
 # --- Transformer encoder layer --------------------------------------------------
 
 SEQ, D, HEADS, FFN, VOCAB = 16, 32, 4, 64, 100
@@ -402,5 +448,6 @@ def catalog_ops():
 
 if __name__ == "__main__":
     mlp()
+    digits()
     transformer()
     catalog_ops()

@@ -36,10 +36,14 @@ std::optional<unsigned> typeSourceOf(InferContext &c, StringRef gradSlot) {
     return std::nullopt;
   if (auto slot = inputSlot(c, forward))
     return slot;
-  // Activation grads receive Out instead of X; both have one type.
-  if (forward == "X")
+  // Activation grads receive Out instead of X; both have one type. Dropout's
+  // receives neither, only Out@GRAD (its Mask is uint8).
+  if (forward == "X") {
     if (auto slot = inputSlot(c, "Out"))
       return slot;
+    if (auto slot = inputSlot(c, "Out@GRAD"))
+      return slot;
+  }
   // Cross entropy: the logits gradient has the softmax's type.
   if (forward == "Logits")
     return inputSlot(c, "Softmax");
