@@ -30,6 +30,15 @@ std::string number(double v) {
   return buf;
 }
 
+/// "a, b, c", or "(none)".
+std::string nameList(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>> *names) {
+  std::string s;
+  if (names)
+    for (const flatbuffers::String *n : *names)
+      s += (s.empty() ? "" : ", ") + n->str();
+  return s.empty() ? "(none)" : s;
+}
+
 std::string formatAttr(const fb::Attr &a) {
   std::string s = str(a.name()) + " = ";
   switch (a.type()) {
@@ -145,7 +154,53 @@ void printArtifact(const artifact::LoadedArtifact &loaded, std::FILE *out) {
         std::fprintf(out, "%s\n", line.c_str());
       }
     }
-}
 
+  if (const fb::Training *t = a.training()) {
+    std::fprintf(out, "training:\n");
+    auto field = [&](const char *name, const flatbuffers::String *value) {
+      std::fprintf(out, "  %s: %s\n", name, value && value->size() ? value->c_str() : "(none)");
+    };
+    field("loss", t->loss());
+    field("optimizer", t->optimizer());
+    field("config", t->config());
+    field("learning_rate_var", t->learning_rate_var());
+    field("step_var", t->step_var());
+    if (const fb::LRSchedule *sc = t->schedule()) {
+      std::string kind = str(sc->kind());
+      std::string line = "  schedule: " + kind;
+      if (kind == "piecewise") {
+        line += " boundaries [";
+        if (sc->boundaries())
+          for (uint32_t i = 0; i < sc->boundaries()->size(); ++i)
+            line += (i ? ", " : "") + std::to_string(sc->boundaries()->Get(i));
+        line += "] values [";
+        if (sc->values())
+          for (uint32_t i = 0; i < sc->values()->size(); ++i)
+            line += (i ? ", " : "") + number(sc->values()->Get(i));
+        line += "]";
+      } else {
+        line += " base_lr " + number(sc->base_lr());
+      }
+      if (kind == "step")
+        line += " step_size " + std::to_string(sc->step_size()) + " gamma " + number(sc->gamma());
+      if (kind == "cosine")
+        line +=
+            " decay_steps " + std::to_string(sc->decay_steps()) + " end_lr " + number(sc->end_lr());
+      if (sc->warmup_steps() > 0)
+        line += "; warmup " + std::to_string(sc->warmup_steps()) + " steps from " +
+                number(sc->warmup_start_lr());
+      std::fprintf(out, "%s\n", line.c_str());
+    } else {
+      std::fprintf(out, "  schedule: (none; the rate is the variable's value)\n");
+    }
+    std::fprintf(out, "  parameters: %s\n", nameList(t->parameters()).c_str());
+    std::fprintf(out, "  optimizer_state: %s\n", nameList(t->optimizer_state()).c_str());
+  }
+  if (const fb::InferenceModel *m = a.inference()) {
+    std::fprintf(out, "inference:\n");
+    std::fprintf(out, "  program: %u bytes\n", m->program() ? m->program()->size() : 0u);
+    std::fprintf(out, "  parameters: %s\n", nameList(m->parameters()).c_str());
+  }
+}
 
 } // namespace distc::runtime

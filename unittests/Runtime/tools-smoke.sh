@@ -12,6 +12,17 @@ grep -q '^predict/trainer/main$' dump.txt || fail "dump lacks predict/trainer/ma
 grep -q '%8 = matmul(%0, %2) {trans_a = 0, trans_b = 0}   // mul -> fc_0.tmp_0' dump.txt ||
   fail "dump lacks the matmul line"
 
+grep -q '^training:$' dump.txt && fail "the example has no training table, yet one is printed"
+"$make_artifact" --train=regression train.distc || fail "cannot write the training artifact"
+"$dump" train.distc > train-dump.txt || fail "distc-dump failed on the training artifact"
+grep -q '^train/trainer/main$' train-dump.txt || fail "dump lacks train/trainer/main"
+for line in 'training:' '  loss: loss' '  optimizer: sgd' '  step_var: global_step' \
+  "  schedule: (none; the rate is the variable's value)" \
+  '  parameters: linear_0.w_0, linear_0.b_0' '  optimizer_state: learning_rate_0' \
+  'inference:' '  program: 256 bytes' '  parameters: linear_0.b_0, linear_0.w_0'; do
+  grep -qxF "$line" train-dump.txt || fail "dump lacks '$line'"
+done
+
 # A .npy feed written by hand: f32[2,4] of zeros (v1.0 header, 64-byte aligned).
 header="{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4), }"
 total=$(( (10 + ${#header} + 1 + 63) / 64 * 64 ))

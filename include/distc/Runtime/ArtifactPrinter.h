@@ -3,7 +3,9 @@
 // Prints a loaded artifact: header (format version, sizes, checksum),
 // producer and source, symbols, buffers (dtype, dims over symbols, kind,
 // view target) and every program's feeds, kernel calls and fetches, one call
-// per line with the source op it came from.
+// per line with the source op it came from; then, when the artifact has
+// them, its training table (loss, optimizer and settings, rate and step
+// variables, schedule, state-dict groups) and its inference payload.
 //
 //===----------------------------------------------------------------------===//
 
