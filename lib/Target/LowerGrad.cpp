@@ -357,7 +357,9 @@ LogicalResult ProgramLowering::lowerLayerNormGrad(Operation *op) {
       outs.push_back(-1);
       continue;
     }
-    FailureOr<int32_t> b = defineResult(result, dimsOf(op->getOperand(i)));
+    // Bias is operand 2 after a Scale, operand 1 without one.
+    unsigned operand = i == 1 ? 1 : (hasScale ? 2 : 1);
+    FailureOr<int32_t> b = defineResult(result, dimsOf(op->getOperand(operand)));
     if (failed(b))
       return failure();
     outs.push_back(*b);
@@ -368,15 +370,31 @@ LogicalResult ProgramLowering::lowerLayerNormGrad(Operation *op) {
   return success();
 }
 
+/// The gradient of the dropout lowerDropout emitted: the training form
+/// (train program, not is_test) multiplies by the step's mask; the
+/// inference form is the identity (upscale_in_train) or a scale by 1 − p.
 LogicalResult ProgramLowering::lowerDropoutGrad(Operation *op) {
   Value mask = op->getOperand(0), dout = op->getOperand(1);
   pd::OpAttributes attrs(op);
+  bool upscale = attrs.getString("dropout_implementation") == "upscale_in_train";
+  double p = attrs.getFloat("dropout_prob");
+  if (program.mode != "train" || attrs.getBool("is_test")) {
+    if (upscale)
+      return failed(defineView(op->getResult(0), bufferOf(dout), dimsOf(dout))) ? failure()
+                                                                                : success();
+    FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(dout));
+    if (failed(dx))
+      return failure();
+    emit("scale", {bufferOf(dout)}, {*dx},
+         {AttrDesc::ofFloat("scale", 1.0 - p), AttrDesc::ofFloat("bias", 0.0),
+          AttrDesc::ofInt("bias_after_scale", 1)});
+    return success();
+  }
   FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(dout));
   if (failed(dx))
     return failure();
   emit("dropout_grad", {bufferOf(mask), bufferOf(dout)}, {*dx},
-       {AttrDesc::ofFloat("p", attrs.getFloat("dropout_prob")),
-        AttrDesc::ofInt("upscale", attrs.getString("dropout_implementation") == "upscale_in_train")});
+       {AttrDesc::ofFloat("p", p), AttrDesc::ofInt("upscale", upscale)});
   return success();
 }
 

@@ -51,8 +51,22 @@ LogicalResult ProgramLowering::lowerReshape(Operation *op) {
     return error(op) << "cannot reshape " << describe(xd) << " to " << describe(out);
   if (failed(defineView(op->getResult(0), bufferOf(x), out)))
     return failure();
-  if (op->getNumResults() > 1 && !op->getResult(1).use_empty())
-    return error(op) << "XShape is only meaningful to gradient ops";
+  return bindXShape(op);
+}
+
+/// reshape2/transpose2's XShape carries no data: Paddle's gradient ops read
+/// only its shape, which their lowering takes from the forward op's input.
+/// It is bound to X's buffer so those ops find an operand; any other use is
+/// an error.
+LogicalResult ProgramLowering::bindXShape(Operation *op) {
+  if (op->getNumResults() < 2 || op->getResult(1).use_empty())
+    return success();
+  for (Operation *user : op->getResult(1).getUsers()) {
+    StringRef name = user->getName().getStringRef();
+    if (name != "pd.reshape2_grad" && name != "pd.transpose2_grad")
+      return error(op) << "XShape is only meaningful to gradient ops";
+  }
+  buffers[op->getResult(1)] = bufferOf(op->getOperand(0));
   return success();
 }
 
@@ -75,8 +89,8 @@ LogicalResult ProgramLowering::lowerTranspose(Operation *op) {
   FailureOr<int32_t> result = defineResult(op->getResult(0), out);
   if (failed(result))
     return failure();
-  if (op->getNumResults() > 1 && !op->getResult(1).use_empty())
-    return error(op) << "XShape is only meaningful to gradient ops";
+  if (failed(bindXShape(op)))
+    return failure();
   emit("transpose", {bufferOf(x)}, {*result}, {AttrDesc::ofInts("perm", perm)});
   return success();
 }

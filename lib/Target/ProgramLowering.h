@@ -49,13 +49,15 @@ public:
                     int32_t aliasOf = -1);
   /// A view of `buffer` with other dims (same element count).
   int32_t view(int32_t buffer, SymShape dims);
-  const SymShape &dimsOf(int32_t buffer) const { return state.desc.buffers[buffer].dims; }
+  // By value: emitting temps and views grows the buffer table, which would
+  // invalidate a reference into it.
+  SymShape dimsOf(int32_t buffer) const { return state.desc.buffers[buffer].dims; }
   /// The persistent step counter (kStepCounterName) train-time randomness
   /// reads; the runtime writes the step number into it before each step.
   int32_t stepCounter();
   std::vector<artifact::BufferDesc> &artifactBuffers() { return state.desc.buffers; }
   int32_t bufferOf(mlir::Value value) const { return buffers.lookup(value); }
-  const SymShape &dimsOf(mlir::Value value) const { return dimsOf(bufferOf(value)); }
+  SymShape dimsOf(mlir::Value value) const { return dimsOf(bufferOf(value)); }
   /// Binds `result` to a new buffer with `dims` (reconciled with its static
   /// type), or to the persistent buffer it is written to — unless the op
   /// also reads that buffer and is not `elementwiseInPlace` (each output
@@ -88,6 +90,7 @@ public:
   mlir::LogicalResult lowerReduce(mlir::Operation *op, llvm::StringRef reduceOp);
   mlir::LogicalResult lowerMean(mlir::Operation *op);
   mlir::LogicalResult lowerSquaredL2Norm(mlir::Operation *op);
+  mlir::LogicalResult bindXShape(mlir::Operation *op);
 
   mlir::LogicalResult lowerReshape(mlir::Operation *op);
   mlir::LogicalResult lowerTranspose(mlir::Operation *op);

@@ -7,8 +7,8 @@
 // `op_role` = backward. Most ops follow one rule read off the catalogue:
 // the backward op's input slot N is the forward input N, the forward output
 // N, or — for `N@GRAD` — the gradient of forward output N; its output `S@GRAD`
-// is the gradient of forward input S. A few ops are their own backward
-// (scale, cast, assign, sum, split).
+// is the gradient of forward input S. A few ops have forward ops as their
+// backward (scale, cast, assign, sum, split), as in Paddle.
 //
 //===----------------------------------------------------------------------===//
 
@@ -253,13 +253,17 @@ LogicalResult BackwardBuilder::backwardOf(Operation *op) {
     contribute(target, (*g)->getResult(0));
     return success();
   };
-  if (type == "assign") {
-    contribute(op->getOperand(0), *dOut);
-    return success();
-  }
+  // assign and sum pass the gradient through, but each input gets its own
+  // op (Paddle's assign and scale-by-1), so every gradient is a value named
+  // `<input>@GRAD` that renaming for fan-out can relabel on its own.
+  if (type == "assign")
+    return build("assign", *dOut, {}, op->getOperand(0));
   if (type == "sum") {
     for (Value in : op->getOperands())
-      contribute(in, *dOut);
+      if (requiresGrad.count(in) &&
+          failed(build("scale", *dOut, {builder.getNamedAttr("scale", builder.getF32FloatAttr(1))},
+                       in)))
+        return failure();
     return success();
   }
   if (type == "scale") {

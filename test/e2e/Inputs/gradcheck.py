@@ -22,8 +22,6 @@ of distc and following Paddle's semantics, and writes:
 
 Parameters are drawn in float64 and rounded to float32 before anything is
 computed, so distc sees exactly the values the reference differentiates.
-The `pending-*` families are gradients distc does not get right yet; no test
-runs them.
 """
 import math
 import os
@@ -347,7 +345,7 @@ def copies(f):
     # f32 -> f64, tanh in f64, back to f32.
     f.case("cast", {"x": f.normal(2, 3)}, lambda x: np.tanh(x))
     # assign and sum pass the output gradient through unchanged; each
-    # parameter goes through another op first (see pending_names).
+    # parameter goes through another op first (see names).
     f.case("assign", {"x": f.normal(2, 3)}, lambda x: np.tanh(x))
     f.case("sum", {"a": f.normal(2, 3), "b": f.normal(2, 3)},
            lambda a, b: np.tanh(a) + np.square(b) + np.tanh(a))
@@ -356,14 +354,14 @@ def copies(f):
 # Rules that do not pass yet. No test runs these families; each program
 # shows one problem (see the comments in the grad-*.test files).
 
-def pending_div_broadcast(f):
+def div_broadcast(f):
     """distc aborts compiling this program: lowering elementwise_div_grad
     reads operand dims after adding buffers may have moved them."""
     f.case("div_xsmall", {"x": f.normal(3, 1), "y": f.away(2, 3, 4, lo=0.5)},
            elementwise(np.divide, 1))
 
 
-def pending_xshape(f):
+def xshape(f):
     """distc rejects the program: lowering reshape2 and transpose2 fails on an
     XShape result in use, and reshape2_grad/transpose2_grad use it."""
     f.case("reshape", {"x": f.normal(2, 3, 4)}, lambda x: reshape2(x, [0, -1]))
@@ -372,14 +370,14 @@ def pending_xshape(f):
     f.case("transpose_neg", {"x": f.normal(2, 3, 4)}, lambda x: x.transpose(0, 2, 1))
 
 
-def pending_layer_norm_bias(f):
+def layer_norm_bias(f):
     """distc rejects the program: layer_norm_grad with Bias but no Scale gives
     Bias@GRAD the shape of Mean."""
     f.case("ln_b", {"x": f.normal(2, 2, 3), "bias": f.normal(3, scale=0.3)},
            lambda x, bias: layer_norm(x, None, bias, 2))
 
 
-def pending_dropout_test(f):
+def dropout_test(f):
     """Test-time dropout (is_test, p = 0.25): downgrade_in_infer scales by
     1 - p, upscale_in_train is the identity; the computed gradients are
     1 / (1 - p) times too large."""
@@ -387,7 +385,7 @@ def pending_dropout_test(f):
     f.case("drop_up", {"x": f.normal(2, 3)}, lambda x: x)
 
 
-def pending_names(f):
+def names(f):
     """Right values under the wrong names: a parameter read straight into
     assign or sum gets its gradient under another variable's name, so no
     <param>@GRAD is fetched."""
@@ -397,11 +395,11 @@ def pending_names(f):
 
 FAMILIES = {"linalg": linalg, "elementwise": elementwise_ops, "activation": activation,
             "reduction": reduction, "shape": shape, "nn": nn, "copies": copies,
-            "pending-div-broadcast": pending_div_broadcast,
-            "pending-xshape": pending_xshape,
-            "pending-layer-norm-bias": pending_layer_norm_bias,
-            "pending-dropout-test": pending_dropout_test,
-            "pending-names": pending_names}
+            "div-broadcast": div_broadcast,
+            "reshape-transpose": xshape,
+            "layer-norm-bias": layer_norm_bias,
+            "dropout-test": dropout_test,
+            "pass-through-names": names}
 
 
 # --- dropout at training time --------------------------------------------------

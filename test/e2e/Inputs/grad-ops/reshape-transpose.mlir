@@ -1,5 +1,5 @@
-// Not run by any test yet (see grad-shape.test): distc rejects this program
-// because reshape2_grad and transpose2_grad use the forward ops' XShape.
+// reshape2 and transpose2, whose gradient ops take X's shape from XShape
+// (grad-shape.test).
 //
 // Each case is independent: its float inputs are the parameters <case>_<slot>,
 // its output k is weighted by the persistable <case>_r (<case>_r<k>), and

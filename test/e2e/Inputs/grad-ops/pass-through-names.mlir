@@ -1,5 +1,5 @@
-// Not run by any test yet (see grad-copies.test): parameters read straight
-// into assign and sum get their gradients under other variables' names.
+// Parameters read straight into assign and sum: each gets its own
+// <param>@GRAD (grad-copies.test).
 //
 // Each case is independent: its float inputs are the parameters <case>_<slot>,
 // its output k is weighted by the persistable <case>_r (<case>_r<k>), and

@@ -1,5 +1,4 @@
-// Not run by any test yet (see grad-nn.test): distc rejects this program,
-// layer_norm_grad with a Bias and no Scale.
+// layer_norm with a Bias and no Scale (grad-nn.test).
 //
 // Each case is independent: its float inputs are the parameters <case>_<slot>,
 // its output k is weighted by the persistable <case>_r (<case>_r<k>), and

@@ -1,5 +1,5 @@
-// Not run by any test yet (see grad-elementwise.test): distc aborts
-// compiling the gradient of this broadcast elementwise_div.
+// A broadcast elementwise_div on its own: its gradient lowering emits
+// temporaries and views while it reads shapes (grad-elementwise.test).
 //
 // Each case is independent: its float inputs are the parameters <case>_<slot>,
 // its output k is weighted by the persistable <case>_r (<case>_r<k>), and

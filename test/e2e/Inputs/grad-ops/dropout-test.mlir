@@ -1,5 +1,4 @@
-// Not run by any test yet (see grad-nn.test): the gradients of test-time
-// dropout are 1 / (1 - p) times too large.
+// Test-time dropout (is_test), both implementations (grad-nn.test).
 //
 // Each case is independent: its float inputs are the parameters <case>_<slot>,
 // its output k is weighted by the persistable <case>_r (<case>_r<k>), and
