@@ -47,6 +47,10 @@ def parse_args():
     p.add_argument("--omp-wait-policy", default="PASSIVE", choices=("PASSIVE", "ACTIVE"),
                    help="OMP_WAIT_POLICY for PyTorch's OpenMP pool (default PASSIVE: idle "
                    "OpenMP threads sleep instead of spinning against OpenBLAS's threads)")
+    p.add_argument("--encoder-heads", default="auto", choices=("auto", "reshape", "split"),
+                   help="how the encoder's distc program forms attention heads: reshape2 + "
+                   "transpose2 as Paddle does, split + concat, or auto (default): reshape "
+                   "when distc can train it, else split")
     p.add_argument("--quick", action="store_true", help="few steps, one round (a smoke run)")
     p.add_argument("--work-dir", help="keep programs, artifacts and data here (default: a temp dir)")
     p.add_argument("--json", help="also write the results to this JSON file")
@@ -238,21 +242,23 @@ def run(work):
         ids = np.ascontiguousarray(rng.integers(0, e["vocab"], (ROWS, e["seq"])), dtype=np.int64)
         np.save(b.path("src_ids.npy"), ids)
         shape = (e["seq"], e["d"], e["heads"], e["ffn"], e["vocab"], e["classes"])
-        # Paddle's own head layout first (reshape2 + transpose2, as in
-        # examples/transformer); if distc cannot train it, split/concat heads.
-        via = "reshape"
+        # Paddle's own head layout (reshape2 + transpose2, as in
+        # examples/transformer) unless distc cannot train it: then split/concat.
+        via = "reshape" if ARGS.encoder_heads == "auto" else ARGS.encoder_heads
         main, startup, loss = programs.transformer(*shape, e["dropout"], via)
-        _, err = b.compile("encoder-reshape-probe", main, startup, loss, "sgd")
-        if err:
-            b.notes.append("encoder: distc cannot train the reshape2/transpose2 attention heads "
-                           "of examples/transformer:\n    " + err +
-                           "\n  so the encoder's distc program splits q, k, v into heads with "
-                           "split and joins them with concat (same arithmetic).")
-            via = "split"
-            main, startup, loss = programs.transformer(*shape, e["dropout"], via)
+        if ARGS.encoder_heads == "auto":
+            _, err = b.compile("encoder-reshape-probe", main, startup, loss, "sgd")
+            if err:
+                b.notes.append("encoder: distc cannot train the reshape2/transpose2 attention "
+                               "heads of examples/transformer:\n    " + err +
+                               "\n  so the encoder's distc program splits q, k, v into heads "
+                               "with split and joins them with concat (same arithmetic).")
+                via = "split"
+                main, startup, loss = programs.transformer(*shape, e["dropout"], via)
         check = programs.transformer(*shape, 0.0, via)
         cases.append(dict(
-            name="encoder-s%d-d%d-h%d-ffn%d" % shape[:4], main=main, startup=startup, loss=loss,
+            name="encoder-s%d-d%d-h%d-ffn%d%s" % (shape[:4] + ("" if via == "reshape" else "-split",)),
+            main=main, startup=startup, loss=loss,
             make_model=lambda: torch_models.EncoderClassifier(**ENC),
             make_check_model=lambda: torch_models.EncoderClassifier(**dict(ENC, dropout=0.0)),
             data={"src_ids": b.path("src_ids.npy"), "label": b.path("label.npy")},
@@ -265,6 +271,11 @@ def run(work):
                                  torch.get_num_threads()))
     print("machine: %d cores, %s; PyTorch %s; batch %d, float32, lr %g"
           % (os.cpu_count(), cpu_model(), torch.__version__, BATCH, LR))
+    for c in cases:
+        if "heads_via" in c:
+            print("encoder: distc's program forms the attention heads with %s"
+                  % ("reshape2 + transpose2, as examples/transformer" if c["heads_via"] == "reshape"
+                     else "split + concat"))
     for note in b.notes:
         print("note: " + note)
 
