@@ -94,9 +94,9 @@ class Bench:
         bindir = os.path.join(ARGS.build_dir, "bin")
         self.distc = os.path.join(bindir, "distc")
         self.dist_run = os.path.join(bindir, "dist-run")
-        for tool in (self.distc, self.dist_run):
-            if not os.access(tool, os.X_OK):
-                sys.exit("bench: %s not found; pass the build directory" % tool)
+        for binary in (self.distc, self.dist_run):
+            if not os.access(binary, os.X_OK):
+                sys.exit("bench: %s not found; pass the build directory" % binary)
         self.env = dict(os.environ)
         self.notes = []
 

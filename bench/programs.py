@@ -1,6 +1,6 @@
 """The benchmark models as Paddle ProgramDesc JSON (main + startup).
 
-Built with the Program class and the initializer/layer helpers of
+Built with the Program class and the initializer and layer functions of
 examples/gen_programs.py, so they look like the example programs; the
 example files themselves are not touched.
 
