@@ -162,8 +162,7 @@ TEST(CsvTest, ReadsGzipByContent) {
 
 TEST(CsvTest, DigitsExample) {
   std::string path = DISTC_DIGITS_CSV;
-  if (!std::filesystem::exists(path))
-    GTEST_SKIP() << path << " is not present";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
   Dataset d;
   Status st = loadCsv(d, path, options("x=0:64,label=64", {{"label", DType::Int64}}));
   ASSERT_TRUE(st.ok()) << st.message();
