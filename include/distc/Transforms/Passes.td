@@ -11,9 +11,16 @@ def DeriveModes : Pass<"distc-derive-modes", "mlir::ModuleOp"> {
     DistModel's modes: `predict` fetches the program's outputs (its fetches
     less the loss and anything computed from a label feed, i.e. a feed that
     reaches some op's `Label` input slot), `eval` fetches everything the
-    program fetches plus the loss. Each mode gets its own main program, pruned to what its
-    fetches need, and its own startup program, pruned to the persistable
-    variables that main program reads.
+    program fetches plus the loss. `train` (with `train=true`, or when the
+    program already holds optimizer ops, recognised by `op_role`) fetches
+    the loss and the program's scalar fetches; backward and optimizer ops
+    are appended by later passes unless Paddle already wrote them. Each mode
+    gets its own main program, pruned to what its fetches and variable
+    writes need, and its own startup program, pruned to the persistable
+    variables that main program reads. The eval and predict programs of a
+    differentiated program keep only its forward ops; without `loss`, its
+    loss is the variable the backward pass is seeded from. A program that
+    fetches only losses and metrics has no predict mode.
 
     Before:
     ```mlir
