@@ -84,6 +84,32 @@ void buildGradientOps(std::vector<OpSpec> &ops) {
         {"axis", K::Int, "-1"}});
 }
 
+/// Paddle's collective ops (the nccl2 / collective data-parallel mode):
+/// each Out is X after communication over the ring `ring_id`. On CPU the
+/// ring is the Gloo communicator; the stream ops only order CUDA streams.
+void buildCollectiveOps(std::vector<OpSpec> &ops) {
+  ops.push_back({"c_allreduce_sum",
+                 {in("X")},
+                 {in("Out")},
+                 {{"ring_id", K::Int, "0"},
+                  {"use_calc_stream", K::Boolean, "false"},
+                  {"use_model_parallel", K::Boolean, "false"}}});
+  ops.push_back({"c_broadcast",
+                 {in("X")},
+                 {in("Out")},
+                 {{"ring_id", K::Int, "0"},
+                  {"root", K::Int, "0"},
+                  {"use_calc_stream", K::Boolean, "false"}}});
+  ops.push_back({"c_reduce_sum",
+                 {in("X")},
+                 {in("Out")},
+                 {{"ring_id", K::Int, "0"},
+                  {"root_id", K::Int, "0"},
+                  {"use_calc_stream", K::Boolean, "false"}}});
+  ops.push_back({"c_sync_calc_stream", {in("X")}, {in("Out")}, {}});
+  ops.push_back({"c_sync_comm_stream", {in("X")}, {in("Out")}, {{"ring_id", K::Int, "0"}}});
+}
+
 /// Paddle's optimizer ops. Each `<S>Out` output is the updated value of
 /// input S; the program writes it back to the same persistable variable.
 void buildOptimizerOps(std::vector<OpSpec> &ops) {
@@ -262,6 +288,7 @@ std::vector<OpSpec> buildCatalog() {
 
   buildGradientOps(ops);
   buildOptimizerOps(ops);
+  buildCollectiveOps(ops);
 
   // Startup-program initializers. seed 0 means "derive from the program
   // seed"; the lowering makes every initializer deterministic.

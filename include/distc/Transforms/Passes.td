@@ -136,4 +136,40 @@ def ApplyOptimizer : Pass<"distc-apply-optimizer", "mlir::ModuleOp"> {
   ];
 }
 
+def DataParallel : Pass<"distc-data-parallel", "mlir::ModuleOp"> {
+  let summary = "Collective data parallelism: all-reduce gradients, broadcast parameters";
+  let description = [{
+    Paddle's collective (nccl2) transpile with the AllReduce strategy, as one
+    program for every rank. In the train program each parameter gradient
+    `p@GRAD` is, right where the backward pass finishes it, scaled by
+    1/nranks (`coeff-num-device`; `one` and `customized` leave the sum) and
+    summed over the ranks by `c_allreduce_sum`; a `c_sync_calc_stream`
+    precedes the first and a `c_sync_comm_stream` per gradient precedes the
+    first optimizer op, which reads the reduced gradients. In the startup
+    program each trainable parameter is `c_broadcast` from rank 0 before it
+    is written.
+
+    After, in the train program:
+    ```mlir
+    %dw = pd.mul_grad ...                      // w@GRAD
+    %s = pd.c_sync_calc_stream %dw
+    %a = pd.scale %s {scale = 5.000000e-01 : f32}
+    %r = pd.c_allreduce_sum %a {ring_id = 0 : i32}
+    ...
+    %g = pd.c_sync_comm_stream %r
+    %w2 = pd.sgd %w, %lr, %g
+    ```
+  }];
+  let options = [
+    Option<"program", "program", "std::string", /*default=*/"\"train.main\"",
+           "Symbol of the train program">,
+    Option<"startup", "startup", "std::string", /*default=*/"\"train.startup\"",
+           "Symbol of its startup program (parameters are broadcast there)">,
+    Option<"nranks", "nranks", "int", /*default=*/"1", "Number of trainer ranks">,
+    Option<"gradientScale", "gradient-scale", "std::string",
+           /*default=*/"\"coeff-num-device\"",
+           "coeff-num-device (average), one or customized (sum)">,
+  ];
+}
+
 #endif // DISTC_TRANSFORMS_PASSES

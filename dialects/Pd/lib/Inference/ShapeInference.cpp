@@ -28,6 +28,9 @@ static RuleFn lookupRule(StringRef type) {
               "elementwise_max"},
              infer::inferElementwise)
       .Cases({"relu", "sigmoid", "tanh", "gelu", "square", "sqrt", "assign", "scale"}, infer::inferSameAsX)
+      .Cases({"c_allreduce_sum", "c_broadcast", "c_reduce_sum", "c_sync_calc_stream",
+              "c_sync_comm_stream"},
+             infer::inferSameAsX)
       .Case("softmax", infer::inferSoftmax)
       .Case("cast", infer::inferCast)
       .Case("mul", infer::inferMul)

@@ -480,6 +480,38 @@ def Pd_AdamOp : Pd_AdamBase<"adam", "Adam update", (ins)>;
 def Pd_AdamwOp : Pd_AdamBase<"adamw", "Adam with decoupled weight decay (`coeff`)",
     (ins PdFloat<"0.01">:$coeff, PdFloat<"1">:$lr_ratio, PdBool<"true">:$with_decay)>;
 
+// --- Collective communication ---------------------------------------------------
+//
+// Paddle's c_* ops over the communicator ring `ring_id`. They are not Pure:
+// every rank must issue the same collectives in the same order, so no pass
+// may drop, merge or reorder them as if they were arithmetic.
+
+class Pd_CollectiveOp<string mnemonic, string what> : Pd_CatalogOp<mnemonic> {
+  let summary = what;
+  let results = (outs PdTensor:$Out);
+}
+def Pd_CAllreduceSumOp : Pd_CollectiveOp<"c_allreduce_sum", "Sum of X over every rank"> {
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, PdBool<"false">:$use_calc_stream,
+                       PdBool<"false">:$use_model_parallel);
+}
+def Pd_CBroadcastOp : Pd_CollectiveOp<"c_broadcast", "X of rank `root` on every rank"> {
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, PdInt<"0">:$root,
+                       PdBool<"false">:$use_calc_stream);
+}
+def Pd_CReduceSumOp : Pd_CollectiveOp<"c_reduce_sum",
+    "Sum of X over every rank, on rank `root_id` (others keep X)"> {
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, PdInt<"0">:$root_id,
+                       PdBool<"false">:$use_calc_stream);
+}
+def Pd_CSyncCalcStreamOp : Pd_CollectiveOp<"c_sync_calc_stream",
+    "X, after the compute stream has finished producing it"> {
+  let arguments = (ins PdTensor:$X);
+}
+def Pd_CSyncCommStreamOp : Pd_CollectiveOp<"c_sync_comm_stream",
+    "X, after the communication stream of `ring_id` has finished with it"> {
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id);
+}
+
 // --- Startup-program initializers ---------------------------------------------
 
 class Pd_RandomOp<string mnemonic, string what, Attr shapeAttr,

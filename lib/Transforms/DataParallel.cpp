@@ -1,0 +1,202 @@
+//===- DataParallel.cpp - collective data-parallel transpile --------------===//
+//
+// The nccl2 / collective mode of Paddle's DistributeTranspiler and of
+// CompiledProgram.with_data_parallel (AllReduce strategy), on the train
+// program distc-apply-optimizer (or Paddle) produced. One program serves
+// every rank (SPMD): nothing in it depends on the rank, only the number of
+// ranks enters, as the gradient scale.
+//
+// Train program, as Paddle's GradAllReduce writes it:
+//   * before the first gradient is communicated, `c_sync_calc_stream`;
+//   * right after the op that finishes a parameter's gradient (so the
+//     communication of early gradients can overlap the rest of the backward
+//     pass), `scale` by the gradient scale and `c_allreduce_sum`;
+//   * before the first optimizer op, `c_sync_comm_stream` of each reduced
+//     gradient, which the optimizer then reads.
+// Startup program: each trainable parameter is broadcast from rank 0 after
+// its initializer, so all ranks start from rank 0's values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Transforms/Passes.h"
+
+#include "distc/Dialect/Pd/CatalogOpBuilder.h"
+#include "distc/Dialect/Pd/PdOps.h"
+#include "distc/Transforms/ProgramUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <map>
+
+namespace distc {
+#define GEN_PASS_DEF_DATAPARALLEL
+#include "distc/Transforms/Passes.h.inc"
+} // namespace distc
+
+using namespace mlir;
+
+namespace distc {
+namespace {
+
+/// The op_role Paddle gives the communication of gradients: backward, so
+/// the ops stay with the gradients they reduce when programs are split.
+NamedAttribute backwardRole(OpBuilder &b) {
+  return b.getNamedAttr("op_role", b.getI32IntegerAttr(pd::OpRole::Backward));
+}
+
+struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
+  using DataParallelBase::DataParallelBase;
+
+  /// The gradient each optimizer op of `train` applies, by parameter name:
+  /// the value in its Grad slot (after clipping and decay, if any), traced
+  /// back to `<param>@GRAD`, the gradient the backward pass produced.
+  LogicalResult parameterGrads(Operation *train, std::map<std::string, Value> &grads) {
+    for (Operation &op : train->getRegion(0).front()) {
+      if (!(opRole(&op) & pd::OpRole::Optimize))
+        continue;
+      const pd::OpSpec *spec = catalogSpecOf(&op);
+      int paramSlot = spec ? findSlot(spec->inputs, "Param") : -1;
+      if (paramSlot < 0)
+        continue;
+      std::string param = variableName(operandsOfSlot(&op, *spec, paramSlot).front());
+      Value grad = findVariable(train, param + "@GRAD");
+      if (!grad)
+        return op.emitError() << "optimizer op for '" << param << "' has no gradient '" << param
+                              << "@GRAD' to all-reduce";
+      grads[param] = grad;
+    }
+    if (grads.empty())
+      return train->emitError("the train program has no optimizer op: nothing to all-reduce");
+    return success();
+  }
+
+  /// The first optimizer-role op of `train` (clipping, decay or update).
+  Operation *firstOptimizeOp(Operation *train) {
+    for (Operation &op : train->getRegion(0).front())
+      if (opRole(&op) & pd::OpRole::Optimize)
+        return &op;
+    return nullptr;
+  }
+
+  LogicalResult transpileTrain(Operation *train) {
+    std::map<std::string, Value> grads;
+    if (failed(parameterGrads(train, grads)))
+      return failure();
+    OpBuilder b(train->getContext());
+    // CoeffNumDevice averages the ranks' gradients; One and Customized leave
+    // the sum (the user's loss is then already scaled, or meant as a sum).
+    bool average = gradientScale == "coeff-num-device";
+    double scale = 1.0 / nranks;
+
+    // Order the gradients by where the backward pass finishes them.
+    std::vector<std::pair<Operation *, std::string>> order;
+    for (auto &[param, grad] : grads)
+      order.push_back({grad.getDefiningOp(), param});
+    llvm::sort(order, [](auto &a, auto &b) { return a.first->isBeforeInBlock(b.first); });
+
+    bool synced = false;
+    std::map<std::string, Value> reduced;
+    for (auto &[def, param] : order) {
+      Value grad = grads[param];
+      b.setInsertionPointAfter(def);
+      if (!synced) {
+        // Paddle syncs the compute stream once, before the first collective.
+        auto sync = pd::buildCatalogOp(b, def->getLoc(), "c_sync_calc_stream", {{grad}},
+                                       {backwardRole(b)}, {param + "@GRAD"});
+        if (failed(sync))
+          return failure();
+        grad = (*sync)->getResult(0);
+        synced = true;
+      }
+      Value input = grad;
+      if (average) {
+        auto scaled = pd::buildCatalogOp(
+            b, def->getLoc(), "scale", {{input}},
+            {b.getNamedAttr("scale", b.getF32FloatAttr(static_cast<float>(scale))),
+             backwardRole(b)},
+            {param + "@GRAD"});
+        if (failed(scaled))
+          return failure();
+        input = (*scaled)->getResult(0);
+      }
+      auto allreduce = pd::buildCatalogOp(
+          b, def->getLoc(), "c_allreduce_sum", {{input}},
+          {b.getNamedAttr("ring_id", b.getI32IntegerAttr(0)), backwardRole(b)}, {param + "@GRAD"});
+      if (failed(allreduce))
+        return failure();
+      reduced[param] = (*allreduce)->getResult(0);
+    }
+
+    // The optimizer reads the reduced gradients after the communication
+    // stream is done with them.
+    Operation *first = firstOptimizeOp(train);
+    b.setInsertionPoint(first);
+    for (auto &[param, value] : reduced) {
+      auto sync = pd::buildCatalogOp(b, first->getLoc(), "c_sync_comm_stream", {{value}},
+                                     {b.getNamedAttr("ring_id", b.getI32IntegerAttr(0)),
+                                      backwardRole(b)},
+                                     {param + "@GRAD"});
+      if (failed(sync))
+        return failure();
+      Value original = grads[param];
+      Value synced = (*sync)->getResult(0);
+      original.replaceUsesWithIf(synced, [&](OpOperand &use) {
+        Operation *user = use.getOwner();
+        return user->getBlock() == first->getBlock() && !user->isBeforeInBlock(first);
+      });
+    }
+    return success();
+  }
+
+  /// Broadcasts each trainable parameter from rank 0 where the startup
+  /// program writes it.
+  LogicalResult transpileStartup(ModuleOp module, Operation *startup) {
+    SmallVector<pd::WriteVarOp> writes;
+    startup->walk([&](pd::WriteVarOp write) { writes.push_back(write); });
+    OpBuilder b(module.getContext());
+    for (pd::WriteVarOp write : writes) {
+      auto var = dyn_cast_or_null<pd::VarOp>(SymbolTable::lookupSymbolIn(module, write.getVarAttr()));
+      if (!var || !var.getIsParameter())
+        continue;
+      b.setInsertionPoint(write);
+      auto broadcast = pd::buildCatalogOp(
+          b, write.getLoc(), "c_broadcast", {{write.getValue()}},
+          {b.getNamedAttr("ring_id", b.getI32IntegerAttr(0)),
+           b.getNamedAttr("root", b.getI32IntegerAttr(0)), backwardRole(b)},
+          {write.getVar().str()});
+      if (failed(broadcast))
+        return failure();
+      write->setOperand(0, (*broadcast)->getResult(0));
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (nranks < 1) {
+      module.emitError() << "nranks must be at least 1, got " << nranks;
+      return signalPassFailure();
+    }
+    if (gradientScale != "coeff-num-device" && gradientScale != "one" &&
+        gradientScale != "customized") {
+      module.emitError() << "unknown gradient scale strategy '" << gradientScale
+                         << "' (expected coeff-num-device, one or customized)";
+      return signalPassFailure();
+    }
+    Operation *train = findProgram(module, program);
+    if (!train) {
+      module.emitError() << "no train program '" << program << "' to make data parallel";
+      return signalPassFailure();
+    }
+    if (failed(transpileTrain(train)))
+      return signalPassFailure();
+    if (Operation *startupProgram = findProgram(module, startup))
+      if (failed(transpileStartup(module, startupProgram)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace distc
