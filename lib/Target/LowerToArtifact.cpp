@@ -351,6 +351,9 @@ LogicalResult ProgramLowering::lowerOp(Operation *op) {
       .Case("softmax_with_cross_entropy_grad", [&] { return lowerSoftmaxCrossEntropyGrad(op); })
       .Cases("sgd", "momentum", "adam", "adamw", [&] { return lowerOptimizer(op); })
       .Default(nullptr);
+  if (!lowerFn && type.starts_with("c_"))
+    return error(op) << "collective ops do not lower to the runtime yet; inspect data-parallel "
+                        "programs with --emit=program-json or --compile-to=modes";
   if (!lowerFn)
     return error(op) << "no lowering to runtime kernels for this op";
   for (Value operand : op->getOperands())

@@ -187,7 +187,8 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
     }
     Operation *train = findProgram(module, program);
     if (!train) {
-      module.emitError() << "no train program '" << program << "' to make data parallel";
+      module.emitError() << "data parallelism needs a train mode (no program '" << program
+                         << "'): give an optimizer, or compile a program that has one";
       return signalPassFailure();
     }
     if (failed(transpileTrain(train)))

@@ -51,6 +51,11 @@ struct Options {
   std::string program = "main";
   uint64_t seed = 0;
   distc::tools::TrainingOptions training;
+  /// Data parallelism: trainer ranks (0: serial), Paddle's
+  /// gradient_scale_strategy, and the rank whose programs --emit prints.
+  int nranks = 0;
+  std::string gradientScale = "coeff-num-device";
+  int rank = -1;
 };
 
 /// The program a `--emit=program-json` request names in `module`: before the
@@ -230,6 +235,12 @@ int compile(const Options &options) {
     pm.addPass(distc::createAppendBackward(backward));
     pm.addPass(distc::createApplyOptimizer(optimizerOptions(training)));
   }
+  if (options.nranks > 0) {
+    distc::DataParallelOptions dp;
+    dp.nranks = options.nranks;
+    dp.gradientScale = options.gradientScale;
+    pm.addPass(distc::createDataParallel(dp));
+  }
   if (failed(pm.run(*module)))
     return 1;
   if (options.compileTo == "modes" || (options.emit == "program-json" && options.compileTo.empty()))
@@ -282,6 +293,17 @@ int main(int argc, char **argv) {
   trainingFlags.addTo(app);
   app.add_option("--seed", options.seed,
                  "Program random seed for initializers whose seed attribute is 0");
+  const char *parallel = "Data parallel (collective mode)";
+  app.add_option("--nranks", options.nranks,
+                 "Trainer ranks: all-reduce gradients across them (one program for every rank)")
+      ->group(parallel)
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--gradient-scale", options.gradientScale,
+                 "coeff-num-device (average the ranks' gradients), one or customized (sum)")
+      ->group(parallel)
+      ->check(CLI::IsMember({"coeff-num-device", "one", "customized"}));
+  app.add_option("--rank", options.rank, "With --emit: the rank whose programs to print")
+      ->group(parallel);
   app.add_option("--compile-to", options.compileTo, "Stop after a phase and print it")
       ->check(CLI::IsMember({"import", "modes", "artifact"}));
   app.add_option("--emit", options.emit, "Print the program of the phase in another form")
@@ -304,6 +326,11 @@ int main(int argc, char **argv) {
     // ProgramDesc to print for it.
     distc::reportError("--emit=program-json prints a program; the artifact phase has none "
                        "(use --compile-to=import or modes, or distc-dump for the artifact)");
+    return 1;
+  }
+  if (options.rank >= 0 && (options.nranks == 0 || options.rank >= options.nranks)) {
+    distc::reportError("--rank " + std::to_string(options.rank) + " needs --nranks N with N > " +
+                       std::to_string(options.rank));
     return 1;
   }
   if (!options.loss.empty())
