@@ -1,0 +1,113 @@
+//===- CommTestUtil.cpp - Running ranks in tests --------------------------===//
+
+#include "CommTestUtil.h"
+
+#include "distc/Comm/Store.h"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <mutex>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace distc::comm::test {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int freePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  ::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+void runThreads(int n, const std::function<void(int rank)> &body, std::chrono::milliseconds limit) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int done = 0;
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r)
+    threads.emplace_back([&, r] {
+      body(r);
+      std::lock_guard<std::mutex> lock(mu);
+      ++done;
+      cv.notify_all();
+    });
+  std::unique_lock<std::mutex> lock(mu);
+  if (!cv.wait_for(lock, limit, [&] { return done == n; })) {
+    std::fprintf(stderr, "FATAL: %d of %d ranks still running after %lld ms\n", n - done, n,
+                 static_cast<long long>(limit.count()));
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  lock.unlock();
+  for (std::thread &t : threads)
+    t.join();
+}
+
+std::vector<ChildResult> runProcesses(int n,
+                                      const std::function<int(int rank, std::string &out)> &body,
+                                      std::chrono::milliseconds limit) {
+  std::vector<pid_t> pids(n);
+  std::vector<int> pipes(n);
+  for (int r = 0; r < n; ++r) {
+    int fds[2];
+    if (::pipe(fds) != 0)
+      std::abort();
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fds[0]);
+      std::string out;
+      int code = body(r, out);
+      // The output is small; a pipe holds 64 KiB without a reader.
+      ssize_t written = ::write(fds[1], out.data(), out.size());
+      (void)written;
+      std::_Exit(code);
+    }
+    ::close(fds[1]);
+    pids[r] = pid;
+    pipes[r] = fds[0];
+  }
+  std::vector<ChildResult> results(n);
+  Clock::time_point deadline = Clock::now() + limit;
+  for (int r = 0; r < n; ++r) {
+    int status = 0;
+    while (::waitpid(pids[r], &status, WNOHANG) == 0) {
+      if (Clock::now() > deadline) {
+        ::kill(pids[r], SIGKILL);
+        ::waitpid(pids[r], &status, 0);
+        ADD_FAILURE() << "rank " << r << " was still running after " << limit.count() << " ms";
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (WIFEXITED(status))
+      results[r].exitCode = WEXITSTATUS(status);
+    char buf[4096];
+    ssize_t got;
+    while ((got = ::read(pipes[r], buf, sizeof buf)) > 0)
+      results[r].output.append(buf, static_cast<size_t>(got));
+    ::close(pipes[r]);
+  }
+  return results;
+}
+
+
+} // namespace distc::comm::test
