@@ -16,6 +16,8 @@ PACKAGES=(
   zlib1g-dev libzip-dev
   # CPU kernels and tests
   libopenblas-dev libgtest-dev
+  # collectives between processes (Gloo over TCP)
+  libgloo-dev
   # reference numerics in tests
   python3-numpy
 )

@@ -2,6 +2,9 @@
 
 #include "CommTestUtil.h"
 
+#if DISTC_HAVE_GLOO
+#include "distc/Comm/GlooCommunicator.h"
+#endif
 #include "distc/Comm/Store.h"
 
 #include <gtest/gtest.h>
@@ -109,5 +112,40 @@ std::vector<ChildResult> runProcesses(int n,
   return results;
 }
 
+#if DISTC_HAVE_GLOO
+std::vector<std::unique_ptr<Communicator>> makeGlooGroup(int n, std::chrono::milliseconds timeout) {
+  std::string error;
+  auto server = StoreServer::start("127.0.0.1", 0, error);
+  EXPECT_TRUE(server) << error;
+  if (!server)
+    return {};
+  int port = server->port();
+  std::vector<std::unique_ptr<GlooCommunicator>> comms(n);
+  std::vector<std::string> errors(n);
+  runThreads(n, [&](int r) {
+    StoreOptions so;
+    so.port = port;
+    so.rank = r;
+    so.timeout = std::chrono::seconds(5);
+    std::shared_ptr<Store> store = Store::connect(so, errors[r]);
+    if (!store)
+      return;
+    GlooOptions go;
+    go.timeout = timeout;
+    go.connectTimeout = std::chrono::seconds(5);
+    comms[r] = GlooCommunicator::create(r, n, std::move(store), go, errors[r]);
+  });
+  std::vector<std::unique_ptr<Communicator>> out;
+  for (int r = 0; r < n; ++r) {
+    EXPECT_TRUE(comms[r]) << "rank " << r << ": " << errors[r];
+    if (!comms[r])
+      return {};
+  }
+  comms[0]->adoptServer(std::move(server));
+  for (auto &c : comms)
+    out.push_back(std::move(c));
+  return out;
+}
+#endif
 
 } // namespace distc::comm::test

@@ -3,6 +3,8 @@
 #ifndef DISTC_UNITTESTS_COMM_COMMTESTUTIL_H
 #define DISTC_UNITTESTS_COMM_COMMTESTUTIL_H
 
+#include "distc/Comm/Communicator.h"
+
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -33,6 +35,11 @@ struct ChildResult {
 std::vector<ChildResult> runProcesses(int n,
                                       const std::function<int(int rank, std::string &out)> &body,
                                       std::chrono::milliseconds limit = std::chrono::seconds(15));
+
+/// A group of n GlooCommunicators on 127.0.0.1 over a fresh store (its
+/// server lives in comms[0]), created from n threads.
+std::vector<std::unique_ptr<Communicator>>
+makeGlooGroup(int n, std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 double secondsSince(std::chrono::steady_clock::time_point start);
 

@@ -1,0 +1,136 @@
+//===- Communicator.cpp - Names, argument checks, the local communicator --===//
+
+#include "distc/Comm/Communicator.h"
+
+#include "CheckArgs.h"
+
+#include <cstring>
+#include <string>
+
+namespace distc::comm {
+
+Communicator::~Communicator() = default;
+
+const char *reduceOpName(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Sum:
+    return "sum";
+  case ReduceOp::Max:
+    return "max";
+  case ReduceOp::Min:
+    return "min";
+  case ReduceOp::Prod:
+    return "prod";
+  }
+  return "?";
+}
+
+std::optional<ReduceOp> reduceOpFromName(std::string_view name) {
+  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod})
+    if (name == reduceOpName(op))
+      return op;
+  return std::nullopt;
+}
+
+size_t elementSize(DType dtype) {
+  switch (dtype) {
+  case DType::Bool:
+  case DType::Int8:
+  case DType::UInt8:
+    return 1;
+  case DType::Int16:
+  case DType::Float16:
+  case DType::BFloat16:
+    return 2;
+  case DType::Int32:
+  case DType::Float32:
+    return 4;
+  case DType::Int64:
+  case DType::Float64:
+    return 8;
+  }
+  return 0;
+}
+
+const char *elementTypeName(DType dtype) {
+  static const char *const names[] = {"b1",  "i8",  "u8",   "i16", "i32",
+                                      "i64", "f16", "bf16", "f32", "f64"};
+  int i = static_cast<int>(dtype);
+  return i >= 0 && i < 10 ? names[i] : "?";
+}
+
+bool isReducible(DType d) {
+  return d == DType::Int8 || d == DType::UInt8 || d == DType::Int16 || d == DType::Int32 ||
+         d == DType::Int64 || d == DType::Float32 || d == DType::Float64;
+}
+
+namespace detail {
+
+Status checkBuffer(const char *op, const void *data, size_t count) {
+  if (!data && count > 0)
+    return Status::error(std::string(op) + ": null buffer for " + std::to_string(count) +
+                         " elements");
+  return Status::success();
+}
+
+Status checkElementType(const char *op, DType dtype) {
+  if (elementSize(dtype) == 0)
+    return Status::error(std::string(op) + ": unknown element type " +
+                         std::to_string(static_cast<int>(dtype)));
+  return Status::success();
+}
+
+Status checkReducible(const char *op, DType dtype) {
+  if (!isReducible(dtype))
+    return Status::error(std::string(op) + " of " + elementTypeName(dtype) +
+                         " is not supported; reductions support i8, u8, i16, i32, i64, f32 "
+                         "and f64");
+  return Status::success();
+}
+
+Status checkRoot(const char *op, int root, int size) {
+  if (root < 0 || root >= size)
+    return Status::error(std::string(op) + ": root " + std::to_string(root) + " is outside [0, " +
+                         std::to_string(size) + ")");
+  return Status::success();
+}
+
+} // namespace detail
+
+using namespace detail;
+
+Status LocalCommunicator::allreduce(void *data, size_t count, DType dtype, ReduceOp) {
+  Status s = checkBuffer("allreduce", data, count);
+  return s.ok() ? checkReducible("allreduce", dtype) : s;
+}
+
+Status LocalCommunicator::broadcast(void *data, size_t count, DType dtype, int root) {
+  Status s = checkBuffer("broadcast", data, count);
+  if (s.ok())
+    s = checkElementType("broadcast", dtype);
+  return s.ok() ? checkRoot("broadcast", root, 1) : s;
+}
+
+Status LocalCommunicator::reduce(void *data, size_t count, DType dtype, ReduceOp, int root) {
+  Status s = checkBuffer("reduce", data, count);
+  if (s.ok())
+    s = checkReducible("reduce", dtype);
+  return s.ok() ? checkRoot("reduce", root, 1) : s;
+}
+
+Status LocalCommunicator::allgather(const void *in, void *out, size_t countPerRank, DType dtype) {
+  Status s = checkBuffer("allgather", in, countPerRank);
+  if (s.ok())
+    s = checkBuffer("allgather", out, countPerRank);
+  if (s.ok())
+    s = checkElementType("allgather", dtype);
+  if (!s.ok())
+    return s;
+  if (in != out && countPerRank > 0)
+    std::memmove(out, in, countPerRank * elementSize(dtype));
+  return Status::success();
+}
+
+Status LocalCommunicator::barrier() { return Status::success(); }
+
+} // namespace distc::comm

@@ -1,0 +1,43 @@
+//===- FailureReport.cpp - Naming the rank that broke a collective --------===//
+
+#include "FailureReport.h"
+
+#include "Socket.h"
+
+namespace distc::comm::detail {
+
+FailureReport describeFailure(const FailureFacts &f) {
+  FailureReport r;
+  std::string reporter;
+  const Departure *first = nullptr;
+  for (const Departure &d : f.log)
+    if (d.rank != f.rank) {
+      first = &d;
+      break;
+    }
+  if (first && first->lost) {
+    r.cause = "rank " + std::to_string(first->rank) + " exited or lost its connection";
+  } else if (first && !first->reason.empty()) {
+    r.cause = first->reason;
+    reporter = " (reported by rank " + std::to_string(first->rank) + ")";
+  } else if (first) {
+    r.cause = "rank " + std::to_string(first->rank) +
+              " closed its communicator while this rank was still in a collective";
+  } else if (f.storeGone && f.rank != 0) {
+    r.cause = "rank 0 exited or lost its connection (the rendezvous store it served at " +
+              f.storeWhere + " is gone too)";
+  } else if (f.peer.peer >= 0 && f.peer.timedOut) {
+    r.cause = "timed out after " + formatSeconds(f.timeout) + " waiting for rank " +
+              std::to_string(f.peer.peer) +
+              " (stuck, or calling a different collective, count or root)";
+  } else if (f.peer.peer >= 0) {
+    r.cause =
+        "lost the connection to rank " + std::to_string(f.peer.peer) + " (" + f.peer.what + ")";
+  } else {
+    r.cause = f.peer.what.empty() ? "unknown error" : f.peer.what;
+  }
+  r.message = f.what + " failed on rank " + std::to_string(f.rank) + ": " + r.cause + reporter;
+  return r;
+}
+
+} // namespace distc::comm::detail

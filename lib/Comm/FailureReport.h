@@ -1,0 +1,48 @@
+//===- FailureReport.h - Naming the rank that broke a collective -*- C++ -*-===//
+//
+// When a transfer fails, the peer it was with is not necessarily at fault:
+// a rank that gave up on a dead peer closes its connections too. The
+// store's departure log orders the events, so its first entry is the root
+// cause: a rank that vanished ("lost") or one that left with a reason.
+// Without a log entry the failed transfer itself is the best evidence.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_LIB_COMM_FAILUREREPORT_H
+#define DISTC_LIB_COMM_FAILUREREPORT_H
+
+#include "distc/Comm/Store.h"
+
+#include "GlooExchange.h"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace distc::comm::detail {
+
+struct FailureFacts {
+  std::string what; // "allreduce #12", "connecting to the other ranks"
+  int rank = 0;     // this rank
+  PeerFailure peer; // the failed transfer (peer -1: none)
+  std::chrono::milliseconds timeout{0};
+  std::vector<Departure> log;
+  /// Querying the store failed: its host (rank 0) is gone too.
+  bool storeGone = false;
+  std::string storeWhere;
+};
+
+struct FailureReport {
+  /// One line: "allreduce #12 failed on rank 1: rank 2 exited or lost its
+  /// connection".
+  std::string message;
+  /// The cause alone, without who reported it: what this rank publishes
+  /// when it leaves, so ranks failing after it report the same cause.
+  std::string cause;
+};
+
+FailureReport describeFailure(const FailureFacts &facts);
+
+} // namespace distc::comm::detail
+
+#endif // DISTC_LIB_COMM_FAILUREREPORT_H

@@ -1,0 +1,412 @@
+//===- GlooCommunicator.cpp - Collectives between CPU processes -----------===//
+//
+// Each collective is one or two exchanges (GlooExchange.h) on slots of its
+// own: the sequence number of the collective and the phase, under a prefix
+// Gloo's own algorithms never use. The buffer is split into `size` chunks
+// of near-equal element counts; rank j owns chunk j.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Comm/GlooCommunicator.h"
+#include "distc/Comm/GlooStore.h"
+
+#include "CheckArgs.h"
+#include "FailureReport.h"
+#include "GlooExchange.h"
+#include "ReduceKernels.h"
+#include "SigpipeGuard.h"
+#include "Socket.h"
+
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace distc::comm {
+
+using namespace detail;
+using std::chrono::milliseconds;
+
+namespace {
+
+/// Element ranges of the per-rank chunks of `count` elements.
+struct Chunks {
+  Chunks(size_t count, int parts) : base(count / parts), rem(count % parts) {}
+  size_t offset(int i) const { return base * i + (size_t(i) < rem ? i : rem); }
+  size_t count(int i) const { return base + (size_t(i) < rem ? 1 : 0); }
+  size_t base, rem;
+};
+
+/// Broadcasts at most this many bytes straight from the root; larger ones
+/// scatter chunks and allgather them so the root's link is not the bottleneck.
+constexpr size_t kDirectBroadcastBytes = 64 << 10;
+
+/// Slots: 0xD1 in the top byte (Gloo's algorithms use 0x01-0x08 there,
+/// its context slots small numbers), then 16 bits of the collective's
+/// signature, 32 of its sequence number and 8 of the phase. Ranks that
+/// disagree on a collective's kind, count, dtype, op or root thus post to
+/// different slots and time out, instead of pairing transfers of different
+/// sizes, which makes Gloo abort the process.
+constexpr uint64_t kSlotPrefix = uint64_t(0xD1) << 56;
+
+uint16_t signature(const char *name, size_t count, DType dtype, int op, int root) {
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  auto mix = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  for (const char *p = name; *p; ++p)
+    mix(uint8_t(*p));
+  mix(count);
+  mix(uint64_t(dtype));
+  mix(uint64_t(int64_t(op)));
+  mix(uint64_t(int64_t(root)));
+  return uint16_t(h ^ (h >> 16) ^ (h >> 32) ^ (h >> 48));
+}
+
+} // namespace
+
+class GlooCommunicator::Impl {
+public:
+  Impl(int rank, int size, std::shared_ptr<Store> store, const GlooOptions &options)
+      : rank(rank), size(size), options(options), store(std::move(store)) {}
+
+  ~Impl() {
+    SigpipeGuard guard;
+    // Leave the store first: a peer that sees our connections close then
+    // finds our departure in the log instead of guessing.
+    store.reset();
+    context.reset();
+    device.reset();
+    // After a failure, ranks that are still computing will fail at their
+    // next collective and need the store's log to name the rank at fault;
+    // the host of the store waits for them (bounded) before it goes.
+    if (server && !broken.empty())
+      server->waitForDepartures(otherRanks(),
+                                std::min<milliseconds>(options.timeout, milliseconds(10000)));
+    server.reset();
+  }
+
+  std::vector<int> otherRanks() const {
+    std::vector<int> ranks;
+    for (int r = 0; r < size; ++r)
+      if (r != rank)
+        ranks.push_back(r);
+    return ranks;
+  }
+
+  /// Starts collective `name`: numbers it, fixes its deadline and the
+  /// signature its slots carry.
+  Status begin(const char *name, size_t count = 0, DType dtype = DType::UInt8, int op = -1,
+               int root = -1) {
+    if (!broken.empty())
+      return Status::error(broken);
+    ++seq;
+    sig = signature(name, count, dtype, op, root);
+    what = std::string(name) + " #" + std::to_string(seq);
+    deadline = Clock::now() + options.timeout;
+    return Status::success();
+  }
+
+  /// One exchange of the current collective; on failure, breaks the
+  /// communicator and returns the report.
+  Status run(int phase, const std::vector<Transfer> &sends, const std::vector<Transfer> &recvs) {
+    uint64_t slot =
+        kSlotPrefix | (uint64_t(sig) << 40) | ((seq & 0xFFFFFFFFull) << 8) | uint64_t(phase);
+    PeerFailure failure;
+    SigpipeGuard guard;
+    if (exchange(*context, slot, sends, recvs, deadline, failure))
+      return Status::success();
+    return fail(what, failure);
+  }
+
+  Status fail(const std::string &name, const PeerFailure &peer) {
+    FailureFacts facts;
+    facts.what = name;
+    facts.rank = rank;
+    facts.peer = peer;
+    facts.timeout = options.timeout;
+    facts.storeWhere = hostPort(store->host(), store->port());
+    // A dead peer's store connection ends when its transport connections
+    // do; give the server a moment to log it. After a timeout the log is
+    // whatever it is now.
+    milliseconds wait = peer.timedOut ? milliseconds(0) : milliseconds(2000);
+    if (!store->departures(wait, facts.log).ok())
+      facts.storeGone = true;
+    FailureReport report = describeFailure(facts);
+    store->leave(report.cause);
+    if (context) {
+      try {
+        context->closeConnections();
+      } catch (const std::exception &) {
+      }
+    }
+    broken = report.message;
+    return Status::error(broken);
+  }
+
+  char *scratchFor(size_t bytes) {
+    if (scratch.size() < bytes)
+      scratch.resize(bytes);
+    return scratch.data();
+  }
+
+  /// Reduce-scatter: afterwards `acc` holds this rank's chunk of the
+  /// reduction, combined in rank order.
+  Status reduceScatter(const char *data, const Chunks &chunks, DType dtype, ReduceOp op,
+                       char *&acc) {
+    size_t es = elementSize(dtype);
+    size_t mine = chunks.count(rank) * es;
+    char *pieces = scratchFor(mine * size); // piece r: rank r's copy of our chunk
+    std::vector<Transfer> sends, recvs;
+    for (int peer = 0; peer < size; ++peer) {
+      if (peer == rank)
+        continue;
+      sends.push_back(
+          {peer, const_cast<char *>(data) + chunks.offset(peer) * es, chunks.count(peer) * es});
+      recvs.push_back({peer, pieces + peer * mine, mine});
+    }
+    Status s = run(1, sends, recvs);
+    if (!s.ok())
+      return s;
+    // Our own slot is unused by the transfers: accumulate there.
+    const char *own = data + chunks.offset(rank) * es;
+    acc = pieces + rank * mine;
+    if (mine)
+      std::memcpy(acc, rank == 0 ? own : pieces, mine);
+    for (int r = 1; r < size; ++r)
+      combine(acc, r == rank ? own : pieces + r * mine, chunks.count(rank), dtype, op);
+    return Status::success();
+  }
+
+  const int rank, size;
+  const GlooOptions options;
+  std::shared_ptr<Store> store;
+  std::shared_ptr<gloo::transport::Device> device;
+  std::shared_ptr<gloo::rendezvous::Context> context;
+  std::unique_ptr<StoreServer> server;
+  uint64_t seq = 0;
+  uint16_t sig = 0;
+  std::string what;
+  Clock::time_point deadline;
+  std::string broken;
+  std::vector<char> scratch;
+};
+
+GlooCommunicator::GlooCommunicator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GlooCommunicator::~GlooCommunicator() = default;
+
+std::unique_ptr<GlooCommunicator> GlooCommunicator::create(int rank, int size,
+                                                           std::shared_ptr<Store> store,
+                                                           const GlooOptions &options,
+                                                           std::string &error) {
+  if (size < 1 || rank < 0 || rank >= size) {
+    error = "rank " + std::to_string(rank) + " is outside [0, " + std::to_string(size) + ")";
+    return nullptr;
+  }
+  if (!store) {
+    error = "a Gloo communicator needs a rendezvous store";
+    return nullptr;
+  }
+  auto impl = std::make_unique<Impl>(rank, size, store, options);
+  // The guard also covers the device's event-loop thread, which inherits
+  // the blocked SIGPIPE from this thread.
+  SigpipeGuard guard;
+  try {
+    gloo::transport::tcp::attr attr;
+    if (!options.host.empty())
+      attr.hostname = options.host;
+    else if (!options.iface.empty())
+      attr.iface = options.iface;
+    else
+      attr.hostname = store->localAddress();
+    impl->device = gloo::transport::tcp::CreateDevice(attr);
+    impl->context = std::make_shared<gloo::rendezvous::Context>(rank, size);
+    // Gloo waits five times its context timeout for a pair to connect
+    // (a peer that died during setup would hold us that long); scale it so
+    // setup as a whole stays within connectTimeout.
+    impl->context->setTimeout(
+        std::max<milliseconds>(options.connectTimeout / 5, milliseconds(1000)));
+    GlooStore glooStore(*store, options.prefix, options.connectTimeout);
+    impl->context->connectFullMesh(glooStore, impl->device);
+    impl->context->setTimeout(options.timeout);
+  } catch (const std::exception &e) {
+    PeerFailure failure;
+    failure.what = stripGlooLocation(e.what());
+    error = impl->fail("connecting to the other ranks", failure).message();
+    return nullptr;
+  }
+  return std::unique_ptr<GlooCommunicator>(new GlooCommunicator(std::move(impl)));
+}
+
+int GlooCommunicator::rank() const { return impl_->rank; }
+int GlooCommunicator::size() const { return impl_->size; }
+const std::string &GlooCommunicator::failure() const { return impl_->broken; }
+
+void GlooCommunicator::adoptServer(std::unique_ptr<StoreServer> server) {
+  impl_->server = std::move(server);
+}
+
+Status GlooCommunicator::allreduce(void *data, size_t count, DType dtype, ReduceOp op) {
+  Status s = checkBuffer("allreduce", data, count);
+  if (s.ok())
+    s = checkReducible("allreduce", dtype);
+  if (s.ok())
+    s = impl_->begin("allreduce", count, dtype, int(op));
+  if (!s.ok() || count == 0)
+    return s;
+  Impl &m = *impl_;
+  Chunks chunks(count, m.size);
+  size_t es = elementSize(dtype);
+  char *bytes = static_cast<char *>(data);
+  char *acc = nullptr;
+  s = m.reduceScatter(bytes, chunks, dtype, op, acc);
+  if (!s.ok())
+    return s;
+  char *mine = bytes + chunks.offset(m.rank) * es;
+  if (chunks.count(m.rank))
+    std::memcpy(mine, acc, chunks.count(m.rank) * es);
+  // Allgather of the reduced chunks.
+  std::vector<Transfer> sends, recvs;
+  for (int peer = 0; peer < m.size; ++peer) {
+    if (peer == m.rank)
+      continue;
+    sends.push_back({peer, mine, chunks.count(m.rank) * es});
+    recvs.push_back({peer, bytes + chunks.offset(peer) * es, chunks.count(peer) * es});
+  }
+  return m.run(2, sends, recvs);
+}
+
+Status GlooCommunicator::reduce(void *data, size_t count, DType dtype, ReduceOp op, int root) {
+  Status s = checkBuffer("reduce", data, count);
+  if (s.ok())
+    s = checkReducible("reduce", dtype);
+  if (s.ok())
+    s = checkRoot("reduce", root, impl_->size);
+  if (s.ok())
+    s = impl_->begin("reduce", count, dtype, int(op), root);
+  if (!s.ok() || count == 0)
+    return s;
+  Impl &m = *impl_;
+  Chunks chunks(count, m.size);
+  size_t es = elementSize(dtype);
+  char *bytes = static_cast<char *>(data);
+  char *acc = nullptr;
+  s = m.reduceScatter(bytes, chunks, dtype, op, acc);
+  if (!s.ok())
+    return s;
+  // Gather the reduced chunks on root; other ranks' buffers stay as given.
+  std::vector<Transfer> sends, recvs;
+  if (m.rank == root) {
+    for (int peer = 0; peer < m.size; ++peer)
+      if (peer != root)
+        recvs.push_back({peer, bytes + chunks.offset(peer) * es, chunks.count(peer) * es});
+  } else {
+    sends.push_back({root, acc, chunks.count(m.rank) * es});
+  }
+  s = m.run(2, sends, recvs);
+  if (s.ok() && m.rank == root && chunks.count(root))
+    std::memcpy(bytes + chunks.offset(root) * es, acc, chunks.count(root) * es);
+  return s;
+}
+
+Status GlooCommunicator::broadcast(void *data, size_t count, DType dtype, int root) {
+  Status s = checkBuffer("broadcast", data, count);
+  if (s.ok())
+    s = checkElementType("broadcast", dtype);
+  if (s.ok())
+    s = checkRoot("broadcast", root, impl_->size);
+  if (s.ok())
+    s = impl_->begin("broadcast", count, dtype, -1, root);
+  if (!s.ok() || count == 0)
+    return s;
+  Impl &m = *impl_;
+  size_t es = elementSize(dtype);
+  char *bytes = static_cast<char *>(data);
+  std::vector<Transfer> sends, recvs;
+  if (count * es <= kDirectBroadcastBytes || m.size == 2) {
+    if (m.rank == root) {
+      for (int peer = 0; peer < m.size; ++peer)
+        if (peer != root)
+          sends.push_back({peer, bytes, count * es});
+    } else {
+      recvs.push_back({root, bytes, count * es});
+    }
+    return m.run(1, sends, recvs);
+  }
+  // Scatter chunk k to rank k, then every rank passes its chunk on.
+  Chunks chunks(count, m.size);
+  auto chunk = [&](int k) {
+    return Transfer{-1, bytes + chunks.offset(k) * es, chunks.count(k) * es};
+  };
+  if (m.rank == root) {
+    for (int peer = 0; peer < m.size; ++peer)
+      if (peer != root)
+        sends.push_back({peer, chunk(peer).ptr, chunk(peer).bytes});
+  } else {
+    recvs.push_back({root, chunk(m.rank).ptr, chunk(m.rank).bytes});
+  }
+  s = m.run(1, sends, recvs);
+  if (!s.ok())
+    return s;
+  sends.clear();
+  recvs.clear();
+  for (int peer = 0; peer < m.size; ++peer) {
+    if (peer == m.rank)
+      continue;
+    if (peer != root)
+      sends.push_back({peer, chunk(m.rank).ptr, chunk(m.rank).bytes});
+    if (m.rank != root)
+      recvs.push_back({peer, chunk(peer).ptr, chunk(peer).bytes});
+  }
+  return m.run(2, sends, recvs);
+}
+
+Status GlooCommunicator::allgather(const void *in, void *out, size_t countPerRank, DType dtype) {
+  Status s = checkBuffer("allgather", in, countPerRank);
+  if (s.ok())
+    s = checkBuffer("allgather", out, countPerRank);
+  if (s.ok())
+    s = checkElementType("allgather", dtype);
+  if (s.ok())
+    s = impl_->begin("allgather", countPerRank, dtype);
+  if (!s.ok() || countPerRank == 0)
+    return s;
+  Impl &m = *impl_;
+  size_t block = countPerRank * elementSize(dtype);
+  char *bytes = static_cast<char *>(out);
+  char *mine = bytes + m.rank * block;
+  if (in != mine)
+    std::memcpy(mine, in, block);
+  std::vector<Transfer> sends, recvs;
+  for (int peer = 0; peer < m.size; ++peer) {
+    if (peer == m.rank)
+      continue;
+    sends.push_back({peer, mine, block});
+    recvs.push_back({peer, bytes + peer * block, block});
+  }
+  return m.run(1, sends, recvs);
+}
+
+Status GlooCommunicator::barrier() {
+  Status s = impl_->begin("barrier");
+  if (!s.ok())
+    return s;
+  Impl &m = *impl_;
+  // A one-byte allgather: having every rank's byte means every rank came.
+  char token = 1;
+  std::vector<char> tokens(m.size);
+  std::vector<Transfer> sends, recvs;
+  for (int peer = 0; peer < m.size; ++peer) {
+    if (peer == m.rank)
+      continue;
+    sends.push_back({peer, &token, 1});
+    recvs.push_back({peer, &tokens[peer], 1});
+  }
+  return m.run(1, sends, recvs);
+}
+
+} // namespace distc::comm
