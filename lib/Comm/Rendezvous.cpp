@@ -1,0 +1,222 @@
+//===- Rendezvous.cpp - Forming the job's communicator --------------------===//
+//
+// Store keys (under the prefix): claim/<r> counts the processes that
+// claimed rank r; info/<r> is "<world size>\n<fingerprint>"; abort holds
+// the first mismatch found, so every rank reports the same line instead of
+// some of them waiting for the timeout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Comm/Rendezvous.h"
+#include "distc/Comm/GlooCommunicator.h"
+#include "distc/Comm/Store.h"
+
+#include "Socket.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace distc::comm {
+
+using namespace detail;
+using std::chrono::milliseconds;
+
+namespace {
+
+struct RankInfo {
+  int64_t worldSize = 0;
+  std::string fingerprint;
+};
+
+std::string encode(const RankInfo &info) {
+  return std::to_string(info.worldSize) + "\n" + info.fingerprint;
+}
+
+RankInfo decode(const std::string &s) {
+  RankInfo info;
+  size_t nl = s.find('\n');
+  std::string size = s.substr(0, nl);
+  std::from_chars(size.data(), size.data() + size.size(), info.worldSize);
+  if (nl != std::string::npos)
+    info.fingerprint = s.substr(nl + 1);
+  return info;
+}
+
+/// Fingerprints in messages: short, but long enough to show where two differ.
+std::string shorten(const std::string &s, const std::string &other) {
+  if (s.empty())
+    return "(none)";
+  size_t common = 0;
+  while (common < s.size() && common < other.size() && s[common] == other[common])
+    ++common;
+  size_t keep = std::max<size_t>(12, common + 4);
+  return s.size() <= keep + 4 ? s : s.substr(0, keep) + "\u2026";
+}
+
+/// Empty when `info` (rank r's) agrees with `ref` (rank 0's).
+std::string mismatch(const RendezvousOptions &o, int r, const RankInfo &info, const RankInfo &ref) {
+  if (info.worldSize != ref.worldSize)
+    return "rank " + std::to_string(r) + " was started with world size " +
+           std::to_string(info.worldSize) + ", rank 0 with " + std::to_string(ref.worldSize);
+  if (info.fingerprint != ref.fingerprint)
+    return "rank " + std::to_string(r) + " runs " + o.fingerprintKind + " " +
+           shorten(info.fingerprint, ref.fingerprint) + ", rank 0 runs " +
+           shorten(ref.fingerprint, info.fingerprint);
+  return "";
+}
+
+std::string rankList(const std::vector<int> &ranks) {
+  std::string s = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (i == 8) {
+      s += " and " + std::to_string(ranks.size() - i) + " more";
+      break;
+    }
+    s += (i ? ", " : "") + std::to_string(ranks[i]);
+  }
+  return s;
+}
+
+milliseconds leftUntil(Clock::time_point deadline) {
+  auto ms = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+  return ms.count() < 1 ? milliseconds(1) : ms;
+}
+
+/// Steps 1 and 2 of the rendezvous (Rendezvous.h) on a connected store.
+bool agree(const RendezvousOptions &o, Store &store, Clock::time_point deadline,
+           std::string &error) {
+  const std::string &p = o.prefix;
+  auto infoKey = [&](int r) { return p + "/info/" + std::to_string(r); };
+  auto abortWith = [&](const std::string &message) {
+    (void)store.set(p + "/abort", message);
+    error = message;
+    return false;
+  };
+  int64_t claims = 0;
+  Status s = store.add(p + "/claim/" + std::to_string(o.rank), 1, claims);
+  if (s.ok() && claims > 1)
+    return abortWith("rank " + std::to_string(o.rank) +
+                     " was started twice: another process already joined as rank " +
+                     std::to_string(o.rank));
+  RankInfo mine{o.worldSize, o.fingerprint};
+  if (s.ok())
+    s = store.set(infoKey(o.rank), encode(mine));
+  RankInfo ref = mine;
+  std::string value;
+  if (s.ok() && o.rank != 0 && (s = store.get(infoKey(0), value, leftUntil(deadline))).ok()) {
+    ref = decode(value);
+    std::string m = mismatch(o, o.rank, mine, ref);
+    if (!m.empty())
+      return abortWith(m);
+  }
+  std::vector<int> waiting;
+  for (int r = 1; r < o.worldSize; ++r)
+    if (r != o.rank)
+      waiting.push_back(r);
+  while (s.ok() && !waiting.empty()) {
+    std::vector<std::string> keys{p + "/abort"}, present;
+    for (int r : waiting)
+      keys.push_back(infoKey(r));
+    s = store.waitAny(keys, leftUntil(deadline), present);
+    if (!s.ok())
+      break;
+    if (present.empty()) {
+      error = rankList(waiting) + " did not join the rendezvous at " +
+              hostPort(o.masterAddr, o.masterPort) + " within " + formatSeconds(o.connectTimeout) +
+              " (world size " + std::to_string(o.worldSize) + ")";
+      return false;
+    }
+    for (const std::string &key : present) {
+      if (!(s = store.get(key, value)).ok())
+        break;
+      if (key == keys[0]) {
+        error = value;
+        return false;
+      }
+      int r = std::stoi(key.substr(key.rfind('/') + 1));
+      std::string m = mismatch(o, r, decode(value), ref);
+      if (!m.empty())
+        return abortWith(m);
+      waiting.erase(std::find(waiting.begin(), waiting.end(), r));
+    }
+  }
+  if (!s.ok()) {
+    error = s.message();
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool connect(const RendezvousOptions &o, std::unique_ptr<Communicator> &comm, std::string &error) {
+  if (o.worldSize < 1) {
+    error = "world size " + std::to_string(o.worldSize) + " is not positive";
+    return false;
+  }
+  if (o.rank < 0 || o.rank >= o.worldSize) {
+    error = "rank " + std::to_string(o.rank) + " is outside [0, " + std::to_string(o.worldSize) +
+            ") (world size " + std::to_string(o.worldSize) + ")";
+    return false;
+  }
+  if (o.worldSize == 1) {
+    comm = std::make_unique<LocalCommunicator>();
+    return true;
+  }
+#if !DISTC_HAVE_GLOO
+  error = "world size " + std::to_string(o.worldSize) +
+          " needs Gloo, and this build of distc has none (install libgloo-dev and rebuild)";
+  return false;
+#else
+  Clock::time_point deadline = Clock::now() + o.connectTimeout;
+  std::unique_ptr<StoreServer> server;
+  if (o.rank == 0 && o.serveStore) {
+    server = StoreServer::start(o.masterAddr, o.masterPort, error);
+    if (!server)
+      return false;
+  }
+  StoreOptions so;
+  so.host = o.masterAddr;
+  so.port = o.masterPort;
+  so.timeout = o.connectTimeout;
+  so.rank = o.rank;
+  std::shared_ptr<Store> store = Store::connect(so, error);
+  // On failure rank 0 keeps the store up until every other rank has come
+  // and gone (bounded by the rendezvous deadline), so that they read the
+  // verdict from it rather than "cannot reach" or "closed the connection".
+  auto failed = [&] {
+    store.reset();
+    if (server) {
+      std::vector<int> others;
+      for (int r = 1; r < o.worldSize; ++r)
+        others.push_back(r);
+      server->waitForDepartures(others, leftUntil(deadline));
+    }
+    return false;
+  };
+  if (!store || !agree(o, *store, deadline, error))
+    return failed();
+  GlooOptions go;
+  go.host = o.host;
+  go.iface = o.iface;
+  go.timeout = o.timeout;
+  go.connectTimeout = leftUntil(deadline);
+  go.prefix = o.prefix + "/gloo";
+  auto gloo = GlooCommunicator::create(o.rank, o.worldSize, std::move(store), go, error);
+  if (!gloo)
+    return failed();
+  // Gloo's connect returns on a rank once its own pairs are up; a barrier
+  // makes connect() return only when every rank's are, so a rank that
+  // exits right after connecting cannot break another's rendezvous.
+  Status s = gloo->barrier();
+  gloo->adoptServer(std::move(server));
+  if (!s.ok()) {
+    error = s.message();
+    return false;
+  }
+  comm = std::move(gloo);
+  return true;
+#endif
+}
+
+} // namespace distc::comm
