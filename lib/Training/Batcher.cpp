@@ -65,10 +65,20 @@ Status Batcher::create(Dataset dataset, const BatcherOptions &options, Batcher &
   if (options.batchSize < 1)
     return Status::error("the batch size must be at least 1, got " +
                          std::to_string(options.batchSize));
-  if (options.dropLast && options.batchSize > rows)
+  if (options.worldSize < 1 || options.rank < 0 || options.rank >= options.worldSize)
+    return Status::error("rank " + std::to_string(options.rank) + " is not one of " +
+                         std::to_string(options.worldSize) + " ranks");
+  // With fewer rows than a global batch, the only batch is the partial
+  // tail, which drop-last (or too few rows for every rank to get one) drops.
+  int64_t global = options.batchSize * options.worldSize;
+  bool tailDropped = options.dropLast || rows % global < options.worldSize;
+  if (rows < global && tailDropped)
     return Status::error("a batch size of " + std::to_string(options.batchSize) +
-                         " with drop-last leaves no batch: the data has " + std::to_string(rows) +
-                         " rows");
+                         (options.worldSize > 1
+                              ? " on each of " + std::to_string(options.worldSize) + " ranks"
+                              : std::string()) +
+                         (options.dropLast ? " with drop-last" : "") +
+                         " leaves no batch: the data has " + std::to_string(rows) + " rows");
   Batcher b;
   b.dataset_ = std::move(dataset);
   b.options_ = options;
@@ -94,22 +104,30 @@ void Batcher::startEpoch(int64_t epoch) {
 
 int64_t Batcher::epochEnd() const {
   int64_t rows = dataset_.numRows();
-  return options_.dropLast ? rows - rows % options_.batchSize : rows;
+  int64_t tail = rows % globalBatchSize();
+  // A partial global batch too small to give every rank a row is dropped.
+  bool dropTail = options_.dropLast || (tail > 0 && tail < options_.worldSize);
+  return dropTail ? rows - tail : rows;
 }
 
 int64_t Batcher::batchesPerEpoch() const {
-  return epochEnd() / options_.batchSize + (epochEnd() % options_.batchSize ? 1 : 0);
+  int64_t global = globalBatchSize();
+  return epochEnd() / global + (epochEnd() % global ? 1 : 0);
 }
 
 Batch Batcher::next() {
   int64_t end = epochEnd();
-  int64_t stop = std::min(nextRow_ + options_.batchSize, end);
-  std::vector<int64_t> rows(order_.begin() + nextRow_, order_.begin() + stop);
+  int64_t global = globalBatchSize();
+  int64_t stop = std::min(nextRow_ + global, end);
+  // This rank's contiguous share of the global batch [nextRow_, stop).
+  int64_t m = stop - nextRow_, n = options_.worldSize, r = options_.rank;
+  int64_t first = nextRow_ + r * m / n, last = nextRow_ + (r + 1) * m / n;
+  std::vector<int64_t> rows(order_.begin() + first, order_.begin() + last);
   Batch batch;
   batch.columns = selectRows(dataset_, rows).columns;
   batch.epoch = epoch_;
-  batch.index = nextRow_ / options_.batchSize;
-  batch.rows = stop - nextRow_;
+  batch.index = nextRow_ / global;
+  batch.rows = last - first;
   batch.lastInEpoch = stop >= end;
   nextRow_ = stop;
   if (batch.lastInEpoch)
@@ -137,10 +155,10 @@ Status Batcher::restore(const BatcherState &state) {
                          (state.shuffle ? "with" : "without") + " shuffling but this run is " +
                          (options_.shuffle ? "with" : "without") + " it");
   if (state.epoch < 0 || state.nextRow < 0 || state.nextRow >= epochEnd() ||
-      state.nextRow % options_.batchSize != 0)
+      state.nextRow % globalBatchSize() != 0)
     return Status::error("cannot resume: the saved batcher position (epoch " +
                          std::to_string(state.epoch) + ", row " + std::to_string(state.nextRow) +
-                         ") is not the start of a batch of " + std::to_string(options_.batchSize) +
+                         ") is not the start of a batch of " + std::to_string(globalBatchSize()) +
                          " rows");
   options_.seed = state.seed;
   startEpoch(state.epoch);

@@ -187,3 +187,62 @@ TEST(BatcherTest, RejectsBadInputs) {
   EXPECT_FALSE(Batcher::create(Dataset(), o, b).ok());
   EXPECT_FALSE(Batcher::create(rows(0), o, b).ok());
 }
+
+// Data parallelism: N ranks with batch b see, step by step, exactly the rows
+// of a serial run with batch N·b; the partial last batch is shared evenly.
+TEST(BatcherTest, RanksShareTheSerialGlobalBatch) {
+  const int64_t n = 23, b = 3;
+  for (int64_t world : {2, 4}) {
+    BatcherOptions serialOptions;
+    serialOptions.batchSize = b * world;
+    serialOptions.seed = 7;
+    Batcher serial = make(n, serialOptions);
+    std::vector<Batcher> ranks;
+    for (int64_t r = 0; r < world; ++r) {
+      BatcherOptions o = serialOptions;
+      o.batchSize = b;
+      o.rank = r;
+      o.worldSize = world;
+      ranks.push_back(make(n, o));
+    }
+    EXPECT_EQ(ranks[0].batchesPerEpoch(), serial.batchesPerEpoch());
+    for (int step = 0; step < 3 * serial.batchesPerEpoch(); ++step) {
+      Batch whole = serial.next();
+      std::vector<int64_t> joined;
+      for (int64_t r = 0; r < world; ++r) {
+        Batch part = ranks[static_cast<size_t>(r)].next();
+        EXPECT_EQ(part.epoch, whole.epoch);
+        EXPECT_EQ(part.index, whole.index);
+        EXPECT_EQ(part.lastInEpoch, whole.lastInEpoch);
+        EXPECT_GE(part.rows, 1);
+        std::vector<int64_t> got = ids(part);
+        joined.insert(joined.end(), got.begin(), got.end());
+      }
+      EXPECT_EQ(joined, ids(whole)) << "world " << world << " step " << step;
+    }
+    // Positions are global: every rank's state equals the serial one's.
+    EXPECT_EQ(ranks[1].state().toJson(), serial.state().toJson());
+  }
+}
+
+TEST(BatcherTest, TailTooSmallForEveryRankIsDropped) {
+  // 10 rows, global batch 4·2 = 8: the tail of 2 rows cannot feed 4 ranks.
+  BatcherOptions o;
+  o.batchSize = 2;
+  o.worldSize = 4;
+  o.shuffle = false;
+  o.rank = 3;
+  Batcher b = make(10, o);
+  EXPECT_EQ(b.batchesPerEpoch(), 1);
+  EXPECT_EQ(ids(b.next()), (std::vector<int64_t>{6, 7}));
+  EXPECT_EQ(b.next().epoch, 1);
+
+  Batcher none;
+  o.batchSize = 1;
+  o.worldSize = 4;
+  Status st = Batcher::create(rows(3), o, none);
+  EXPECT_EQ(st.message(), "a batch size of 1 on each of 4 ranks leaves no batch: the data has 3 rows");
+  o.rank = 4;
+  st = Batcher::create(rows(30), o, none);
+  EXPECT_EQ(st.message(), "rank 4 is not one of 4 ranks");
+}

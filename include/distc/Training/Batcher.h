@@ -29,8 +29,18 @@
 namespace distc::training {
 
 struct BatcherOptions {
-  /// Rows per batch, >= 1.
+  /// Rows per batch on each rank, >= 1.
   int64_t batchSize = 1;
+  /// Data parallelism: this rank and the number of ranks. Every rank visits
+  /// the same epoch order in global batches of batchSize·worldSize rows and
+  /// takes its contiguous share, rank r rows [r·b, (r+1)·b) of each global
+  /// batch, so the ranks together see at each step exactly the rows a serial
+  /// run with batch b·worldSize sees. An epoch's final, partial global batch
+  /// of m rows is shared as evenly as possible (rank r: rows
+  /// [⌊r·m/N⌋, ⌊(r+1)·m/N⌋)); when m < N it is dropped, so no rank gets an
+  /// empty batch.
+  int64_t rank = 0;
+  int64_t worldSize = 1;
   /// Shuffle each epoch (false for `--no-shuffle`: rows in order).
   bool shuffle = true;
   /// Skip an epoch's last batch when it has fewer than batchSize rows.
@@ -42,7 +52,9 @@ struct BatcherState {
   uint64_t seed = 0;
   /// The epoch the next batch comes from (0-based).
   int64_t epoch = 0;
-  /// Position in that epoch's row order of the next batch's first row.
+  /// Position in that epoch's row order of the next (global) batch's first
+  /// row; the same on every rank, so a checkpoint resumes on any number of
+  /// ranks whose global batch is the same.
   int64_t nextRow = 0;
   /// Recorded to detect a resume on other data or settings.
   int64_t rows = 0;
@@ -79,8 +91,11 @@ public:
   /// epochs or steps.
   Batch next();
 
-  /// Batches per epoch: ceil(N / B), or floor(N / B) with drop-last.
+  /// Batches per epoch: ceil(N / G), or floor(N / G) with drop-last, where
+  /// G = batchSize·worldSize is the global batch.
   int64_t batchesPerEpoch() const;
+  /// Rows per global batch: batchSize·worldSize.
+  int64_t globalBatchSize() const { return options_.batchSize * options_.worldSize; }
   int64_t numRows() const { return dataset_.numRows(); }
   const BatcherOptions &options() const { return options_; }
   const Dataset &dataset() const { return dataset_; }
