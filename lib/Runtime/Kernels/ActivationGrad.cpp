@@ -4,83 +4,134 @@
 // derivative is cheapest in terms of the forward result (relu, sigmoid,
 // tanh, exp, sqrt) take the forward OUTPUT as their first operand, the
 // others the forward INPUT, as Paddle's grad ops do; docs/artifact.md lists
-// which is which. Values are computed in double and rounded once.
+// which is which.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelUtils.h"
 #include "Registration.h"
+#include "VectorMath.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace distc::runtime::kernels {
 namespace {
 
-/// d(op)/dx as a function of the first operand v (forward output or input),
-/// multiplied by the upstream gradient g.
-using GradFn = double (*)(double v, double g);
+/// dx = d(op)/dx * dout, element-wise from v (the forward output or input,
+/// see above) and dout. Float64 computes as before in double with the C
+/// library; float32 stays in float, with VectorMath.h's exp and normal CDF
+/// so the GELU loops vectorize.
+template <typename T, typename F>
+void mapGrad(const Tensor &v, const Tensor &dout, Tensor &dx, F f, int64_t grain = kCheapGrain) {
+  // Element-wise, reading before writing: dx may share storage with dout.
+  parallelMap(v.data<T>(), dout.data<T>(), dx.data<T>(), v.numel(), grain, f);
+}
 
-GradFn findUnaryGrad(const std::string &op) {
-  static const struct {
-    const char *name;
-    GradFn fn;
-  } table[] = {
-      // v = out
-      {"relu", [](double out, double g) { return out > 0 ? g : 0.0; }},
-      {"sigmoid", [](double out, double g) { return g * out * (1 - out); }},
-      {"tanh", [](double out, double g) { return g * (1 - out * out); }},
-      {"exp", [](double out, double g) { return g * out; }},
-      {"sqrt", [](double out, double g) { return g / (2 * out); }},
-      // v = x
-      {"gelu",
-       [](double x, double g) {
-         const double cdf = 0.5 * (1 + std::erf(x / std::sqrt(2.0)));
-         const double pdf = std::exp(-0.5 * x * x) / std::sqrt(2 * M_PI);
-         return g * (cdf + x * pdf);
-       }},
-      {"gelu_tanh",
-       [](double x, double g) {
-         // out = 0.5 x (1 + tanh(k (x + 0.044715 x^3))), k = sqrt(2/pi).
-         const double k = std::sqrt(2 / M_PI), c = 0.044715;
-         const double t = std::tanh(k * (x + c * x * x * x));
-         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x));
-       }},
-      {"square", [](double x, double g) { return 2 * x * g; }},
-      {"log", [](double x, double g) { return g / x; }},
-      {"abs", [](double x, double g) { return x > 0   ? g
-                                              : x < 0 ? -g
-                                                      : 0.0; }},
-      {"neg", [](double, double g) { return -g; }},
-  };
-  for (const auto &e : table)
-    if (op == e.name)
-      return e.fn;
-  return nullptr;
+/// mapGrad for a float64 derivative that calls the C library.
+template <typename T, typename F>
+void mapGradScalar(const Tensor &v, const Tensor &dout, Tensor &dx, F f) {
+  mapScalar(v.data<T>(), dout.data<T>(), dx.data<T>(), v.numel(), f);
+}
+
+/// GELU (erf form): dx = dout * (Phi(x) + x phi(x)).
+template <typename T> void geluGrad(const Tensor &v, const Tensor &dout, Tensor &dx) {
+  if constexpr (std::is_same_v<T, float>)
+    mapGrad<float>(
+        v, dout, dx,
+        [](float x, float g) { return g * (vmath::normalCdf(x) + x * vmath::normalPdf(x)); },
+        kCostlyGrain);
+  else
+    mapGradScalar<T>(v, dout, dx, [](T x, T g) {
+      const T cdf = T(0.5) * (1 + std::erf(x / std::sqrt(T(2))));
+      const T pdf = std::exp(T(-0.5) * x * x) / std::sqrt(2 * T(M_PI));
+      return g * (cdf + x * pdf);
+    });
+}
+
+/// GELU (tanh approximation), the exact derivative of
+/// out = 0.5 x (1 + t), t = tanh(k (x + c x^3)), k = sqrt(2/pi), c = 0.044715:
+///   0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2).
+/// Float32 writes 0.5 (1 + t) as s = sigmoid(2u) and 0.5 (1 - t^2) as
+/// 2 s (1 - s): the same values, vectorizable and without cancellation.
+template <typename T> void geluTanhGrad(const Tensor &v, const Tensor &dout, Tensor &dx) {
+  const T k = std::sqrt(T(2) / T(M_PI)), c = T(0.044715);
+  if constexpr (std::is_same_v<T, float>)
+    mapGrad<float>(
+        v, dout, dx,
+        [k, c](float x, float g) {
+          const float s = vmath::sigmoid(2.0f * k * (x + c * x * x * x));
+          return g * (s + 2.0f * x * s * (1.0f - s) * k * (1.0f + 3.0f * c * x * x));
+        },
+        kCostlyGrain);
+  else
+    mapGradScalar<T>(v, dout, dx, [k, c](T x, T g) {
+      const T t = std::tanh(k * (x + c * x * x * x));
+      return g * (T(0.5) * (1 + t) + T(0.5) * x * (1 - t * t) * k * (1 + 3 * c * x * x));
+    });
+}
+
+enum class UnaryOp { Relu, Sigmoid, Tanh, Exp, Sqrt, Gelu, GeluTanh, Square, Log, Abs, Neg };
+
+bool parseUnaryOp(const std::string &name, UnaryOp &op) {
+  static const std::pair<const char *, UnaryOp> table[] = {
+      {"relu", UnaryOp::Relu},     {"sigmoid", UnaryOp::Sigmoid},     {"tanh", UnaryOp::Tanh},
+      {"exp", UnaryOp::Exp},       {"sqrt", UnaryOp::Sqrt},           {"gelu", UnaryOp::Gelu},
+      {"gelu_tanh", UnaryOp::GeluTanh}, {"square", UnaryOp::Square}, {"log", UnaryOp::Log},
+      {"abs", UnaryOp::Abs},       {"neg", UnaryOp::Neg}};
+  for (const auto &[n, o] : table)
+    if (name == n) {
+      op = o;
+      return true;
+    }
+  return false;
+}
+
+template <typename T> void unaryGrad(UnaryOp op, const Tensor &v, const Tensor &dout, Tensor &dx) {
+  switch (op) {
+  // v = out
+  case UnaryOp::Relu:
+    return mapGrad<T>(v, dout, dx, [](T out, T g) { return out > T(0) ? g : T(0); });
+  case UnaryOp::Sigmoid:
+    return mapGrad<T>(v, dout, dx, [](T out, T g) { return g * out * (T(1) - out); });
+  case UnaryOp::Tanh:
+    return mapGrad<T>(v, dout, dx, [](T out, T g) { return g * (T(1) - out * out); });
+  case UnaryOp::Exp:
+    return mapGrad<T>(v, dout, dx, [](T out, T g) { return g * out; });
+  case UnaryOp::Sqrt:
+    return mapGrad<T>(v, dout, dx, [](T out, T g) { return g / (T(2) * out); }, kCostlyGrain);
+  // v = x
+  case UnaryOp::Gelu:
+    return geluGrad<T>(v, dout, dx);
+  case UnaryOp::GeluTanh:
+    return geluTanhGrad<T>(v, dout, dx);
+  case UnaryOp::Square:
+    return mapGrad<T>(v, dout, dx, [](T x, T g) { return T(2) * x * g; });
+  case UnaryOp::Log:
+    return mapGrad<T>(v, dout, dx, [](T x, T g) { return g / x; }, kCostlyGrain);
+  case UnaryOp::Abs:
+    return mapGrad<T>(v, dout, dx,
+                      [](T x, T g) { return x > T(0) ? g : x < T(0) ? -g : T(0); });
+  case UnaryOp::Neg:
+    return mapGrad<T>(v, dout, dx, [](T, T g) { return -g; });
+  }
 }
 
 void unaryGradKernel(KernelContext &ctx) {
   const Tensor &v = ctx.input(0);
   const Tensor &dout = ctx.input(1);
   Tensor &dx = ctx.output(0);
-  const std::string op = ctx.stringAttr("op");
-  GradFn fn = findUnaryGrad(op);
-  if (!fn)
-    ctx.fail("unknown unary op '" + op +
+  const std::string name = ctx.stringAttr("op");
+  UnaryOp op;
+  if (!parseUnaryOp(name, op))
+    ctx.fail("unknown unary op '" + name +
              "' (expected relu, sigmoid, tanh, gelu, gelu_tanh, "
              "square, exp, log, sqrt, abs or neg)");
   expectSameDtype(ctx, dout, v, "dout", "x");
   expectSameDtype(ctx, dx, v, "dx", "x");
   expectNumel(ctx, dout, v.numel(), "dout");
   expectNumel(ctx, dx, v.numel(), "dx");
-  dispatchFloat(ctx, v.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T *vp = v.data<T>();
-    const T *gp = dout.data<T>();
-    T *dst = dx.data<T>();
-    // Element-wise, reading before writing: dx may share storage with dout.
-    for (int64_t i = 0; i < v.numel(); ++i)
-      dst[i] = T(fn(double(vp[i]), double(gp[i])));
-  });
+  dispatchFloat(ctx, v.dtype(), [&](auto tag) { unaryGrad<decltype(tag)>(op, v, dout, dx); });
 }
 
 void softmaxGradKernel(KernelContext &ctx) {
@@ -99,6 +150,20 @@ void softmaxGradKernel(KernelContext &ctx) {
     const T *y = out.data<T>();
     const T *g = dout.data<T>();
     T *dst = dx.data<T>();
+    if (v.inner == 1) {
+      // Along the last axis: contiguous rows, split over threads.
+      const int64_t size = v.size;
+      vectorizedFor(v.outer, std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, size)),
+                    [=](int64_t begin, int64_t end) {
+                      for (int64_t o = begin; o < end; ++o) {
+                        const int64_t base = o * size;
+                        const T dot = T(rowDot(g + base, y + base, size));
+                        mapElements(y + base, g + base, dst + base, size,
+                                    [dot](T yi, T gi) { return yi * (gi - dot); });
+                      }
+                    });
+      return;
+    }
     for (int64_t o = 0; o < v.outer; ++o)
       for (int64_t in = 0; in < v.inner; ++in) {
         const int64_t base = o * v.size * v.inner + in;

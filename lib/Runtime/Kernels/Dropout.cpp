@@ -19,7 +19,7 @@ namespace distc::runtime::kernels {
 namespace {
 
 /// The SplitMix64 output function (Steele, Lea, Flood 2014) of state z.
-uint64_t splitmix64(uint64_t z) {
+DISTC_ALWAYS_INLINE uint64_t splitmix64(uint64_t z) {
   z += 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -47,6 +47,17 @@ void expectMask(const KernelContext &ctx, const Tensor &mask, int64_t numel) {
   expectNumel(ctx, mask, numel, "mask");
 }
 
+/// out = mask ? x * scale : 0, element-wise in x's dtype (out may be x).
+void applyMask(const KernelContext &ctx, const Tensor &mask, const Tensor &x, Tensor &out,
+               double scale) {
+  dispatchFloat(ctx, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T s = T(scale);
+    parallelMap(mask.data<uint8_t>(), x.data<T>(), out.data<T>(), x.numel(), kCheapGrain,
+                [s](uint8_t keep, T v) { return keep ? v * s : T(0); });
+  });
+}
+
 void dropoutKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0);
   const Tensor &step = ctx.input(1);
@@ -62,18 +73,20 @@ void dropoutKernel(KernelContext &ctx) {
   const uint64_t seed = static_cast<uint64_t>(ctx.intAttr("seed"));
   const uint64_t base =
       splitmix64(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step.data<int64_t>()[0]));
-  dispatchFloat(ctx, x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T *src = x.data<T>();
-    T *dst = out.data<T>();
-    uint8_t *m = mask.data<uint8_t>();
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      const double u = double(splitmix64(base + uint64_t(i)) >> 11) * 0x1.0p-53;
-      const bool keep = u >= p;
-      m[i] = keep ? 1 : 0;
-      dst[i] = keep ? T(double(src[i]) * scale) : T(0);
-    }
+  // u_i >= p exactly when the integer (splitmix64(base + i) >> 11) is at
+  // least ceil(p * 2^53) (exact in double: p <= 1, the product only shifts
+  // the exponent); an integer compare keeps the loop vectorizable.
+  const uint64_t threshold = uint64_t(std::ceil(p * 0x1.0p53));
+  dispatchFloat(ctx, x.dtype(), [](auto) {}); // fails before the mask is written
+  const int64_t n = x.numel();
+  uint8_t *m = mask.data<uint8_t>();
+  // Captured by value: the byte stores could alias a captured reference.
+  vectorizedFor(n, kCostlyGrain, [m, base, threshold](int64_t begin, int64_t end) {
+    DISTC_VECTORIZE_LOOP
+    for (int64_t i = begin; i < end; ++i)
+      m[i] = (splitmix64(base + uint64_t(i)) >> 11) >= threshold ? 1 : 0;
   });
+  applyMask(ctx, mask, x, out, scale);
 }
 
 void dropoutGradKernel(KernelContext &ctx) {
@@ -84,14 +97,7 @@ void dropoutGradKernel(KernelContext &ctx) {
   expectMask(ctx, mask, dout.numel());
   expectSameDtype(ctx, dx, dout, "dx", "dout");
   expectNumel(ctx, dx, dout.numel(), "dx");
-  dispatchFloat(ctx, dout.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const uint8_t *m = mask.data<uint8_t>();
-    const T *g = dout.data<T>();
-    T *dst = dx.data<T>();
-    for (int64_t i = 0; i < dout.numel(); ++i)
-      dst[i] = m[i] ? T(double(g[i]) * scale) : T(0);
-  });
+  applyMask(ctx, mask, dout, dx, scale);
 }
 
 } // namespace

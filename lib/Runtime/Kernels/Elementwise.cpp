@@ -2,7 +2,9 @@
 
 #include "KernelUtils.h"
 #include "Registration.h"
+#include "VectorMath.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace distc::runtime::kernels {
@@ -23,8 +25,10 @@ void scaleKernel(KernelContext &ctx) {
     const int64_t n = x.numel();
     if constexpr (std::is_floating_point_v<T>) {
       const T s = T(scale), b = T(bias);
-      for (int64_t i = 0; i < n; ++i)
-        dst[i] = biasAfter ? src[i] * s + b : (src[i] + b) * s;
+      if (biasAfter)
+        parallelMap(src, dst, n, kCheapGrain, [s, b](T v) { return v * s + b; });
+      else
+        parallelMap(src, dst, n, kCheapGrain, [s, b](T v) { return (v + b) * s; });
     } else {
       for (int64_t i = 0; i < n; ++i)
         dst[i] = T(biasAfter ? double(src[i]) * scale + bias : (double(src[i]) + bias) * scale);
@@ -32,66 +36,105 @@ void scaleKernel(KernelContext &ctx) {
   });
 }
 
-enum class BinaryOp { Add, Sub, Mul, Div, Max, Min };
+// The binary ops as function objects, so each loop is specialized for one
+// op and vectorizes.
+struct AddOp {
+  template <typename T> T operator()(T a, T b) const { return a + b; }
+};
+struct SubOp {
+  template <typename T> T operator()(T a, T b) const { return a - b; }
+};
+struct MulOp {
+  template <typename T> T operator()(T a, T b) const { return a * b; }
+};
+struct DivOp {
+  template <typename T> T operator()(T a, T b) const { return a / b; }
+};
+struct MaxOp {
+  template <typename T> T operator()(T a, T b) const { return a < b ? b : a; }
+};
+struct MinOp {
+  template <typename T> T operator()(T a, T b) const { return b < a ? b : a; }
+};
 
-/// out[i] = op(x[bx(i)], y[by(i)]) with NumPy broadcasting over equal ranks.
-template <typename T>
-void binaryLoop(const KernelContext &ctx, BinaryOp op, const Tensor &x, const Tensor &y,
-                Tensor &out) {
-  const T *xp = x.data<T>();
-  const T *yp = y.data<T>();
-  T *dst = out.data<T>();
-  auto apply = [&](T a, T b) -> T {
-    switch (op) {
-    case BinaryOp::Add:
-      return a + b;
-    case BinaryOp::Sub:
-      return a - b;
-    case BinaryOp::Mul:
-      return a * b;
-    case BinaryOp::Div:
-      if constexpr (std::is_integral_v<T>) {
-        if (b == 0)
-          ctx.fail("integer division by zero");
-      }
-      return a / b;
-    case BinaryOp::Max:
-      return a < b ? b : a;
-    case BinaryOp::Min:
-      return b < a ? b : a;
-    }
-    return a;
-  };
-  // The innermost dim is a tight loop.
-  forEachStridedRow<2>(out.shape(), {broadcastStrides(x.shape()), broadcastStrides(y.shape())},
-                       {0, 0},
-                       [&](int64_t o, const std::array<int64_t, 2> &at, int64_t inner,
-                           const std::array<int64_t, 2> &step) {
-                         for (int64_t j = 0; j < inner; ++j)
-                           dst[o + j] = apply(xp[at[0] + j * step[0]], yp[at[1] + j * step[1]]);
-                       });
+/// Calls f(Op{}) for the binary op named `name`; fails on an unknown name.
+template <typename F> void dispatchBinaryOp(const KernelContext &ctx, const std::string &name, F f) {
+  if (name == "add")
+    return f(AddOp{});
+  if (name == "sub")
+    return f(SubOp{});
+  if (name == "mul")
+    return f(MulOp{});
+  if (name == "div")
+    return f(DivOp{});
+  if (name == "max")
+    return f(MaxOp{});
+  if (name == "min")
+    return f(MinOp{});
+  ctx.fail("unknown binary op '" + name + "' (expected add, sub, mul, div, max or min)");
+}
+
+/// One contiguous output row of a broadcast: dst[j] = op(x[j*sx], y[j*sy])
+/// where each step is 0 (a broadcast operand) or 1. The four step patterns
+/// are separate loops, so each vectorizes.
+template <typename T, typename Op>
+DISTC_ALWAYS_INLINE void binaryRow(Op op, const T *x, int64_t sx, const T *y, int64_t sy, T *dst, int64_t n) {
+  if (sx == 1 && sy == 1)
+    return mapElements(x, y, dst, n, op);
+  if (sx == 1) {
+    const T b = *y;
+    return mapElements(x, dst, n, [op, b](T a) { return op(a, b); });
+  }
+  if (sy == 1) {
+    const T a = *x;
+    return mapElements(y, dst, n, [op, a](T b) { return op(a, b); });
+  }
+  const T v = op(*x, *y);
+  for (int64_t j = 0; j < n; ++j)
+    dst[j] = v;
+}
+
+/// out[i] = op(x[bx(i)], y[by(i)]) with NumPy broadcasting over equal ranks,
+/// walked over the coalesced shape (broadcastPlan) one output row at a
+/// time. The common plans, one dim (same shapes, a scalar) or two ([N, C]
+/// with [C] or [N, 1]), are split over threads.
+template <typename T, typename Op>
+void binaryLoop(Op op, const BroadcastPlan &plan, const T *xp, const T *yp, T *dst) {
+  const size_t rank = plan.shape.size();
+  if (rank <= 1) {
+    const int64_t n = rank ? plan.shape[0] : 1;
+    const int64_t sx = rank ? plan.strides[0][0] : 0, sy = rank ? plan.strides[1][0] : 0;
+    vectorizedFor(n, kCheapGrain, [=](int64_t b, int64_t e) {
+      binaryRow(op, xp + b * sx, sx, yp + b * sy, sy, dst + b, e - b);
+    });
+    return;
+  }
+  if (rank == 2) {
+    const int64_t inner = plan.shape[1];
+    const int64_t rx = plan.strides[0][0], ry = plan.strides[1][0];
+    const int64_t sx = plan.strides[0][1], sy = plan.strides[1][1];
+    vectorizedFor(plan.shape[0], std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, inner)),
+                  [=](int64_t b, int64_t e) {
+                    for (int64_t r = b; r < e; ++r)
+                      binaryRow(op, xp + r * rx, sx, yp + r * ry, sy, dst + r * inner, inner);
+                  });
+    return;
+  }
+  vectorized([&] {
+    forEachStridedRow<2>(plan.shape, {plan.strides[0], plan.strides[1]}, {0, 0},
+                         [&](int64_t o, const std::array<int64_t, 2> &at, int64_t inner,
+                             const std::array<int64_t, 2> &step) {
+                           binaryRow(op, xp + at[0], step[0], yp + at[1], step[1], dst + o, inner);
+                         });
+  });
 }
 
 void binaryKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0);
   const Tensor &y = ctx.input(1);
   Tensor &out = ctx.output(0);
-  std::string opName = ctx.stringAttr("op");
-  BinaryOp op;
-  if (opName == "add")
-    op = BinaryOp::Add;
-  else if (opName == "sub")
-    op = BinaryOp::Sub;
-  else if (opName == "mul")
-    op = BinaryOp::Mul;
-  else if (opName == "div")
-    op = BinaryOp::Div;
-  else if (opName == "max")
-    op = BinaryOp::Max;
-  else if (opName == "min")
-    op = BinaryOp::Min;
-  else
-    ctx.fail("unknown binary op '" + opName + "' (expected add, sub, mul, div, max or min)");
+  const std::string opName = ctx.stringAttr("op");
+  dispatchBinaryOp(ctx, opName, [](auto) {}); // rejects an unknown op first
   expectSameDtype(ctx, x, out, "x", "out");
   expectSameDtype(ctx, y, out, "y", "out");
   if (x.rank() != out.rank() || y.rank() != out.rank())
@@ -102,16 +145,62 @@ void binaryKernel(KernelContext &ctx) {
       ctx.fail("x " + formatShape(x.shape()) + " and y " + formatShape(y.shape()) +
                " do not broadcast to out " + formatShape(out.shape()) + " in dim " +
                std::to_string(d));
-  dispatchNumeric(ctx, out.dtype(),
-                  [&](auto tag) { binaryLoop<decltype(tag)>(ctx, op, x, y, out); });
+  dispatchNumeric(ctx, out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) {
+      // Checked up front (nothing is written on failure), keeping the
+      // division loop free of error handling.
+      if (opName == "div" && out.numel() > 0) {
+        const T *yp = y.data<T>();
+        for (int64_t i = 0; i < y.numel(); ++i)
+          if (yp[i] == 0)
+            ctx.fail("integer division by zero");
+      }
+    }
+    dispatchBinaryOp(ctx, opName, [&](auto op) {
+      const BroadcastPlan plan = broadcastPlan(out.shape(), {&x.shape(), &y.shape()});
+      binaryLoop<T>(op, plan, x.data<T>(), y.data<T>(), out.data<T>());
+    });
+  });
 }
 
-template <typename T, typename F> void mapUnary(const Tensor &x, Tensor &out, F f) {
-  const T *src = x.data<T>();
-  T *dst = out.data<T>();
-  const int64_t n = x.numel();
-  for (int64_t i = 0; i < n; ++i)
-    dst[i] = f(src[i]);
+/// dst = f(src) for an op whose float32 form uses VectorMath.h (and
+/// vectorizes) and whose float64 form calls the C library.
+template <typename T, typename F> void mapMath(const T *src, T *dst, int64_t n, F f) {
+  if constexpr (std::is_same_v<T, float>)
+    parallelMap(src, dst, n, kCostlyGrain, f);
+  else
+    mapScalar(src, dst, n, f);
+}
+
+template <typename T> DISTC_ALWAYS_INLINE T expOf(T v) {
+  if constexpr (std::is_same_v<T, float>)
+    return vmath::exp(v);
+  else
+    return std::exp(v);
+}
+
+template <typename T> void geluForward(const T *src, T *dst, int64_t n) {
+  if constexpr (std::is_same_v<T, float>)
+    parallelMap(src, dst, n, kCostlyGrain, [](float v) { return v * vmath::normalCdf(v); });
+  else
+    mapScalar(src, dst, n, [](T v) { return T(0.5) * v * (T(1) + std::erf(v / std::sqrt(T(2)))); });
+}
+
+/// 0.5 x (1 + tanh(u)) with u = k (x + 0.044715 x^3), k = sqrt(2/pi). In
+/// float32 as the identical x / (1 + exp(-2u)), which vectorizes and does
+/// not cancel for negative x.
+template <typename T> void geluTanhForward(const T *src, T *dst, int64_t n) {
+  const T k = std::sqrt(T(2) / T(M_PI));
+  if constexpr (std::is_same_v<T, float>)
+    parallelMap(src, dst, n, kCostlyGrain, [k](float v) {
+      const float u = k * (v + 0.044715f * v * v * v);
+      return v / (1.0f + vmath::exp(-2.0f * u));
+    });
+  else
+    mapScalar(src, dst, n, [k](T v) {
+      return T(0.5) * v * (T(1) + std::tanh(k * (v + T(0.044715) * v * v * v)));
+    });
 }
 
 void unaryKernel(KernelContext &ctx) {
@@ -122,31 +211,31 @@ void unaryKernel(KernelContext &ctx) {
   const std::string op = ctx.stringAttr("op");
   dispatchFloat(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
+    const T *src = x.data<T>();
+    T *dst = out.data<T>();
+    const int64_t n = x.numel();
     if (op == "relu")
-      mapUnary<T>(x, out, [](T v) { return v > T(0) ? v : T(0); });
+      parallelMap(src, dst, n, kCheapGrain, [](T v) { return v > T(0) ? v : T(0); });
     else if (op == "sigmoid")
-      mapUnary<T>(x, out, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
+      mapMath(src, dst, n, [](T v) { return T(1) / (T(1) + expOf(-v)); });
     else if (op == "tanh")
-      mapUnary<T>(x, out, [](T v) { return std::tanh(v); });
+      mapScalar(src, dst, n, [](T v) { return std::tanh(v); });
     else if (op == "gelu")
-      mapUnary<T>(x, out, [](T v) { return T(0.5) * v * (T(1) + std::erf(v / std::sqrt(T(2)))); });
+      geluForward(src, dst, n);
     else if (op == "gelu_tanh")
-      mapUnary<T>(x, out, [](T v) {
-        const T k = std::sqrt(T(2) / T(M_PI));
-        return T(0.5) * v * (T(1) + std::tanh(k * (v + T(0.044715) * v * v * v)));
-      });
+      geluTanhForward(src, dst, n);
     else if (op == "square")
-      mapUnary<T>(x, out, [](T v) { return v * v; });
+      parallelMap(src, dst, n, kCheapGrain, [](T v) { return v * v; });
     else if (op == "exp")
-      mapUnary<T>(x, out, [](T v) { return std::exp(v); });
+      mapMath(src, dst, n, [](T v) { return expOf(v); });
     else if (op == "log")
-      mapUnary<T>(x, out, [](T v) { return std::log(v); });
+      mapScalar(src, dst, n, [](T v) { return std::log(v); });
     else if (op == "sqrt")
-      mapUnary<T>(x, out, [](T v) { return std::sqrt(v); });
+      parallelMap(src, dst, n, kCostlyGrain, [](T v) { return std::sqrt(v); });
     else if (op == "abs")
-      mapUnary<T>(x, out, [](T v) { return std::abs(v); });
+      parallelMap(src, dst, n, kCheapGrain, [](T v) { return std::abs(v); });
     else if (op == "neg")
-      mapUnary<T>(x, out, [](T v) { return -v; });
+      parallelMap(src, dst, n, kCheapGrain, [](T v) { return -v; });
     else
       ctx.fail("unknown unary op '" + op + "'");
   });

@@ -3,8 +3,29 @@
 #include "KernelUtils.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace distc::runtime::kernels {
+
+namespace {
+bool cpuHasAvx2Fma() {
+#if DISTC_X86_DISPATCH
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+std::atomic<bool> baselineOnly{false};
+} // namespace
+
+bool useAvx2Fma() {
+  static const bool hasAvx2Fma = cpuHasAvx2Fma();
+  return hasAvx2Fma && !baselineOnly.load(std::memory_order_relaxed);
+}
+
+void setBaselineIsaOnly(bool only) { baselineOnly.store(only, std::memory_order_relaxed); }
 
 void expectSameDtype(const KernelContext &ctx, const Tensor &a, const Tensor &b, const char *aName,
                      const char *bName) {
@@ -65,6 +86,42 @@ std::vector<int64_t> broadcastStrides(const Shape &shape) {
   return strides;
 }
 
+BroadcastPlan broadcastPlan(const Shape &out, const std::vector<const Shape *> &operands) {
+  const size_t count = operands.size();
+  BroadcastPlan plan{{}, std::vector<std::vector<int64_t>>(count)};
+  if (shapeNumel(out) == 0) {
+    plan.shape = {0};
+    for (auto &s : plan.strides)
+      s = {0};
+    return plan;
+  }
+  // Merged dims of the output and of each operand (extent 1 where it is
+  // broadcast), and whether each operand spans the last merged dim.
+  std::vector<Shape> merged(count);
+  std::vector<bool> spans(count);
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == 1)
+      continue;
+    bool same = !plan.shape.empty();
+    for (size_t k = 0; k < count && same; ++k)
+      same = ((*operands[k])[d] != 1) == spans[k];
+    if (same) {
+      plan.shape.back() *= out[d];
+      for (size_t k = 0; k < count; ++k)
+        merged[k].back() *= (*operands[k])[d];
+      continue;
+    }
+    plan.shape.push_back(out[d]);
+    for (size_t k = 0; k < count; ++k) {
+      spans[k] = (*operands[k])[d] != 1;
+      merged[k].push_back((*operands[k])[d]);
+    }
+  }
+  for (size_t k = 0; k < count; ++k)
+    plan.strides[k] = broadcastStrides(merged[k]);
+  return plan;
+}
+
 namespace {
 
 template <typename E>
@@ -73,16 +130,25 @@ void copyStridedAs(E *dst, const std::vector<int64_t> &dstStrides, int64_t dstOf
   forEachStridedRow<2>(shape, {dstStrides, srcStrides}, {dstOffset, srcOffset},
                        [&](int64_t, const std::array<int64_t, 2> &at, int64_t inner,
                            const std::array<int64_t, 2> &step) {
-                         for (int64_t j = 0; j < inner; ++j)
-                           dst[at[0] + j * step[0]] = src[at[1] + j * step[1]];
+                         E *d = dst + at[0];
+                         const E *s = src + at[1];
+                         // Contiguous and broadcast rows (transposes that keep
+                         // the last axis, broadcasts) as plain loops.
+                         if (step[0] == 1 && step[1] == 1)
+                           std::copy_n(s, inner, d);
+                         else if (step[0] == 1 && step[1] == 0)
+                           std::fill_n(d, inner, *s);
+                         else
+                           for (int64_t j = 0; j < inner; ++j)
+                             d[j * step[0]] = s[j * step[1]];
                        });
 }
 
 } // namespace
 
-void copyStrided(size_t elemSize, void *dst, const std::vector<int64_t> &dstStrides,
-                 int64_t dstOffset, const void *src, const std::vector<int64_t> &srcStrides,
-                 int64_t srcOffset, const Shape &shape) {
+static void copyStridedSerial(size_t elemSize, void *dst, const std::vector<int64_t> &dstStrides,
+                       int64_t dstOffset, const void *src, const std::vector<int64_t> &srcStrides,
+                       int64_t srcOffset, const Shape &shape) {
   // Elements are moved as same-sized unsigned integers: no dtype needs
   // more than a bit copy.
   switch (elemSize) {
@@ -99,6 +165,26 @@ void copyStrided(size_t elemSize, void *dst, const std::vector<int64_t> &dstStri
     return copyStridedAs(static_cast<uint64_t *>(dst), dstStrides, dstOffset,
                          static_cast<const uint64_t *>(src), srcStrides, srcOffset, shape);
   }
+}
+
+void copyStrided(size_t elemSize, void *dst, const std::vector<int64_t> &dstStrides,
+                 int64_t dstOffset, const void *src, const std::vector<int64_t> &srcStrides,
+                 int64_t srcOffset, const Shape &shape) {
+  const int64_t n = shapeNumel(shape);
+  if (shape.empty() || n == 0) {
+    copyStridedSerial(elemSize, dst, dstStrides, dstOffset, src, srcStrides, srcOffset, shape);
+    return;
+  }
+  // Pieces of the outermost dim on the kernel threads: a pure copy, so the
+  // split cannot change the result.
+  const int64_t perIndex = n / shape[0];
+  parallelFor(shape[0], std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, perIndex)),
+              [&](int64_t begin, int64_t end) {
+                Shape piece = shape;
+                piece[0] = end - begin;
+                copyStridedSerial(elemSize, dst, dstStrides, dstOffset + begin * dstStrides[0],
+                                  src, srcStrides, srcOffset + begin * srcStrides[0], piece);
+              });
 }
 
 SliceRegion sliceRegion(const KernelContext &ctx, const Shape &in) {

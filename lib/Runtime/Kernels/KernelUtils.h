@@ -3,15 +3,224 @@
 #ifndef DISTC_LIB_RUNTIME_KERNELS_KERNELUTILS_H
 #define DISTC_LIB_RUNTIME_KERNELS_KERNELUTILS_H
 
+#include "Parallel.h"
 #include "distc/Runtime/Kernel.h"
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+/// Marks the next loop as free of memory dependences between iterations,
+/// so the compiler vectorizes it without runtime alias checks. Valid for
+/// element-wise loops over a call's operands: two operands are either the
+/// same buffer (an in-place update, where element i is read before element
+/// i is written) or disjoint storage, never partially overlapping, because
+/// a view always covers its base's whole storage from the start.
+#if defined(__clang__)
+#define DISTC_VECTORIZE_LOOP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define DISTC_VECTORIZE_LOOP _Pragma("GCC ivdep")
+#else
+#define DISTC_VECTORIZE_LOOP
+#endif
+
+// Hot kernel loops are compiled twice on x86-64: for the baseline target
+// (SSE2) and for AVX2 with FMA, chosen at run time (see vectorized()).
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define DISTC_X86_DISPATCH 1
+#define DISTC_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define DISTC_X86_DISPATCH 0
+#define DISTC_TARGET_AVX2
+#endif
+// Forces inlining of the calls in the statement it precedes (a helper's
+// call of the lambda it was given, which is otherwise left out of line
+// once the helper is inlined into both instances of a vectorized region).
+#if defined(__clang__)
+#define DISTC_INLINE_CALLS [[clang::always_inline]]
+#else
+#define DISTC_INLINE_CALLS
+#endif
+#if defined(__clang__) || defined(__GNUC__)
+#define DISTC_FLATTEN __attribute__((flatten))
+#define DISTC_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define DISTC_FLATTEN
+#define DISTC_ALWAYS_INLINE inline
+#endif
+
 namespace distc::runtime::kernels {
+
+/// Whether vectorized() runs its AVX2+FMA instance: the CPU has both and
+/// setBaselineIsaOnly(true) was not called. Decided once per process from
+/// the CPU, so a run's results do not depend on timing or scheduling.
+bool useAvx2Fma();
+
+/// Makes vectorized() use the baseline instance on any CPU (or, with
+/// false, the best one again), so tests can compare the two.
+void setBaselineIsaOnly(bool baselineOnly);
+
+// The closure is taken by value: a local copy whose captured values the
+// compiler can keep in registers (a loop storing bytes could otherwise
+// alias the caller's closure and reload its captures every iteration).
+template <typename F> DISTC_FLATTEN void runBaseline(F f) { f(); }
+#if DISTC_X86_DISPATCH
+template <typename F> DISTC_FLATTEN DISTC_TARGET_AVX2 void runAvx2(F f) { f(); }
+#endif
+
+/// Runs f(), the arithmetic of a kernel, compiled for AVX2 and FMA when
+/// useAvx2Fma(), else for the baseline target. Code runs with a target's
+/// instructions only when it is inlined into that instance: both are
+/// flattened, which inlines f itself, and every helper f calls is declared
+/// DISTC_ALWAYS_INLINE (flatten does not reach that deep in clang), down
+/// to the lambdas a helper calls once. Keep error checks and strings
+/// outside f.
+/// Float results may differ between the two in the last bits (FMA
+/// contraction); each is deterministic. Capture by value where a loop
+/// stores bytes.
+template <typename F> void vectorized(const F &f) {
+#if DISTC_X86_DISPATCH
+  if (useAvx2Fma())
+    return runAvx2(f);
+#endif
+  runBaseline(f);
+}
+
+/// Minimum indices per piece of a loop split over threads (Parallel.h):
+/// below this, handing work to a worker costs more than it saves.
+constexpr int64_t kCheapGrain = int64_t(1) << 15;  // a few operations per element
+constexpr int64_t kCostlyGrain = int64_t(1) << 12; // exp, erf, sqrt per element
+
+/// body(begin, end) for pieces of [0, n) on the kernel threads
+/// (parallelFor), each piece run through vectorized(). For loops where an
+/// index's result depends only on that index.
+template <typename F> void vectorizedFor(int64_t n, int64_t grain, const F &body) {
+  parallelFor(n, grain, [&body](int64_t begin, int64_t end) {
+    vectorized([&body, begin, end] { DISTC_INLINE_CALLS body(begin, end); });
+  });
+}
+
+/// dst[i] = f(a[i]) for i < n; dst may be a.
+template <typename T, typename A, typename F>
+DISTC_ALWAYS_INLINE void mapElements(const A *a, T *dst, int64_t n, F f) {
+  DISTC_VECTORIZE_LOOP
+  for (int64_t i = 0; i < n; ++i) {
+    DISTC_INLINE_CALLS dst[i] = f(a[i]);
+  }
+}
+
+/// dst[i] = f(a[i], b[i]) for i < n; dst may be a or b.
+template <typename T, typename A, typename B, typename F>
+DISTC_ALWAYS_INLINE void mapElements(const A *a, const B *b, T *dst, int64_t n, F f) {
+  DISTC_VECTORIZE_LOOP
+  for (int64_t i = 0; i < n; ++i) {
+    DISTC_INLINE_CALLS dst[i] = f(a[i], b[i]);
+  }
+}
+
+/// dst[i] = f(a[i]) (or f(a[i], b[i])) as a plain loop, for functions
+/// that call the C library (float64 exp and erf, tanh, log): such calls do
+/// not vectorize, and DISTC_VECTORIZE_LOOP would only warn about it.
+template <typename T, typename A, typename F>
+DISTC_ALWAYS_INLINE void mapScalar(const A *a, T *dst, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) {
+    DISTC_INLINE_CALLS dst[i] = f(a[i]);
+  }
+}
+template <typename T, typename A, typename B, typename F>
+DISTC_ALWAYS_INLINE void mapScalar(const A *a, const B *b, T *dst, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) {
+    DISTC_INLINE_CALLS dst[i] = f(a[i], b[i]);
+  }
+}
+
+/// mapElements over [0, n) split by vectorizedFor.
+template <typename T, typename A, typename F>
+void parallelMap(const A *a, T *dst, int64_t n, int64_t grain, F f) {
+  vectorizedFor(n, grain,
+                [=](int64_t b, int64_t e) { mapElements(a + b, dst + b, e - b, f); });
+}
+template <typename T, typename A, typename B, typename F>
+void parallelMap(const A *a, const B *b, T *dst, int64_t n, int64_t grain, F f) {
+  vectorizedFor(n, grain,
+                [=](int64_t i, int64_t e) { mapElements(a + i, b + i, dst + i, e - i, f); });
+}
+
+/// Reductions of a contiguous row in double. Each keeps kLanes interleaved
+/// partial results, combined in a fixed order at the end: the compiler
+/// vectorizes the lanes (it may not reorder a single floating-point
+/// accumulator), and the result is the same on every run.
+constexpr int64_t kLanes = 8;
+
+/// sum of a[i] for i < n.
+template <typename T> DISTC_ALWAYS_INLINE double rowSum(const T *a, int64_t n) {
+  double lane[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t k = 0; k < kLanes; ++k)
+      lane[k] += double(a[i + k]);
+  double sum = 0;
+  for (int64_t k = 0; k < kLanes; ++k)
+    sum += lane[k];
+  for (; i < n; ++i)
+    sum += double(a[i]);
+  return sum;
+}
+
+/// sum of a[i] * b[i] for i < n.
+template <typename T> DISTC_ALWAYS_INLINE double rowDot(const T *a, const T *b, int64_t n) {
+  double lane[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t k = 0; k < kLanes; ++k)
+      lane[k] += double(a[i + k]) * double(b[i + k]);
+  double sum = 0;
+  for (int64_t k = 0; k < kLanes; ++k)
+    sum += lane[k];
+  for (; i < n; ++i)
+    sum += double(a[i]) * double(b[i]);
+  return sum;
+}
+
+/// sum of (a[i] - mean)^2 for i < n.
+template <typename T>
+DISTC_ALWAYS_INLINE double rowSquaredDeviation(const T *a, double mean, int64_t n) {
+  double lane[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t k = 0; k < kLanes; ++k) {
+      const double d = double(a[i + k]) - mean;
+      lane[k] += d * d;
+    }
+  double sum = 0;
+  for (int64_t k = 0; k < kLanes; ++k)
+    sum += lane[k];
+  for (; i < n; ++i) {
+    const double d = double(a[i]) - mean;
+    sum += d * d;
+  }
+  return sum;
+}
+
+/// The largest a[i] for i < n, skipping NaNs; -inf if there is none.
+template <typename T> DISTC_ALWAYS_INLINE T rowMax(const T *a, int64_t n) {
+  T lane[kLanes];
+  for (int64_t k = 0; k < kLanes; ++k)
+    lane[k] = -std::numeric_limits<T>::infinity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t k = 0; k < kLanes; ++k)
+      lane[k] = a[i + k] > lane[k] ? a[i + k] : lane[k];
+  T mx = lane[0];
+  for (int64_t k = 1; k < kLanes; ++k)
+    mx = lane[k] > mx ? lane[k] : mx;
+  for (; i < n; ++i)
+    mx = a[i] > mx ? a[i] : mx;
+  return mx;
+}
 
 /// Storage types for the 16-bit floats, so they can be template arguments.
 struct Half {
@@ -137,6 +346,19 @@ std::vector<int64_t> rowMajorStrides(const Shape &shape);
 /// element.
 std::vector<int64_t> broadcastStrides(const Shape &shape);
 
+/// Operands broadcast NumPy-style to an equal-rank `out`, described over a
+/// coalesced shape: extent-1 dims are dropped and adjacent dims merged
+/// where every operand either spans both or is broadcast along both. Same
+/// shapes become one dim, [N, C] with [1, C] stays [N, C], so the innermost
+/// row of a walk is as long as possible and each operand's step along it
+/// is 1 (spanning) or 0 (broadcast). strides[k] are operand k's
+/// broadcastStrides over `shape`.
+struct BroadcastPlan {
+  Shape shape;
+  std::vector<std::vector<int64_t>> strides;
+};
+BroadcastPlan broadcastPlan(const Shape &out, const std::vector<const Shape *> &operands);
+
 /// Walks `shape` in row-major order one innermost row at a time. For each of
 /// N operands it tracks the offset `at[k] = base[k] + sum(idx[d] *
 /// strides[k][d])` of the row's first element and calls
@@ -146,7 +368,7 @@ std::vector<int64_t> broadcastStrides(const Shape &shape);
 /// empty shape has no rows. Every strided kernel loop (broadcasting,
 /// transpose, slice and their gradients) is this walk.
 template <size_t N, typename F>
-void forEachStridedRow(const Shape &shape, const std::array<std::vector<int64_t>, N> &strides,
+DISTC_ALWAYS_INLINE void forEachStridedRow(const Shape &shape, const std::array<std::vector<int64_t>, N> &strides,
                        std::array<int64_t, N> at, F &&row) {
   const int rank = int(shape.size());
   const int64_t n = shapeNumel(shape);
@@ -154,7 +376,7 @@ void forEachStridedRow(const Shape &shape, const std::array<std::vector<int64_t>
   if (n == 0)
     return;
   if (rank == 0) {
-    row(int64_t(0), at, int64_t(1), step);
+    DISTC_INLINE_CALLS row(int64_t(0), at, int64_t(1), step);
     return;
   }
   for (size_t k = 0; k < N; ++k)
@@ -162,7 +384,7 @@ void forEachStridedRow(const Shape &shape, const std::array<std::vector<int64_t>
   const int64_t inner = shape[rank - 1];
   std::vector<int64_t> idx(rank, 0);
   for (int64_t flat = 0; flat < n; flat += inner) {
-    row(flat, at, inner, step);
+    DISTC_INLINE_CALLS row(flat, at, inner, step);
     for (int d = rank - 2; d >= 0; --d) {
       if (++idx[d] < shape[d]) {
         for (size_t k = 0; k < N; ++k)

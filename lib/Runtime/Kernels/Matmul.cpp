@@ -5,19 +5,92 @@
 
 #include <cblas.h>
 
+#include <algorithm>
+
+// OpenBLAS's own thread control, when the BLAS is OpenBLAS.
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+
 namespace distc::runtime::kernels {
 namespace {
 
+/// The threads GEMMs are split over. With more than one kernel thread the
+/// runtime splits GEMMs itself and runs OpenBLAS single-threaded: OpenBLAS's
+/// idle threads spin between calls and would take the cores the runtime's
+/// other kernels run on.
+int ownGemmThreads() {
+  static const int threads = [] {
+    const int n = kernelThreads();
+    if (n > 1 && openblas_set_num_threads)
+      openblas_set_num_threads(1);
+    return openblas_set_num_threads ? n : 1;
+  }();
+  return std::min(threads, kernelThreads());
+}
+
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-          const float *b, int64_t ldb, float *c) {
+          const float *b, int64_t ldb, float *c, int64_t ldc) {
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
-              int(m), int(n), int(k), 1.0f, a, int(lda), b, int(ldb), 0.0f, c, int(n));
+              int(m), int(n), int(k), 1.0f, a, int(lda), b, int(ldb), 0.0f, c, int(ldc));
 }
 
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
-          const double *b, int64_t ldb, double *c) {
+          const double *b, int64_t ldb, double *c, int64_t ldc) {
   cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
-              int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), 0.0, c, int(n));
+              int(m), int(n), int(k), 1.0, a, int(lda), b, int(ldb), 0.0, c, int(ldc));
+}
+
+/// C [m, n] (row stride ldc) = op(A) op(B), A and B row-major with leading
+/// dimensions lda and ldb.
+template <typename T> struct Gemm {
+  bool transA, transB;
+  int64_t m, n, k;
+  const T *a;
+  int64_t lda;
+  const T *b;
+  int64_t ldb;
+  T *c;
+  int64_t ldc;
+
+  void run() const { gemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc); }
+  /// Rows [begin, end) of C.
+  Gemm rows(int64_t begin, int64_t end) const {
+    Gemm g = *this;
+    g.m = end - begin;
+    g.a = transA ? a + begin : a + begin * lda;
+    g.c = c + begin * ldc;
+    return g;
+  }
+  /// Columns [begin, end) of C.
+  Gemm columns(int64_t begin, int64_t end) const {
+    Gemm g = *this;
+    g.n = end - begin;
+    g.b = transB ? b + begin * ldb : b + begin;
+    g.c = c + begin;
+    return g;
+  }
+};
+
+/// GEMMs smaller than this (m * n * k) are not split over threads.
+constexpr int64_t kMinSplitGemm = int64_t(1) << 18;
+
+/// Runs g split over the kernel threads into GEMMs of row blocks of C (or
+/// column blocks when C is wider than tall), two per thread. Every element
+/// of C is still computed by one BLAS call over the whole of K; the blocks
+/// depend only on the shape and the thread count, so a run is reproducible
+/// (another thread count may round differently in the last bits, as
+/// OpenBLAS's own threading does).
+template <typename T> void splitGemm(const Gemm<T> &g) {
+  const int threads = ownGemmThreads();
+  if (threads == 1 || g.m * g.n * g.k < kMinSplitGemm) {
+    g.run();
+    return;
+  }
+  const bool byRows = g.m >= g.n;
+  const int64_t extent = byRows ? g.m : g.n;
+  const int64_t grain = std::max<int64_t>(16, (extent + 2 * threads - 1) / (2 * threads));
+  parallelFor(extent, grain, [&](int64_t begin, int64_t end) {
+    (byRows ? g.rows(begin, end) : g.columns(begin, end)).run();
+  });
 }
 
 void matmulKernel(KernelContext &ctx) {
@@ -55,6 +128,25 @@ void matmulKernel(KernelContext &ctx) {
     const int64_t batch = product(out.shape(), 0, r - 2);
     if (outMat == 0 || batch == 0)
       return;
+    const T *ap = a.data<T>(), *bp = b.data<T>();
+    T *cp = out.data<T>();
+    if (k == 0) {
+      std::fill_n(cp, batch * outMat, T(0));
+      return;
+    }
+    if (!transA && a.numel() == batch * aMat && b.numel() == bMat) {
+      // Every batch of a against the one matrix of b (a linear layer on a
+      // [batch..., M, K] input): the batches of a and out are consecutive
+      // row blocks, so one GEMM with batch * M rows does them all.
+      if (batch * m > INT32_MAX)
+        ctx.fail("matrix dimension exceeds the BLAS integer range");
+      splitGemm(Gemm<T>{false, transB, batch * m, n, k, ap, a.dim(r - 1), bp, b.dim(r - 1), cp, n});
+      return;
+    }
+    if (batch == 1) {
+      splitGemm(Gemm<T>{transA, transB, m, n, k, ap, a.dim(r - 1), bp, b.dim(r - 1), cp, n});
+      return;
+    }
     // Element strides of each batch dim in a and b (0 where broadcast).
     std::vector<int64_t> aStride(r - 2, 0), bStride(r - 2, 0);
     int64_t as = aMat, bs = bMat;
@@ -64,25 +156,21 @@ void matmulKernel(KernelContext &ctx) {
       as *= a.dim(d);
       bs *= b.dim(d);
     }
-    std::vector<int64_t> idx(r - 2, 0);
-    for (int64_t i = 0; i < batch; ++i) {
-      int64_t aOff = 0, bOff = 0;
-      for (int d = 0; d < r - 2; ++d) {
-        aOff += idx[d] * aStride[d];
-        bOff += idx[d] * bStride[d];
+    // Batches are independent GEMMs: split them over threads.
+    const int64_t grain = std::max<int64_t>(1, kMinSplitGemm / std::max<int64_t>(1, m * n * k));
+    parallelFor(batch, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        int64_t aOff = 0, bOff = 0, rest = i;
+        for (int d = r - 3; d >= 0; --d) {
+          const int64_t idx = rest % out.dim(d);
+          rest /= out.dim(d);
+          aOff += idx * aStride[d];
+          bOff += idx * bStride[d];
+        }
+        gemm(transA, transB, m, n, k, ap + aOff, a.dim(r - 1), bp + bOff, b.dim(r - 1),
+             cp + i * outMat, n);
       }
-      T *c = out.data<T>() + i * outMat;
-      if (k == 0)
-        std::fill_n(c, outMat, T(0));
-      else
-        gemm(transA, transB, m, n, k, a.data<T>() + aOff, a.dim(r - 1), b.data<T>() + bOff,
-             b.dim(r - 1), c);
-      for (int d = r - 3; d >= 0; --d) {
-        if (++idx[d] < out.dim(d))
-          break;
-        idx[d] = 0;
-      }
-    }
+    });
   });
 }
 

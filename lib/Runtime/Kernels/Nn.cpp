@@ -3,6 +3,7 @@
 
 #include "KernelUtils.h"
 #include "Registration.h"
+#include "VectorMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,21 @@
 
 namespace distc::runtime::kernels {
 namespace {
+
+/// Softmax of one contiguous row (the last axis): dst = exp(x - max) / sum,
+/// the sum in double. dst may be src.
+template <typename T> DISTC_ALWAYS_INLINE void softmaxRow(const T *src, T *dst, int64_t n) {
+  const T mx = rowMax(src, n);
+  if constexpr (std::is_same_v<T, float>) {
+    mapElements(src, dst, n, [mx](float v) { return vmath::exp(v - mx); });
+    const float inv = float(1.0 / rowSum(dst, n));
+    mapElements(dst, dst, n, [inv](float e) { return e * inv; });
+  } else {
+    mapScalar(src, dst, n, [mx](T v) { return std::exp(v - mx); });
+    const T sum = T(rowSum(dst, n));
+    mapElements(dst, dst, n, [sum](T e) { return e / sum; });
+  }
+}
 
 void softmaxKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0);
@@ -24,6 +40,15 @@ void softmaxKernel(KernelContext &ctx) {
     using T = decltype(tag);
     const T *src = x.data<T>();
     T *dst = out.data<T>();
+    if (v.inner == 1) {
+      const int64_t size = v.size;
+      vectorizedFor(v.outer, std::max<int64_t>(1, kCostlyGrain / std::max<int64_t>(1, size)),
+                    [=](int64_t begin, int64_t end) {
+                      for (int64_t o = begin; o < end; ++o)
+                        softmaxRow(src + o * size, dst + o * size, size);
+                    });
+      return;
+    }
     for (int64_t o = 0; o < v.outer; ++o)
       for (int64_t in = 0; in < v.inner; ++in) {
         const int64_t base = o * v.size * v.inner + in;
@@ -37,6 +62,27 @@ void softmaxKernel(KernelContext &ctx) {
           dst[base + c * v.inner] = T(std::exp(double(src[base + c * v.inner] - mx)) / sum);
       }
   });
+}
+
+/// y = (x - mu) * inv * scale + bias over one row, in the row's dtype;
+/// scale and bias may be null.
+template <typename T>
+DISTC_ALWAYS_INLINE void layerNormRow(const T *x, const T *scale, const T *bias, T *y, int64_t n, T mu, T inv) {
+  if (scale && bias) {
+    DISTC_VECTORIZE_LOOP
+    for (int64_t c = 0; c < n; ++c)
+      y[c] = (x[c] - mu) * inv * scale[c] + bias[c];
+    return;
+  }
+  DISTC_VECTORIZE_LOOP
+  for (int64_t c = 0; c < n; ++c) {
+    T v = (x[c] - mu) * inv;
+    if (scale)
+      v *= scale[c];
+    if (bias)
+      v += bias[c];
+    y[c] = v;
+  }
 }
 
 void layerNormKernel(KernelContext &ctx) {
@@ -67,32 +113,29 @@ void layerNormKernel(KernelContext &ctx) {
     }
   dispatchFloat(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T *src = x.data<T>();
-    T *dst = y.data<T>();
-    for (int64_t r = 0; r < left; ++r) {
-      const T *row = src + r * right;
-      double sum = 0;
-      for (int64_t c = 0; c < right; ++c)
-        sum += double(row[c]);
-      const double mu = right ? sum / double(right) : 0.0;
-      double sq = 0;
-      for (int64_t c = 0; c < right; ++c)
-        sq += (double(row[c]) - mu) * (double(row[c]) - mu);
-      const double variance = right ? sq / double(right) : 0.0;
-      const double inv = 1.0 / std::sqrt(variance + eps);
-      for (int64_t c = 0; c < right; ++c) {
-        double v = (double(row[c]) - mu) * inv;
-        if (scale)
-          v *= double(scale->data<T>()[c]);
-        if (bias)
-          v += double(bias->data<T>()[c]);
-        dst[r * right + c] = T(v);
-      }
-      if (mean)
-        mean->data<T>()[r] = T(mu);
-      if (var)
-        var->data<T>()[r] = T(variance);
-    }
+    const T *scaleP = scale ? scale->data<T>() : nullptr;
+    const T *biasP = bias ? bias->data<T>() : nullptr;
+    T *meanP = mean ? mean->data<T>() : nullptr;
+    T *varP = var ? var->data<T>() : nullptr;
+    const T *xp = x.data<T>();
+    T *yp = y.data<T>();
+    // Rows are independent: split over threads.
+    vectorizedFor(left, std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, right)),
+                  [=](int64_t begin, int64_t end) {
+                    for (int64_t r = begin; r < end; ++r) {
+                      const T *row = xp + r * right;
+                      // Statistics in double.
+                      const double mu = right ? rowSum(row, right) / double(right) : 0.0;
+                      const double variance =
+                          right ? rowSquaredDeviation(row, mu, right) / double(right) : 0.0;
+                      const double inv = 1.0 / std::sqrt(variance + eps);
+                      layerNormRow(row, scaleP, biasP, yp + r * right, right, T(mu), T(inv));
+                      if (meanP)
+                        meanP[r] = T(mu);
+                      if (varP)
+                        varP[r] = T(variance);
+                    }
+                  });
   });
 }
 

@@ -9,12 +9,34 @@
 #include "KernelUtils.h"
 #include "Registration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 namespace distc::runtime::kernels {
 namespace {
+
+/// One row of layer_norm_grad, in double: fills xhat and g (scratch of n
+/// elements), adds the row's dy * xhat and dy to sumScale and sumBias, and
+/// writes dx. Simple loops over the row, so each vectorizes.
+template <typename T>
+DISTC_ALWAYS_INLINE void layerNormGradRow(const T *x, const T *dy, const T *scale, double mu, double inv, double *xhat,
+                      double *g, double *sumScale, double *sumBias, T *dx, int64_t n) {
+  DISTC_VECTORIZE_LOOP
+  for (int64_t c = 0; c < n; ++c) {
+    const double d = double(dy[c]);
+    xhat[c] = (double(x[c]) - mu) * inv;
+    g[c] = scale ? d * double(scale[c]) : d;
+    sumScale[c] += d * xhat[c];
+    sumBias[c] += d;
+  }
+  const double meanG = rowSum(g, n) / double(n);
+  const double meanGX = rowDot(g, xhat, n) / double(n);
+  DISTC_VECTORIZE_LOOP
+  for (int64_t c = 0; c < n; ++c)
+    dx[c] = T(inv * (g[c] - meanG - xhat[c] * meanGX));
+}
 
 /// Per row of x viewed as [left, right], with x^ = (x - mean) * inv and
 /// g = dy * scale:
@@ -47,41 +69,43 @@ void layerNormGradKernel(KernelContext &ctx) {
     }
   dispatchFloat(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    std::vector<double> sumScale(dscale ? right : 0, 0.0), sumBias(dbias ? right : 0, 0.0);
-    std::vector<double> xhat(right), g(right);
-    for (int64_t r = 0; r < left; ++r) {
-      const T *xr = x.data<T>() + r * right;
-      const T *dyr = dy.data<T>() + r * right;
-      double sum = 0;
-      for (int64_t c = 0; c < right; ++c)
-        sum += double(xr[c]);
-      const double mu = sum / double(right);
-      double sq = 0;
-      for (int64_t c = 0; c < right; ++c)
-        sq += (double(xr[c]) - mu) * (double(xr[c]) - mu);
-      const double inv = 1.0 / std::sqrt(sq / double(right) + eps);
-      double meanG = 0, meanGX = 0;
-      for (int64_t c = 0; c < right; ++c) {
-        const double d = double(dyr[c]);
-        xhat[c] = (double(xr[c]) - mu) * inv;
-        g[c] = scale ? d * double(scale->data<T>()[c]) : d;
-        meanG += g[c];
-        meanGX += g[c] * xhat[c];
-        if (dscale)
-          sumScale[c] += d * xhat[c];
-        if (dbias)
-          sumBias[c] += d;
+    // dscale and dbias sum over rows. Each block of kRowsPerBlock rows sums
+    // into its own partials, added up in block order at the end, so the
+    // result does not depend on how blocks are spread over threads.
+    constexpr int64_t kRowsPerBlock = 32;
+    const int64_t blocks = (left + kRowsPerBlock - 1) / kRowsPerBlock;
+    std::vector<double> partials(size_t(blocks * 2 * right), 0.0); // [block][scale|bias][right]
+    const T *xp = x.data<T>(), *dyp = dy.data<T>();
+    const T *scaleP = scale ? scale->data<T>() : nullptr;
+    T *dxp = dx.data<T>();
+    const int64_t grain = std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, kRowsPerBlock * right));
+    parallelFor(blocks, grain, [&](int64_t begin, int64_t end) {
+      std::vector<double> xhat(right), g(right);
+      vectorized([&] {
+        for (int64_t blk = begin; blk < end; ++blk) {
+          double *sumScale = partials.data() + blk * 2 * right, *sumBias = sumScale + right;
+          for (int64_t r = blk * kRowsPerBlock; r < std::min(left, (blk + 1) * kRowsPerBlock); ++r) {
+            const T *xr = xp + r * right;
+            const double mu = rowSum(xr, right) / double(right);
+            const double inv =
+                1.0 / std::sqrt(rowSquaredDeviation(xr, mu, right) / double(right) + eps);
+            layerNormGradRow(xr, dyp + r * right, scaleP, mu, inv, xhat.data(), g.data(), sumScale,
+                             sumBias, dxp + r * right, right);
+          }
+        }
+      });
+    });
+    for (int64_t c = 0; c < right; ++c) {
+      double sumScale = 0, sumBias = 0;
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        sumScale += partials[blk * 2 * right + c];
+        sumBias += partials[blk * 2 * right + right + c];
       }
-      meanG /= double(right);
-      meanGX /= double(right);
-      T *dxr = dx.data<T>() + r * right;
-      for (int64_t c = 0; c < right; ++c)
-        dxr[c] = T(inv * (g[c] - meanG - xhat[c] * meanGX));
+      if (dscale)
+        dscale->data<T>()[c] = T(sumScale);
+      if (dbias)
+        dbias->data<T>()[c] = T(sumBias);
     }
-    for (int64_t c = 0; dscale && c < right; ++c)
-      dscale->data<T>()[c] = T(sumScale[c]);
-    for (int64_t c = 0; dbias && c < right; ++c)
-      dbias->data<T>()[c] = T(sumBias[c]);
   });
 }
 

@@ -5,7 +5,10 @@
 // place), so every kernel reads all inputs of element i before writing any
 // output of element i, and reads its one-element scalars (learning rate,
 // beta powers) before the loop. Scalars may be f32 or f64 independently of
-// the parameter; values are computed in double and rounded once.
+// the parameter; they are combined in double, then the per-element update
+// runs in the parameter's dtype so that float32 loops vectorize (an output
+// is either its input's buffer or disjoint storage, see
+// DISTC_VECTORIZE_LOOP).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +38,12 @@ void setFloatScalar(Tensor &t, double v) {
 }
 
 /// param_out = param - lr * grad.
+template <typename T> DISTC_ALWAYS_INLINE void sgdUpdate(const T *p, const T *g, T *po, int64_t n, T lr) {
+  DISTC_VECTORIZE_LOOP
+  for (int64_t i = 0; i < n; ++i)
+    po[i] = p[i] - lr * g[i];
+}
+
 void sgdKernel(KernelContext &ctx) {
   const Tensor &param = ctx.input(0);
   const Tensor &grad = ctx.input(1);
@@ -43,16 +52,45 @@ void sgdKernel(KernelContext &ctx) {
   expectLikeParam(ctx, param, {{&grad, "grad"}, {&paramOut, "param_out"}});
   dispatchFloat(ctx, param.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T *p = param.data<T>();
-    const T *g = grad.data<T>();
+    const T *p = param.data<T>(), *g = grad.data<T>();
     T *po = paramOut.data<T>();
-    for (int64_t i = 0; i < param.numel(); ++i)
-      po[i] = T(double(p[i]) - lr * double(g[i]));
+    vectorizedFor(param.numel(), kCheapGrain, [=](int64_t b, int64_t e) {
+      sgdUpdate<T>(p + b, g + b, po + b, e - b, T(lr));
+    });
   });
 }
 
+struct MomentumCoeffs {
+  double lr, mu, coeff;
+  bool nesterov;
+};
+
 /// g = grad + coeff * param; v = mu * v + g;
 /// param -= lr * (g + mu * v) with Nesterov, else lr * v.
+template <typename T>
+DISTC_ALWAYS_INLINE void momentumUpdate(const T *p, const T *gr, const T *v, T *po, T *vo, int64_t n,
+                    const MomentumCoeffs &c) {
+  const T lr = T(c.lr), mu = T(c.mu), coeff = T(c.coeff);
+  if (c.nesterov) {
+    DISTC_VECTORIZE_LOOP
+    for (int64_t i = 0; i < n; ++i) {
+      const T pi = p[i];
+      const T g = gr[i] + coeff * pi;
+      const T vNew = mu * v[i] + g;
+      vo[i] = vNew;
+      po[i] = pi - lr * (g + mu * vNew);
+    }
+    return;
+  }
+  DISTC_VECTORIZE_LOOP
+  for (int64_t i = 0; i < n; ++i) {
+    const T pi = p[i];
+    const T vNew = mu * v[i] + (gr[i] + coeff * pi);
+    vo[i] = vNew;
+    po[i] = pi - lr * vNew;
+  }
+}
+
 void momentumKernel(KernelContext &ctx) {
   const Tensor &param = ctx.input(0);
   const Tensor &grad = ctx.input(1);
@@ -60,9 +98,8 @@ void momentumKernel(KernelContext &ctx) {
   const double lr = floatScalar(ctx, ctx.input(3), "lr");
   Tensor &paramOut = ctx.output(0);
   Tensor &velocityOut = ctx.output(1);
-  const double mu = ctx.floatAttr("mu");
-  const bool nesterov = ctx.intAttr("use_nesterov", 0) != 0;
-  const double coeff = ctx.floatAttr("regularization_coeff", 0.0);
+  const MomentumCoeffs c{lr, ctx.floatAttr("mu"), ctx.floatAttr("regularization_coeff", 0.0),
+                         ctx.intAttr("use_nesterov", 0) != 0};
   expectLikeParam(ctx, param,
                   {{&grad, "grad"},
                    {&velocity, "velocity"},
@@ -70,19 +107,37 @@ void momentumKernel(KernelContext &ctx) {
                    {&velocityOut, "velocity_out"}});
   dispatchFloat(ctx, param.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T *p = param.data<T>();
-    const T *gr = grad.data<T>();
-    const T *v = velocity.data<T>();
-    T *po = paramOut.data<T>();
-    T *vo = velocityOut.data<T>();
-    for (int64_t i = 0; i < param.numel(); ++i) {
-      const double pi = double(p[i]);
-      const double g = double(gr[i]) + coeff * pi;
-      const double vNew = mu * double(v[i]) + g;
-      vo[i] = T(vNew);
-      po[i] = T(pi - lr * (nesterov ? g + mu * vNew : vNew));
-    }
+    const T *p = param.data<T>(), *g = grad.data<T>(), *v = velocity.data<T>();
+    T *po = paramOut.data<T>(), *vo = velocityOut.data<T>();
+    vectorizedFor(param.numel(), kCheapGrain, [=, &c](int64_t b, int64_t e) {
+      momentumUpdate<T>(p + b, g + b, v + b, po + b, vo + b, e - b, c);
+    });
   });
+}
+
+/// The per-step constants of an adam update, combined in double.
+struct AdamCoeffs {
+  double b1, b2;    // moment decay rates
+  double lrDecay;   // lr * weight_decay (adamw), else 0
+  double lrT, epsT; // bias-corrected step size and epsilon
+};
+
+template <typename T>
+DISTC_ALWAYS_INLINE void adamUpdate(const T *p, const T *gr, const T *m1, const T *m2, T *po, T *m1o, T *m2o,
+                int64_t n, const AdamCoeffs &c) {
+  const T b1 = T(c.b1), b2 = T(c.b2), oneMinusB1 = T(1 - c.b1), oneMinusB2 = T(1 - c.b2);
+  const T lrDecay = T(c.lrDecay), lrT = T(c.lrT), epsT = T(c.epsT);
+  DISTC_VECTORIZE_LOOP
+  for (int64_t i = 0; i < n; ++i) {
+    T pi = p[i];
+    const T g = gr[i];
+    pi -= lrDecay * pi;
+    const T m = b1 * m1[i] + oneMinusB1 * g;
+    const T v = b2 * m2[i] + oneMinusB2 * g * g;
+    m1o[i] = m;
+    m2o[i] = v;
+    po[i] = pi - lrT * m / (std::sqrt(v) + epsT);
+  }
 }
 
 /// Paddle's adam, or adamw when decoupled (weight decay applied to the
@@ -116,27 +171,16 @@ void adamKernel(KernelContext &ctx) {
   // Checked before any output is written.
   floatScalar(ctx, ctx.output(3), "beta1_pow_out");
   floatScalar(ctx, ctx.output(4), "beta2_pow_out");
-  const double lrT = lr * std::sqrt(1 - b2pow) / (1 - b1pow);
-  const double epsT = eps * std::sqrt(1 - b2pow);
+  const AdamCoeffs c{b1, b2, lr * decay, lr * std::sqrt(1 - b2pow) / (1 - b1pow),
+                     eps * std::sqrt(1 - b2pow)};
   dispatchFloat(ctx, param.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T *p = param.data<T>();
-    const T *gr = grad.data<T>();
-    const T *m1 = moment1.data<T>();
-    const T *m2 = moment2.data<T>();
-    T *po = paramOut.data<T>();
-    T *m1o = moment1Out.data<T>();
-    T *m2o = moment2Out.data<T>();
-    for (int64_t i = 0; i < param.numel(); ++i) {
-      double pi = double(p[i]);
-      const double g = double(gr[i]);
-      pi -= lr * decay * pi;
-      const double m = b1 * double(m1[i]) + (1 - b1) * g;
-      const double v = b2 * double(m2[i]) + (1 - b2) * g * g;
-      m1o[i] = T(m);
-      m2o[i] = T(v);
-      po[i] = T(pi - lrT * m / (std::sqrt(v) + epsT));
-    }
+    const T *p = param.data<T>(), *g = grad.data<T>();
+    const T *m1 = moment1.data<T>(), *m2 = moment2.data<T>();
+    T *po = paramOut.data<T>(), *m1o = moment1Out.data<T>(), *m2o = moment2Out.data<T>();
+    vectorizedFor(param.numel(), kCostlyGrain, [=, &c](int64_t b, int64_t e) {
+      adamUpdate<T>(p + b, g + b, m1 + b, m2 + b, po + b, m1o + b, m2o + b, e - b, c);
+    });
   });
   // The beta powers advance after the update, which used their old values.
   setFloatScalar(ctx.output(3), b1pow * b1);

@@ -35,9 +35,10 @@ void broadcastKernel(KernelContext &ctx) {
     double factor = double(x.numel()) / double(out.numel());
     dispatchFloat(ctx, out.dtype(), [&](auto tag) {
       using T = decltype(tag);
+      // Rounded once per element from double, as before.
       T *p = out.data<T>();
-      for (int64_t i = 0; i < out.numel(); ++i)
-        p[i] = T(double(p[i]) * factor);
+      const int64_t n = out.numel();
+      parallelMap(p, p, n, kCheapGrain, [factor](T v) { return T(double(v) * factor); });
     });
   }
 }
