@@ -37,6 +37,7 @@ std::unique_ptr<Session> Session::create(std::unique_ptr<artifact::LoadedArtifac
   uint32_t n = a.buffers() ? a.buffers()->size() : 0;
   s->persistent_.resize(n);
   s->initialized_.assign(n, false);
+  s->reusable_.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
     const fb::Buffer &b = *a.buffers()->Get(i);
     if (b.kind() != fb::BufferKind::Persistent)
@@ -239,6 +240,54 @@ bool Session::isInitialized(const std::string &name) const {
   return i >= 0 && initialized_[i];
 }
 
+static int32_t storageRootOf(const fb::Artifact &a, int32_t i) {
+  while (a.buffers()->Get(i)->kind() == fb::BufferKind::View)
+    i = a.buffers()->Get(i)->alias_of();
+  return i;
+}
+
+const Session::ProgramPlan &Session::plan(const fb::Program &program) {
+  auto it = plans_.find(&program);
+  if (it != plans_.end())
+    return it->second;
+  const fb::Artifact &a = *artifact_->artifact();
+  const uint32_t n = a.buffers()->size();
+  ProgramPlan p;
+  p.zeroEachRun.assign(n, false);
+  // Walk the calls in order: a Temp read (directly or through a view)
+  // before some call wrote its storage would otherwise see the previous
+  // run's values, where it used to see fresh zeroed storage.
+  std::vector<bool> written(n, false);
+  auto read = [&](int32_t i) {
+    const int32_t root = storageRootOf(a, i);
+    if (!written[root] && a.buffers()->Get(root)->kind() == fb::BufferKind::Temp)
+      p.zeroEachRun[root] = true;
+  };
+  if (program.calls())
+    for (const fb::KernelCall *c : *program.calls()) {
+      p.kernels.push_back(backend_->findKernel(str(c->kernel())));
+      if (c->inputs())
+        for (int32_t i : *c->inputs())
+          if (i >= 0)
+            read(i);
+      if (c->outputs())
+        for (int32_t o : *c->outputs())
+          if (o >= 0)
+            written[storageRootOf(a, o)] = true;
+    }
+  if (program.fetches())
+    for (const fb::Fetch *f : *program.fetches())
+      read(f->buffer());
+  return plans_.emplace(&program, std::move(p)).first->second;
+}
+
+Tensor Session::reusableBuffer(int32_t i, DType dtype, const Shape &shape) {
+  Tensor &t = reusable_[i];
+  if (!t.defined() || t.dtype() != dtype || t.shape() != shape)
+    t = backend_->allocate(dtype, shape);
+  return t;
+}
+
 Status Session::execute(const fb::Program &program, const TensorMap &feeds, TensorMap *fetches) {
   const fb::Artifact &a = *artifact_->artifact();
   const std::string where =
@@ -249,6 +298,7 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
     return st;
 
   uint32_t n = a.buffers()->size();
+  const ProgramPlan &programPlan = plan(program);
   std::vector<Tensor> env(n);
   std::vector<bool> fedBuffer(n, false);
   if (program.feeds())
@@ -274,7 +324,10 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
         if (f->buffer() == i) {
           // A copy: kernels may write feed buffers in place, and the
           // caller's tensors must stay untouched.
-          env[i] = feeds.at(str(f->name())).clone();
+          const Tensor &fed = feeds.at(str(f->name()));
+          env[i] = reusableBuffer(i, fed.dtype(), fed.shape());
+          if (fed.byteSize())
+            std::memcpy(env[i].data(), fed.data(), fed.byteSize());
           return Status::success();
         }
       return Status::error(where + ": feed buffer '" + name + "' has no feed");
@@ -284,7 +337,9 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
       Status s = resolveShape(a, b, bindings, shape);
       if (!s.ok())
         return Status::error(where + ": " + s.message());
-      env[i] = backend_->allocate(static_cast<DType>(b.dtype()), shape);
+      env[i] = reusableBuffer(i, static_cast<DType>(b.dtype()), shape);
+      if (programPlan.zeroEachRun[i] && env[i].byteSize())
+        std::memset(env[i].data(), 0, env[i].byteSize());
       return Status::success();
     }
     case fb::BufferKind::View: {
@@ -308,19 +363,17 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
     }
     return Status::error(where + ": buffer '" + name + "' has an unknown kind");
   };
-  auto storageRoot = [&](int32_t i) {
-    while (a.buffers()->Get(i)->kind() == fb::BufferKind::View)
-      i = a.buffers()->Get(i)->alias_of();
-    return i;
-  };
+  auto storageRoot = [&](int32_t i) { return storageRootOf(a, i); };
 
   try {
     if (program.calls())
       for (uint32_t c = 0; c < program.calls()->size(); ++c) {
         const fb::KernelCall &call = *program.calls()->Get(c);
-        std::string kernel = str(call.kernel());
-        std::string origin = str(call.origin());
-        std::string callLabel = "'" + kernel + "'" + (origin.empty() ? "" : " (" + origin + ")");
+        // Built only for messages: a step runs hundreds of calls.
+        auto callLabel = [&] {
+          const std::string origin = str(call.origin());
+          return "'" + str(call.kernel()) + "'" + (origin.empty() ? "" : " (" + origin + ")");
+        };
         std::vector<Tensor *> ins, outs;
         if (call.inputs())
           for (int32_t i : *call.inputs()) {
@@ -333,7 +386,7 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
               return s;
             int32_t root = storageRoot(i);
             if (a.buffers()->Get(root)->kind() == fb::BufferKind::Persistent && !initialized_[root])
-              return Status::error(where + ": " + callLabel + " reads '" +
+              return Status::error(where + ": " + callLabel() + " reads '" +
                                    str(a.buffers()->Get(root)->name()) +
                                    "' before it was initialized; run the startup program "
                                    "(initialize) or load parameters (--params)");
@@ -350,18 +403,18 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
               return s;
             outs.push_back(&env[o]);
           }
-        KernelFn fn = backend_->findKernel(kernel);
+        KernelFn fn = programPlan.kernels[c];
         KernelContext ctx(call, std::move(ins), std::move(outs));
         try {
           fn(ctx);
         } catch (const KernelError &e) {
-          return Status::error(where + ", call " + std::to_string(c) + " " + callLabel + ": " +
+          return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
                                e.what());
         } catch (const std::bad_alloc &) {
           throw;
         } catch (const std::exception &e) {
           // A library failure inside a kernel still names the call.
-          return Status::error(where + ", call " + std::to_string(c) + " " + callLabel +
+          return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() +
                                ": internal error: " + e.what());
         }
         if (call.outputs())

@@ -203,4 +203,74 @@ TEST(TensorFormat, NumpyLikeLayout) {
   EXPECT_EQ(*mismatch, "MISMATCH at [1,1]: got 3 expected 3.1");
 }
 
+//===----------------------------------------------------------------------===//
+// Temp and Feed storage kept across runs
+//===----------------------------------------------------------------------===//
+
+/// x: f32[?,4]; t = x + x; r = relu(t); fetches r. Temps t and r are kept
+/// from run to run while the batch size stays.
+struct ReuseArtifact {
+  ArtifactBuilder b;
+  ReuseArtifact() {
+    int s = b.symbol("x.dim0");
+    int x =
+        b.buffer("x", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)}, BufferKind::Feed);
+    int t = b.buffer("t", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)});
+    int r = b.buffer("r", DType::Float32, {DimDesc::symbolic(s), DimDesc::fixed(4)});
+    auto &p = b.program("predict");
+    p.feeds = {{"x", x}};
+    p.fetches = {{"r", r}};
+    b.call(p, "binary", {x, x}, {t}, {AttrDesc::ofString("op", "add")});
+    b.call(p, "unary", {t}, {r}, {AttrDesc::ofString("op", "relu")});
+  }
+};
+
+TEST(Session, ReusedBuffersGiveFreshResultsAcrossBatchSizes) {
+  ReuseArtifact a;
+  auto session = a.b.session();
+  ASSERT_TRUE(session);
+  std::mt19937_64 rng(30);
+  for (int64_t rows : {3, 3, 5, 3, 1}) {
+    Tensor x = randomTensor(DType::Float32, {rows, 4}, rng);
+    TensorMap fetches;
+    Status s = session->run("predict", {{"x", x}}, fetches);
+    ASSERT_TRUE(s.ok()) << s.message();
+    std::vector<double> ref;
+    for (int64_t i = 0; i < x.numel(); ++i)
+      ref.push_back(std::max(0.0, 2 * elementAt(x, i)));
+    expectClose(fetches["r"], ref, 0, 0);
+    // The fetch is a copy: the next run must not change it.
+    Tensor kept = fetches["r"];
+    std::vector<double> before(kept.data<float>(), kept.data<float>() + kept.numel());
+    ASSERT_TRUE(session->run("predict", {{"x", randomTensor(DType::Float32, {rows, 4}, rng)}},
+                             fetches)
+                    .ok());
+    expectClose(kept, before, 0, 0);
+  }
+}
+
+TEST(Session, TempReadBeforeWrittenStartsEveryRunZeroed) {
+  // out = acc + x reads acc before the next call writes it (acc = copy x).
+  // With storage kept across runs acc would hold the last run's x; a fresh
+  // run sees zeros.
+  ArtifactBuilder b;
+  int x = b.buffer("x", DType::Float32, Shape{2, 3}, BufferKind::Feed);
+  int acc = b.buffer("acc", DType::Float32, Shape{2, 3});
+  int out = b.buffer("out", DType::Float32, Shape{2, 3});
+  auto &p = b.program("predict");
+  p.feeds = {{"x", x}};
+  p.fetches = {{"out", out}};
+  b.call(p, "binary", {acc, x}, {out}, {AttrDesc::ofString("op", "add")});
+  b.call(p, "copy", {x}, {acc});
+  auto session = b.session();
+  ASSERT_TRUE(session);
+  std::mt19937_64 rng(31);
+  for (int run = 0; run < 3; ++run) {
+    Tensor xv = randomTensor(DType::Float32, {2, 3}, rng);
+    TensorMap fetches;
+    ASSERT_TRUE(session->run("predict", {{"x", xv}}, fetches).ok());
+    expectClose(fetches["out"], std::vector<double>(xv.data<float>(), xv.data<float>() + 6), 0, 0);
+  }
+}
+
 } // namespace

@@ -19,11 +19,16 @@
 // them, or when loadParams reads them; a kernel reading one that is not
 // initialized fails with a message saying to initialize or load parameters.
 //
-// run() binds the feed shapes to the artifact's symbols, allocates the Temp
-// and Feed buffers the program touches for this run only, resolves View
-// buffers onto their storage, runs the calls in order and returns a deep copy
-// of every fetch. Errors name the feed, buffer, file or the failing call's
-// origin; after a failed run the persistent state may hold partial updates.
+// run() binds the feed shapes to the artifact's symbols, provides the Temp
+// and Feed buffers the program touches, resolves View buffers onto their
+// storage, runs the calls in order and returns a deep copy of every fetch.
+// Temp and Feed storage is kept from one run to the next and reused while a
+// buffer's resolved shape stays the same (a training loop allocates it once
+// per batch shape, not once per step): kernels write every element of their
+// outputs, and a Temp buffer that a program reads before writing it is
+// zeroed at the start of each run, so results never depend on an earlier
+// run. Errors name the feed, buffer, file or the failing call's origin;
+// after a failed run the persistent state may hold partial updates.
 //
 // A Session is not thread-safe; use one per thread.
 //
@@ -37,6 +42,7 @@
 #include "distc/Runtime/Status.h"
 #include "distc/Runtime/Tensor.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -111,6 +117,18 @@ private:
   Session() = default;
   const distc::fb::Program *findProgram(const std::string &mode, distc::fb::ProgramKind kind) const;
   Status execute(const distc::fb::Program &program, const TensorMap &feeds, TensorMap *fetches);
+
+  /// What execute() derives once per program.
+  struct ProgramPlan {
+    std::vector<KernelFn> kernels; // per call
+    /// Per buffer: a Temp whose storage the program reads (or fetches)
+    /// before any of its calls writes it, so it must start each run zeroed.
+    std::vector<bool> zeroEachRun;
+  };
+  const ProgramPlan &plan(const distc::fb::Program &program);
+  /// Storage for Temp or Feed buffer i of `dtype` and `shape`: the storage
+  /// of an earlier run when it has that type, else newly allocated.
+  Tensor reusableBuffer(int32_t i, DType dtype, const Shape &shape);
   /// Index of the persistent buffer `name`, or -1.
   int32_t persistentIndex(const std::string &name) const;
   ProgramIO describe(int32_t buffer, const std::string &name) const;
@@ -120,6 +138,8 @@ private:
   std::string role_ = "trainer";
   std::vector<Tensor> persistent_; // indexed by buffer; defined for Persistent
   std::vector<bool> initialized_;  // per buffer
+  std::vector<Tensor> reusable_;   // per buffer: Temp and Feed storage kept across runs
+  std::map<const distc::fb::Program *, ProgramPlan> plans_;
 };
 
 } // namespace distc::runtime
