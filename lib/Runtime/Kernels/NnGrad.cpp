@@ -72,34 +72,36 @@ void layerNormGradKernel(KernelContext &ctx) {
     // dscale and dbias sum over rows. Each block of kRowsPerBlock rows sums
     // into its own partials, added up in block order at the end, so the
     // result does not depend on how blocks are spread over threads.
+    // Per block: partial dscale and dbias sums, and xhat and g scratch rows
+    // (allocated here: nothing in the threaded loop may throw).
     constexpr int64_t kRowsPerBlock = 32;
     const int64_t blocks = (left + kRowsPerBlock - 1) / kRowsPerBlock;
-    std::vector<double> partials(size_t(blocks * 2 * right), 0.0); // [block][scale|bias][right]
+    std::vector<double> perBlock(size_t(blocks * 4 * right), 0.0); // [block][scale|bias|xhat|g][right]
+    double *perBlockP = perBlock.data();
     const T *xp = x.data<T>(), *dyp = dy.data<T>();
     const T *scaleP = scale ? scale->data<T>() : nullptr;
     T *dxp = dx.data<T>();
-    const int64_t grain = std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, kRowsPerBlock * right));
-    parallelFor(blocks, grain, [&](int64_t begin, int64_t end) {
-      std::vector<double> xhat(right), g(right);
-      vectorized([&] {
-        for (int64_t blk = begin; blk < end; ++blk) {
-          double *sumScale = partials.data() + blk * 2 * right, *sumBias = sumScale + right;
-          for (int64_t r = blk * kRowsPerBlock; r < std::min(left, (blk + 1) * kRowsPerBlock); ++r) {
-            const T *xr = xp + r * right;
-            const double mu = rowSum(xr, right) / double(right);
-            const double inv =
-                1.0 / std::sqrt(rowSquaredDeviation(xr, mu, right) / double(right) + eps);
-            layerNormGradRow(xr, dyp + r * right, scaleP, mu, inv, xhat.data(), g.data(), sumScale,
-                             sumBias, dxp + r * right, right);
-          }
+    const int64_t grain =
+        std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, kRowsPerBlock * right));
+    vectorizedFor(blocks, grain, [=](int64_t begin, int64_t end) {
+      for (int64_t blk = begin; blk < end; ++blk) {
+        double *sumScale = perBlockP + blk * 4 * right, *sumBias = sumScale + right;
+        double *xhat = sumBias + right, *g = xhat + right;
+        for (int64_t r = blk * kRowsPerBlock; r < std::min(left, (blk + 1) * kRowsPerBlock); ++r) {
+          const T *xr = xp + r * right;
+          const double mu = rowSum(xr, right) / double(right);
+          const double inv =
+              1.0 / std::sqrt(rowSquaredDeviation(xr, mu, right) / double(right) + eps);
+          layerNormGradRow(xr, dyp + r * right, scaleP, mu, inv, xhat, g, sumScale, sumBias,
+                           dxp + r * right, right);
         }
-      });
+      }
     });
     for (int64_t c = 0; c < right; ++c) {
       double sumScale = 0, sumBias = 0;
       for (int64_t blk = 0; blk < blocks; ++blk) {
-        sumScale += partials[blk * 2 * right + c];
-        sumBias += partials[blk * 2 * right + right + c];
+        sumScale += perBlock[blk * 4 * right + c];
+        sumBias += perBlock[blk * 4 * right + right + c];
       }
       if (dscale)
         dscale->data<T>()[c] = T(sumScale);

@@ -7,9 +7,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <pthread.h>
@@ -71,6 +73,8 @@ public:
     active_ = false;
     // The workers' writes happen before their unlock of mutex_ below.
     left_.wait(lock, [this] { return inside_ == 0; });
+    if (error_) // a piece threw (out of memory): rethrown once all are done
+      std::rethrow_exception(std::exchange(error_, nullptr));
     return true;
   }
 
@@ -80,7 +84,13 @@ private:
       const int64_t begin = next_.fetch_add(1, std::memory_order_relaxed) * job.piece;
       if (begin >= job.n)
         return;
-      job.fn(job.context, begin, std::min(job.n, begin + job.piece));
+      try {
+        job.fn(job.context, begin, std::min(job.n, begin + job.piece));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!error_)
+          error_ = std::current_exception();
+      }
     }
   }
 
@@ -113,6 +123,7 @@ private:
   bool active_ = false;
   std::atomic<uint64_t> generation_{0}; // advances when a loop starts
   int inside_ = 0; // workers working on the current loop
+  std::exception_ptr error_;
   std::atomic<int64_t> next_{0};
   std::vector<std::thread> workers_;
 };

@@ -34,7 +34,8 @@ void parallelForRanges(int64_t n, int64_t grain, RangeFn fn, const void *context
 /// at least `grain` indices (the last may be shorter), on kernelThreads()
 /// threads. Runs body(0, n) on the calling thread when n < 2 * grain, with
 /// one thread, or when another parallelFor is in progress (a second Session
-/// on another thread, or a nested call).
+/// on another thread, or a nested call). If a piece throws, the other
+/// pieces still run and the first exception is rethrown to the caller.
 template <typename F> void parallelFor(int64_t n, int64_t grain, const F &body) {
   if (n <= 0)
     return;
