@@ -6,6 +6,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <mutex>
 
 // OpenBLAS's own thread control, when the BLAS is OpenBLAS.
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
@@ -18,13 +19,12 @@ namespace {
 /// idle threads spin between calls and would take the cores the runtime's
 /// other kernels run on.
 int ownGemmThreads() {
-  static const int threads = [] {
-    const int n = kernelThreads();
-    if (n > 1 && openblas_set_num_threads)
-      openblas_set_num_threads(1);
-    return openblas_set_num_threads ? n : 1;
-  }();
-  return std::min(threads, kernelThreads());
+  const int n = kernelThreads();
+  if (n == 1 || !openblas_set_num_threads)
+    return 1;
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+  return n;
 }
 
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
@@ -156,8 +156,11 @@ void matmulKernel(KernelContext &ctx) {
       as *= a.dim(d);
       bs *= b.dim(d);
     }
-    // Batches are independent GEMMs: split them over threads.
-    const int64_t grain = std::max<int64_t>(1, kMinSplitGemm / std::max<int64_t>(1, m * n * k));
+    // Batches are independent GEMMs: split them over threads (when the
+    // runtime, not OpenBLAS, threads the GEMMs).
+    const int64_t grain = ownGemmThreads() == 1
+                              ? batch
+                              : std::max<int64_t>(1, kMinSplitGemm / std::max<int64_t>(1, m * n * k));
     parallelFor(batch, grain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         int64_t aOff = 0, bOff = 0, rest = i;
