@@ -34,7 +34,8 @@ ENC = dict(seq=32, d=128, heads=4, ffn=512, vocab=1000, classes=10, dropout=0.1)
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--build-dir", default="/work/main/build",
+    p.add_argument("--build-dir",
+                   default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build"),
                    help="build directory with bin/distc and bin/dist-run")
     p.add_argument("--threads", type=int, default=0,
                    help="threads for both frameworks (default: all cores, %d here)"

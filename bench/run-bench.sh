@@ -4,14 +4,14 @@
 #
 #   bench/run-bench.sh [BUILD_DIR] [bench.py options...]
 #
-# BUILD_DIR (default /work/main/build) must hold bin/distc and bin/dist-run.
+# BUILD_DIR (default: build/ in the checkout) must hold bin/distc and bin/dist-run.
 # Options go to bench/bench.py (--threads N, --quick, --json FILE, ...;
 # bench/run-bench.sh --help lists them). Installs python3-torch and
 # python3-numpy from Debian when missing. Uses the system Python.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-build="/work/main/build"
+build="$(dirname "$here")/build"
 if [[ $# -gt 0 && "$1" != -* ]]; then
   build="$1"
   shift
