@@ -95,7 +95,7 @@ std::vector<uint8_t> serializeArtifact(const ArtifactDesc &desc) {
   Offset<fb::InferenceModel> inference =
       desc.hasInference ? buildInference(b, desc.inference) : 0;
   auto root = fb::CreateArtifactDirect(b, desc.producer.c_str(), desc.source.c_str(), &symbols,
-                                       &buffers, &programs, training, inference);
+                                       &buffers, &programs, training, inference, desc.worldSize);
   fb::FinishArtifactBuffer(b, root);
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }

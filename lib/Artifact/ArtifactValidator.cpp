@@ -55,6 +55,8 @@ public:
           return false;
     if (a_.training() && !checkTraining(*a_.training()))
       return false;
+    if (a_.world_size() < 1)
+      return fail("world_size is " + std::to_string(a_.world_size()) + ", not a rank count");
     if (a_.inference() && !checkPersistentNames("inference model", a_.inference()->parameters()))
       return false;
     return true;

@@ -21,6 +21,7 @@ const KernelRegistry &cpuKernelRegistry() {
     kernels::registerShapeGradKernels(r);
     kernels::registerDropoutKernels(r);
     kernels::registerOptimizerKernels(r);
+    kernels::registerCollectiveKernels(r);
     return r;
   }();
   return registry;

@@ -292,6 +292,14 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
   const fb::Artifact &a = *artifact_->artifact();
   const std::string where =
       "program " + str(program.mode()) + "/" + str(program.role()) + "/" + kindName(program.kind());
+  // Running the programs of an N-rank artifact on fewer ranks would apply
+  // gradients scaled for N: refuse.
+  int ranks = collectives_ ? collectives_->size() : 1;
+  if (a.world_size() != ranks)
+    return Status::error(artifact_->name() + " is compiled for " + std::to_string(a.world_size()) +
+                         " ranks but runs on " + std::to_string(ranks) +
+                         ": start it on that many ranks, or recompile it with --nranks " +
+                         std::to_string(ranks));
   SymbolBindings bindings;
   Status st = bindSymbols(a, program, feeds, bindings);
   if (!st.ok())
@@ -404,7 +412,7 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
             outs.push_back(&env[o]);
           }
         KernelFn fn = programPlan.kernels[c];
-        KernelContext ctx(call, std::move(ins), std::move(outs));
+        KernelContext ctx(call, std::move(ins), std::move(outs), collectives_.get());
         try {
           fn(ctx);
         } catch (const KernelError &e) {

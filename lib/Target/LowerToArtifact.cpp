@@ -268,6 +268,30 @@ LogicalResult ProgramLowering::lowerWriteVar(Operation *op) {
   return success();
 }
 
+/// Collectives: c_allreduce_sum and c_broadcast become kernels over the
+/// session's communicator; the stream syncs order CUDA streams and are views
+/// on the CPU, which runs every call in order.
+LogicalResult ProgramLowering::lowerCollective(Operation *op) {
+  StringRef type = opType(op);
+  Value x = op->getOperand(0);
+  if (type == "c_sync_calc_stream" || type == "c_sync_comm_stream")
+    return failed(defineView(op->getResult(0), bufferOf(x), dimsOf(x))) ? failure() : success();
+  pd::OpAttributes attrs(op);
+  if (attrs.getInt("ring_id") != 0)
+    return error(op) << "only ring 0 (all trainer ranks) is supported, got ring_id "
+                     << attrs.getInt("ring_id");
+  if (type == "c_reduce_sum")
+    return error(op) << "the Reduce strategy (c_reduce_sum) is not supported yet";
+  FailureOr<int32_t> out = defineResult(op->getResult(0), dimsOf(x));
+  if (failed(out))
+    return failure();
+  if (type == "c_allreduce_sum")
+    emit("c_allreduce", {bufferOf(x)}, {*out}, {AttrDesc::ofString("op", "sum")});
+  else
+    emit("c_broadcast", {bufferOf(x)}, {*out}, {AttrDesc::ofInt("root", attrs.getInt("root"))});
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // ProgramLowering: dispatch
 //===----------------------------------------------------------------------===//
@@ -350,10 +374,9 @@ LogicalResult ProgramLowering::lowerOp(Operation *op) {
       .Case("dropout_grad", [&] { return lowerDropoutGrad(op); })
       .Case("softmax_with_cross_entropy_grad", [&] { return lowerSoftmaxCrossEntropyGrad(op); })
       .Cases("sgd", "momentum", "adam", "adamw", [&] { return lowerOptimizer(op); })
+      .Cases("c_allreduce_sum", "c_broadcast", "c_reduce_sum", "c_sync_calc_stream",
+             "c_sync_comm_stream", [&] { return lowerCollective(op); })
       .Default(nullptr);
-  if (!lowerFn && type.starts_with("c_"))
-    return error(op) << "collective ops do not lower to the runtime yet; inspect data-parallel "
-                        "programs with --emit=program-json or --compile-to=modes";
   if (!lowerFn)
     return error(op) << "no lowering to runtime kernels for this op";
   for (Value operand : op->getOperands())

@@ -91,6 +91,7 @@ public:
   mlir::LogicalResult lowerMean(mlir::Operation *op);
   mlir::LogicalResult lowerSquaredL2Norm(mlir::Operation *op);
   mlir::LogicalResult bindXShape(mlir::Operation *op);
+  mlir::LogicalResult lowerCollective(mlir::Operation *op);
 
   mlir::LogicalResult lowerReshape(mlir::Operation *op);
   mlir::LogicalResult lowerTranspose(mlir::Operation *op);

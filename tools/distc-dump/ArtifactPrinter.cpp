@@ -101,6 +101,8 @@ void printArtifact(const artifact::LoadedArtifact &loaded, std::FILE *out) {
   std::fprintf(out, "  checksum: 0x%016" PRIx64 " ok\n", loaded.checksum());
   std::fprintf(out, "  producer: %s\n", str(a.producer()).c_str());
   std::fprintf(out, "  source: %s\n", str(a.source()).c_str());
+  if (a.world_size() != 1) // serial artifacts print as they always did
+    std::fprintf(out, "  world size: %d ranks\n", a.world_size());
 
   std::fprintf(out, "symbols:\n");
   if (a.symbols())

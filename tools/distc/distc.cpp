@@ -33,6 +33,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 
@@ -254,6 +255,7 @@ int compile(const Options &options) {
     return 1;
   if (failed(describeModes(*module, training, *artifact)))
     return 1;
+  artifact->worldSize = std::max(options.nranks, 1);
   std::vector<uint8_t> payload = distc::artifact::serializeArtifact(*artifact);
 
   // Check our own output with the runtime's loader: a bug here should fail

@@ -137,6 +137,8 @@ struct ArtifactDesc {
   TrainingDesc training;
   bool hasInference = false;
   InferenceModelDesc inference;
+  /// Trainer ranks the programs' collectives expect (1: serial).
+  int32_t worldSize = 1;
 };
 
 /// Serializes to a FlatBuffer payload (no file header; see ArtifactFile.h).

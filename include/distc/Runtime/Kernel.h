@@ -14,6 +14,7 @@
 #define DISTC_RUNTIME_KERNEL_H
 
 #include "distc/Artifact/artifact_generated.h"
+#include "distc/Runtime/Collectives.h"
 #include "distc/Runtime/Tensor.h"
 
 #include <map>
@@ -34,8 +35,9 @@ public:
 class KernelContext {
 public:
   KernelContext(const distc::fb::KernelCall &call, std::vector<Tensor *> inputs,
-                std::vector<Tensor *> outputs)
-      : call_(call), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
+                std::vector<Tensor *> outputs, Collectives *collectives = nullptr)
+      : call_(call), inputs_(std::move(inputs)), outputs_(std::move(outputs)),
+        collectives_(collectives) {}
 
   const distc::fb::KernelCall &call() const { return call_; }
   std::string origin() const;
@@ -59,12 +61,16 @@ public:
 
   [[noreturn]] void fail(const std::string &message) const;
 
+  /// The ranks' communicator, or null when this process is the only rank.
+  Collectives *collectives() const { return collectives_; }
+
 private:
   const distc::fb::Attr *findAttr(std::string_view name) const;
 
   const distc::fb::KernelCall &call_;
   std::vector<Tensor *> inputs_;
   std::vector<Tensor *> outputs_;
+  Collectives *collectives_ = nullptr;
 };
 
 using KernelFn = void (*)(KernelContext &);

@@ -39,6 +39,7 @@
 
 #include "distc/Artifact/ArtifactFile.h"
 #include "distc/Runtime/Backend.h"
+#include "distc/Runtime/Collectives.h"
 #include "distc/Runtime/Status.h"
 #include "distc/Runtime/Tensor.h"
 
@@ -97,6 +98,14 @@ public:
   /// first) with a copy of each fetch.
   Status run(const std::string &mode, const TensorMap &feeds, TensorMap &fetches);
 
+  /// The communicator of this process's rank for the collective kernels.
+  /// Without one the session is the only rank; programs compiled for more
+  /// ranks (Artifact.world_size) then refuse to run.
+  void setCollectives(std::shared_ptr<Collectives> collectives) {
+    collectives_ = std::move(collectives);
+  }
+  Collectives *collectives() const { return collectives_.get(); }
+
   /// The current value of a persistent buffer (shares storage), or an
   /// undefined tensor if `name` is not a persistent buffer.
   Tensor persistent(const std::string &name) const;
@@ -135,6 +144,7 @@ private:
 
   std::unique_ptr<artifact::LoadedArtifact> artifact_;
   std::unique_ptr<Backend> backend_;
+  std::shared_ptr<Collectives> collectives_;
   std::string role_ = "trainer";
   std::vector<Tensor> persistent_; // indexed by buffer; defined for Persistent
   std::vector<bool> initialized_;  // per buffer

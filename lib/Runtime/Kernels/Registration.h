@@ -30,6 +30,9 @@ void registerShapeGradKernels(KernelRegistry &r);      // broadcast, slice_grad
 void registerDropoutKernels(KernelRegistry &r);        // dropout, dropout_grad
 void registerOptimizerKernels(KernelRegistry &r);      // sgd, momentum, adam
 
+// Data parallelism, over the session's Collectives.
+void registerCollectiveKernels(KernelRegistry &r); // c_allreduce, c_broadcast
+
 } // namespace distc::runtime::kernels
 
 #endif // DISTC_LIB_RUNTIME_KERNELS_REGISTRATION_H

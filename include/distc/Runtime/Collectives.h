@@ -1,0 +1,34 @@
+//===- Collectives.h - The runtime's view of a communicator -----*- C++ -*-===//
+//
+// What the collective kernels (c_allreduce, c_broadcast) need from a
+// communicator, as an interface the runtime owns: the communication library
+// (lib/Comm, which depends on the runtime) implements it, so the runtime
+// never depends on Gloo or NCCL. A Session without one runs as the only
+// rank, where every collective is the identity.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_RUNTIME_COLLECTIVES_H
+#define DISTC_RUNTIME_COLLECTIVES_H
+
+#include "distc/Runtime/Status.h"
+#include "distc/Runtime/Tensor.h"
+
+#include <string>
+
+namespace distc::runtime {
+
+class Collectives {
+public:
+  virtual ~Collectives() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// Reduces `tensor` in place over every rank; `op` is sum, max, min or prod.
+  virtual Status allreduce(Tensor &tensor, const std::string &op) = 0;
+  /// Replaces `tensor` on every rank by rank `root`'s.
+  virtual Status broadcast(Tensor &tensor, int root) = 0;
+};
+
+} // namespace distc::runtime
+
+#endif // DISTC_RUNTIME_COLLECTIVES_H

@@ -1,0 +1,56 @@
+//===- Collective.cpp - c_allreduce, c_broadcast ----------------------------===//
+//
+// out = x communicated over the ranks of the session's Collectives (the
+// identity when the process is the only rank). The result is copied to
+// `out` first and reduced there in place, so x is never modified.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelUtils.h"
+#include "Registration.h"
+
+#include <cstring>
+
+namespace distc::runtime::kernels {
+namespace {
+
+Tensor &copiedOutput(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0);
+  Tensor &out = ctx.output(0);
+  expectSameDtype(ctx, x, out, "x", "out");
+  expectNumel(ctx, out, x.numel(), "out");
+  if (!x.sharesStorageWith(out) && x.byteSize())
+    std::memcpy(out.data(), x.data(), x.byteSize());
+  return out;
+}
+
+void allreduceKernel(KernelContext &ctx) {
+  Tensor &out = copiedOutput(ctx);
+  std::string op = ctx.stringAttr("op");
+  if (op != "sum" && op != "max" && op != "min" && op != "prod")
+    ctx.fail("unknown reduction '" + op + "' (expected sum, max, min or prod)");
+  if (Collectives *c = ctx.collectives(); c && c->size() > 1)
+    if (Status st = c->allreduce(out, op); !st.ok())
+      ctx.fail(st.message());
+}
+
+void broadcastKernel(KernelContext &ctx) {
+  Tensor &out = copiedOutput(ctx);
+  int64_t root = ctx.intAttr("root");
+  int size = ctx.collectives() ? ctx.collectives()->size() : 1;
+  if (root < 0 || root >= size)
+    ctx.fail("root " + std::to_string(root) + " is not one of the " + std::to_string(size) +
+             " ranks");
+  if (size > 1)
+    if (Status st = ctx.collectives()->broadcast(out, static_cast<int>(root)); !st.ok())
+      ctx.fail(st.message());
+}
+
+} // namespace
+
+void registerCollectiveKernels(KernelRegistry &r) {
+  r.add("c_allreduce", allreduceKernel);
+  r.add("c_broadcast", broadcastKernel);
+}
+
+} // namespace distc::runtime::kernels
