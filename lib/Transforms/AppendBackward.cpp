@@ -17,6 +17,7 @@
 #include "distc/Dialect/Pd/CatalogOpBuilder.h"
 #include "distc/Dialect/Pd/OpAttributes.h"
 #include "distc/Dialect/Pd/PdOps.h"
+#include "distc/Dialect/Pd/PdTypes.h"
 #include "distc/Transforms/ProgramUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -321,11 +322,15 @@ LogicalResult BackwardBuilder::run(Value loss) {
   // d loss / d loss = 1, as Paddle's fill_constant with role backward|loss.
   auto lossType = cast<RankedTensorType>(loss.getType());
   SmallVector<int64_t> shape(lossType.getShape());
+  FailureOr<pd::VarDataType> dtype = pd::getPaddleDType(lossType.getElementType());
+  if (failed(dtype))
+    return emitError(loss.getLoc()) << "loss '" << variableName(loss) << "' has element type "
+                                    << lossType.getElementType() << ", which Paddle cannot represent";
   FailureOr<Operation *> seed = pd::buildCatalogOp(
       builder, loss.getLoc(), "fill_constant", {},
       {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape)),
        builder.getNamedAttr("value", builder.getF32FloatAttr(1.0f)),
-       builder.getNamedAttr("dtype", builder.getI32IntegerAttr(lossType.getElementType().isF64() ? 6 : 5)),
+       builder.getNamedAttr("dtype", builder.getI32IntegerAttr(static_cast<int32_t>(*dtype))),
        builder.getNamedAttr("op_role",
                             builder.getI32IntegerAttr(pd::OpRole::Backward | pd::OpRole::Loss))},
       {gradName(loss)});

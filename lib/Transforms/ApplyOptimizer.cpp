@@ -25,6 +25,7 @@
 
 #include "distc/Dialect/Pd/CatalogOpBuilder.h"
 #include "distc/Dialect/Pd/PdOps.h"
+#include "distc/Dialect/Pd/PdTypes.h"
 #include "distc/Transforms/ProgramUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -42,17 +43,6 @@ using namespace mlir;
 
 namespace distc {
 namespace {
-
-/// Paddle's VarType codes for fill_constant's `dtype`.
-int paddleDType(Type element) {
-  if (element.isF64())
-    return 6;
-  if (element.isInteger(64))
-    return 3;
-  if (element.isInteger(32))
-    return 2;
-  return 5; // fp32
-}
 
 struct ParamGrad {
   std::string name;
@@ -83,11 +73,16 @@ public:
     var.addAttribute("persistable", declare.getUnitAttr());
     declare.create(var);
 
+    FailureOr<pd::VarDataType> dtype = pd::getPaddleDType(type.getElementType());
+    if (failed(dtype))
+      return emitError(main->getLoc())
+             << "optimizer variable '" << name << "' has element type " << type.getElementType()
+             << ", which Paddle cannot represent";
     SmallVector<NamedAttribute> attrs = {
         startupBuilder.getNamedAttr("shape", startupBuilder.getDenseI64ArrayAttr(type.getShape())),
         startupBuilder.getNamedAttr("value", startupBuilder.getF32FloatAttr(value)),
         startupBuilder.getNamedAttr("dtype",
-                                    startupBuilder.getI32IntegerAttr(paddleDType(type.getElementType())))};
+                                    startupBuilder.getI32IntegerAttr(static_cast<int32_t>(*dtype)))};
     FailureOr<Operation *> init = pd::buildCatalogOp(startupBuilder, main->getLoc(), "fill_constant",
                                                      {}, attrs, {name.str()});
     if (failed(init))
