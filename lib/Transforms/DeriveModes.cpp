@@ -19,7 +19,6 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/StringSet.h"
 
 namespace distc {
 #define GEN_PASS_DEF_DERIVEMODES
@@ -64,17 +63,6 @@ int countFetches(Operation *program) {
   int n = 0;
   program->walk([&](Operation *op) { n += op->getName().getStringRef() == "pd.fetch"; });
   return n;
-}
-
-/// Names of the persistable variables a program reads.
-llvm::StringSet<> readVariables(Operation *program) {
-  llvm::StringSet<> names;
-  program->walk([&](Operation *op) {
-    if (op->getName().getStringRef() == "pd.read_var")
-      if (auto sym = op->getAttrOfType<FlatSymbolRefAttr>("var"))
-        names.insert(sym.getValue());
-  });
-  return names;
 }
 
 /// The feeds `value` is computed from.
@@ -194,13 +182,13 @@ Operation *cloneProgram(OpBuilder &builder, Operation *program, StringRef mode, 
 }
 
 /// Keeps only the startup writes of variables the mode's main program reads.
-void pruneStartup(Operation *startup, const llvm::StringSet<> &used) {
+void pruneStartup(Operation *startup, const std::set<std::string> &used) {
   SmallVector<Operation *> doomed;
   startup->walk([&](Operation *op) {
     if (op->getName().getStringRef() != "pd.write_var")
       return;
     auto sym = op->getAttrOfType<FlatSymbolRefAttr>("var");
-    if (sym && !used.contains(sym.getValue()))
+    if (sym && !used.count(sym.getValue().str()))
       doomed.push_back(op);
   });
   for (Operation *op : doomed)

@@ -111,6 +111,16 @@ int findSlot(const std::vector<pd::SlotSpec> &slots, StringRef name) {
   return -1;
 }
 
+std::set<std::string> readVariables(Operation *program) {
+  std::set<std::string> names;
+  program->walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "pd.read_var")
+      if (auto sym = op->getAttrOfType<FlatSymbolRefAttr>("var"))
+        names.insert(sym.getValue().str());
+  });
+  return names;
+}
+
 int opRole(Operation *op) {
   if (auto role = op->getAttrOfType<IntegerAttr>("op_role"))
     return static_cast<int>(role.getInt());

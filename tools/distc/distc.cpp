@@ -136,11 +136,7 @@ LogicalResult exportInferenceModel(ModuleOp module, distc::artifact::InferenceMo
   Operation *predict = distc::findProgram(*copy, "predict.main");
   if (!predict)
     return failure();
-  std::set<std::string> read;
-  predict->walk([&](Operation *op) {
-    if (op->getName().getStringRef() == "pd.read_var")
-      read.insert(op->getAttrOfType<FlatSymbolRefAttr>("var").getValue().str());
-  });
+  std::set<std::string> read = distc::readVariables(predict);
   SmallVector<Operation *> doomed;
   for (Operation &op : copy->getBody()->getOperations()) {
     StringRef name = op.getName().getStringRef();

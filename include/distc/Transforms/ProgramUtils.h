@@ -16,6 +16,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <set>
 #include <string>
 
 namespace distc {
@@ -44,6 +45,10 @@ llvm::SmallVector<mlir::Value, 1> resultsOfSlot(mlir::Operation *op, const pd::O
 
 /// Index of the slot called `name` in `slots`, or -1.
 int findSlot(const std::vector<pd::SlotSpec> &slots, llvm::StringRef name);
+
+/// Names of the persistable variables `program` reads (`pd.read_var`), in
+/// sorted order — the order of Paddle's combined parameter files.
+std::set<std::string> readVariables(mlir::Operation *program);
 
 /// Paddle's `op_role` of `op` (pd::OpRole bits; Forward when absent).
 int opRole(mlir::Operation *op);
