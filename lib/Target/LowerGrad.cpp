@@ -378,7 +378,7 @@ LogicalResult ProgramLowering::lowerDropoutGrad(Operation *op) {
   pd::OpAttributes attrs(op);
   bool upscale = attrs.getString("dropout_implementation") == "upscale_in_train";
   double p = attrs.getFloat("dropout_prob");
-  if (program.mode != "train" || attrs.getBool("is_test")) {
+  if (!isTrainingDropout(op)) {
     if (upscale)
       return failed(defineView(op->getResult(0), bufferOf(dout), dimsOf(dout))) ? failure()
                                                                                 : success();

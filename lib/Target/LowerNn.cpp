@@ -146,7 +146,7 @@ LogicalResult ProgramLowering::lowerDropout(Operation *op) {
   if (impl != "upscale_in_train" && impl != "downgrade_in_infer")
     return error(op) << "unknown dropout_implementation '" << impl << "'";
   bool upscale = impl == "upscale_in_train";
-  if (program.mode == "train" && !attrs.getBool("is_test")) {
+  if (isTrainingDropout(op)) {
     FailureOr<int32_t> out = defineResult(op->getResult(0), dimsOf(x));
     if (failed(out))
       return failure();

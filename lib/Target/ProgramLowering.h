@@ -104,6 +104,12 @@ public:
   mlir::LogicalResult lowerLookupTable(mlir::Operation *op);
   mlir::LogicalResult lowerLayerNorm(mlir::Operation *op);
   mlir::LogicalResult lowerDropout(mlir::Operation *op);
+  /// Whether dropout (or its gradient) `op` takes its training form, a mask
+  /// drawn each step: in a train program unless marked is_test. Elsewhere it
+  /// is the inference form, and its gradient must match that.
+  bool isTrainingDropout(mlir::Operation *op) const {
+    return program.mode == "train" && !pd::OpAttributes(op).getBool("is_test");
+  }
   mlir::LogicalResult lowerSoftmaxCrossEntropy(mlir::Operation *op);
   mlir::LogicalResult lowerTopK(mlir::Operation *op);
   mlir::LogicalResult lowerAccuracy(mlir::Operation *op);
