@@ -32,33 +32,6 @@ std::optional<ReduceOp> reduceOpFromName(std::string_view name) {
   return std::nullopt;
 }
 
-size_t elementSize(DType dtype) {
-  switch (dtype) {
-  case DType::Bool:
-  case DType::Int8:
-  case DType::UInt8:
-    return 1;
-  case DType::Int16:
-  case DType::Float16:
-  case DType::BFloat16:
-    return 2;
-  case DType::Int32:
-  case DType::Float32:
-    return 4;
-  case DType::Int64:
-  case DType::Float64:
-    return 8;
-  }
-  return 0;
-}
-
-const char *elementTypeName(DType dtype) {
-  static const char *const names[] = {"b1",  "i8",  "u8",   "i16", "i32",
-                                      "i64", "f16", "bf16", "f32", "f64"};
-  int i = static_cast<int>(dtype);
-  return i >= 0 && i < 10 ? names[i] : "?";
-}
-
 bool isReducible(DType d) {
   return d == DType::Int8 || d == DType::UInt8 || d == DType::Int16 || d == DType::Int32 ||
          d == DType::Int64 || d == DType::Float32 || d == DType::Float64;
@@ -74,7 +47,7 @@ Status checkBuffer(const char *op, const void *data, size_t count) {
 }
 
 Status checkElementType(const char *op, DType dtype) {
-  if (elementSize(dtype) == 0)
+  if (!runtime::isKnownDType(dtype))
     return Status::error(std::string(op) + ": unknown element type " +
                          std::to_string(static_cast<int>(dtype)));
   return Status::success();
@@ -82,7 +55,7 @@ Status checkElementType(const char *op, DType dtype) {
 
 Status checkReducible(const char *op, DType dtype) {
   if (!isReducible(dtype))
-    return Status::error(std::string(op) + " of " + elementTypeName(dtype) +
+    return Status::error(std::string(op) + " of " + runtime::dtypeName(dtype) +
                          " is not supported; reductions support i8, u8, i16, i32, i64, f32 "
                          "and f64");
   return Status::success();
@@ -127,7 +100,7 @@ Status LocalCommunicator::allgather(const void *in, void *out, size_t countPerRa
   if (!s.ok())
     return s;
   if (in != out && countPerRank > 0)
-    std::memmove(out, in, countPerRank * elementSize(dtype));
+    std::memmove(out, in, countPerRank * runtime::dtypeSize(dtype));
   return Status::success();
 }
 

@@ -158,7 +158,7 @@ public:
   /// reduction, combined in rank order.
   Status reduceScatter(const char *data, const Chunks &chunks, DType dtype, ReduceOp op,
                        char *&acc) {
-    size_t es = elementSize(dtype);
+    size_t es = runtime::dtypeSize(dtype);
     size_t mine = chunks.count(rank) * es;
     char *pieces = scratchFor(mine * size); // piece r: rank r's copy of our chunk
     std::vector<Transfer> sends, recvs;
@@ -260,7 +260,7 @@ Status GlooCommunicator::allreduce(void *data, size_t count, DType dtype, Reduce
     return s;
   Impl &m = *impl_;
   Chunks chunks(count, m.size);
-  size_t es = elementSize(dtype);
+  size_t es = runtime::dtypeSize(dtype);
   char *bytes = static_cast<char *>(data);
   char *acc = nullptr;
   s = m.reduceScatter(bytes, chunks, dtype, op, acc);
@@ -292,7 +292,7 @@ Status GlooCommunicator::reduce(void *data, size_t count, DType dtype, ReduceOp 
     return s;
   Impl &m = *impl_;
   Chunks chunks(count, m.size);
-  size_t es = elementSize(dtype);
+  size_t es = runtime::dtypeSize(dtype);
   char *bytes = static_cast<char *>(data);
   char *acc = nullptr;
   s = m.reduceScatter(bytes, chunks, dtype, op, acc);
@@ -324,7 +324,7 @@ Status GlooCommunicator::broadcast(void *data, size_t count, DType dtype, int ro
   if (!s.ok() || count == 0)
     return s;
   Impl &m = *impl_;
-  size_t es = elementSize(dtype);
+  size_t es = runtime::dtypeSize(dtype);
   char *bytes = static_cast<char *>(data);
   std::vector<Transfer> sends, recvs;
   if (count * es <= kDirectBroadcastBytes || m.size == 2) {
@@ -376,7 +376,7 @@ Status GlooCommunicator::allgather(const void *in, void *out, size_t countPerRan
   if (!s.ok() || countPerRank == 0)
     return s;
   Impl &m = *impl_;
-  size_t block = countPerRank * elementSize(dtype);
+  size_t block = countPerRank * runtime::dtypeSize(dtype);
   char *bytes = static_cast<char *>(out);
   char *mine = bytes + m.rank * block;
   if (in != mine)

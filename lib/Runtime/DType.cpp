@@ -3,6 +3,7 @@
 #include "distc/Runtime/DType.h"
 
 #include <cstring>
+#include <iterator>
 
 namespace distc::runtime {
 
@@ -29,9 +30,13 @@ size_t dtypeSize(DType dtype) {
 static const char *const kNames[] = {"b1",  "i8",  "u8",   "i16", "i32",
                                      "i64", "f16", "bf16", "f32", "f64"};
 
-const char *dtypeName(DType dtype) {
+bool isKnownDType(DType dtype) {
   int i = static_cast<int>(dtype);
-  return i >= 0 && i < 10 ? kNames[i] : "?";
+  return i >= 0 && i < static_cast<int>(std::size(kNames));
+}
+
+const char *dtypeName(DType dtype) {
+  return isKnownDType(dtype) ? kNames[static_cast<int>(dtype)] : "?";
 }
 
 std::optional<DType> dtypeFromName(std::string_view name) {

@@ -121,7 +121,7 @@ void allreduceCase(std::vector<std::unique_ptr<Communicator>> &comms, DType dtyp
     for (int r = 1; r < n; ++r)
       acc = combine(acc, value(r, i));
     for (int r = 0; r < n; ++r)
-      EXPECT_EQ(data[r][i], acc) << reduceOpName(op) << " " << elementTypeName(dtype) << " rank "
+      EXPECT_EQ(data[r][i], acc) << reduceOpName(op) << " " << distc::runtime::dtypeName(dtype) << " rank "
                                  << r << " element " << i;
   }
 }

@@ -45,11 +45,6 @@ enum class ReduceOp { Sum, Max, Min, Prod };
 const char *reduceOpName(ReduceOp op);
 std::optional<ReduceOp> reduceOpFromName(std::string_view name);
 
-/// Bytes per element of `dtype` and its short name (f32, i64, ...), without
-/// linking the runtime library (the runtime links this one).
-size_t elementSize(DType dtype);
-const char *elementTypeName(DType dtype);
-
 /// Whether allreduce/reduce support `dtype`.
 bool isReducible(DType dtype);
 

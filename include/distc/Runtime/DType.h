@@ -21,6 +21,9 @@ namespace distc::runtime {
 
 using DType = distc::artifact::DType;
 
+/// Whether `dtype` is one of the enumerators (a value read from a file or
+/// cast from an integer may not be).
+bool isKnownDType(DType dtype);
 /// Bytes per element.
 size_t dtypeSize(DType dtype);
 
