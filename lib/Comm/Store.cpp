@@ -125,6 +125,18 @@ std::vector<std::string> readKeys(Reader &r) {
   return keys;
 }
 
+/// A Wait request: the keys, how long the server may wait, and whether any
+/// one of them (rather than all) ends the wait.
+Writer waitRequest(const std::vector<std::string> &keys, milliseconds timeout, bool any) {
+  Writer w;
+  w.u32(static_cast<uint32_t>(keys.size()));
+  for (const std::string &k : keys)
+    w.str(k);
+  w.i64(timeout.count());
+  w.byte(any ? 1 : 0);
+  return w;
+}
+
 } // namespace
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -189,12 +201,7 @@ Status Store::get(const std::string &key, std::string &value, milliseconds timeo
 Status Store::wait(const std::vector<std::string> &keys) { return wait(keys, impl_->timeout); }
 
 Status Store::wait(const std::vector<std::string> &keys, milliseconds timeout) {
-  Writer w;
-  w.u32(static_cast<uint32_t>(keys.size()));
-  for (const std::string &k : keys)
-    w.str(k);
-  w.i64(timeout.count());
-  w.byte(0);
+  Writer w = waitRequest(keys, timeout, /*any=*/false);
   Reply status;
   std::string body;
   Status s = impl_->call(Op::Wait, w, timeout, status, body);
@@ -212,12 +219,7 @@ Status Store::wait(const std::vector<std::string> &keys, milliseconds timeout) {
 
 Status Store::waitAny(const std::vector<std::string> &keys, milliseconds timeout,
                       std::vector<std::string> &present) {
-  Writer w;
-  w.u32(static_cast<uint32_t>(keys.size()));
-  for (const std::string &k : keys)
-    w.str(k);
-  w.i64(timeout.count());
-  w.byte(1);
+  Writer w = waitRequest(keys, timeout, /*any=*/true);
   Reply status;
   std::string body;
   Status s = impl_->call(Op::Wait, w, timeout, status, body);
