@@ -60,6 +60,14 @@ int64_t product(const Shape &shape, int begin, int end) {
   return n;
 }
 
+NormRows layerNormRows(const KernelContext &ctx, const Tensor &x) {
+  const int64_t axis = ctx.intAttr("begin_norm_axis");
+  if (axis < 1 || axis > x.rank())
+    ctx.fail("begin_norm_axis " + std::to_string(axis) + " is out of range for rank " +
+             std::to_string(x.rank()));
+  return {product(x.shape(), 0, int(axis)), product(x.shape(), int(axis), x.rank())};
+}
+
 std::string formatShape(const Shape &shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)

@@ -329,6 +329,15 @@ void expectAxis(const KernelContext &ctx, int64_t axis, int rank, const char *wh
 /// Product of shape[begin, end).
 int64_t product(const Shape &shape, int begin, int end);
 
+/// layer_norm's view of x (forward and backward): split at the call's
+/// `begin_norm_axis` into `rows` of `width` normalized elements. Fails for
+/// an axis outside [1, rank].
+struct NormRows {
+  int64_t rows = 0;
+  int64_t width = 0;
+};
+NormRows layerNormRows(const KernelContext &ctx, const Tensor &x);
+
 std::string formatShape(const Shape &shape);
 
 /// A tensor seen as [outer, axis extent, inner] around `axis`: element

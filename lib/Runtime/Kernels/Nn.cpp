@@ -92,13 +92,9 @@ void layerNormKernel(KernelContext &ctx) {
   Tensor &y = ctx.output(0);
   Tensor *mean = ctx.optionalOutput(1);
   Tensor *var = ctx.optionalOutput(2);
-  const int64_t bna = ctx.intAttr("begin_norm_axis");
   const double eps = ctx.floatAttr("epsilon");
-  if (bna < 1 || bna > x.rank())
-    ctx.fail("begin_norm_axis " + std::to_string(bna) + " is out of range for rank " +
-             std::to_string(x.rank()));
-  const int64_t left = product(x.shape(), 0, int(bna));
-  const int64_t right = product(x.shape(), int(bna), x.rank());
+  const NormRows norm = layerNormRows(ctx, x);
+  const int64_t left = norm.rows, right = norm.width;
   expectSameDtype(ctx, x, y, "x", "y");
   expectNumel(ctx, y, x.numel(), "y");
   for (auto [t, name] : {std::pair{scale, "scale"}, std::pair{bias, "bias"}})

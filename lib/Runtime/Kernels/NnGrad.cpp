@@ -50,13 +50,9 @@ void layerNormGradKernel(KernelContext &ctx) {
   Tensor &dx = ctx.output(0);
   Tensor *dscale = ctx.optionalOutput(1);
   Tensor *dbias = ctx.optionalOutput(2);
-  const int64_t bna = ctx.intAttr("begin_norm_axis");
   const double eps = ctx.floatAttr("epsilon");
-  if (bna < 1 || bna > x.rank())
-    ctx.fail("begin_norm_axis " + std::to_string(bna) + " is out of range for rank " +
-             std::to_string(x.rank()));
-  const int64_t left = product(x.shape(), 0, int(bna));
-  const int64_t right = product(x.shape(), int(bna), x.rank());
+  const NormRows norm = layerNormRows(ctx, x);
+  const int64_t left = norm.rows, right = norm.width;
   using Named = std::pair<const Tensor *, const char *>;
   for (auto [t, name] : {Named{&dy, "dy"}, Named{&dx, "dx"}}) {
     expectSameDtype(ctx, *t, x, name, "x");
