@@ -152,27 +152,32 @@ def fc(main, startup, index, x, in_dim, out_dim, act, seed):
     return t2
 
 
-def mlp():
-    main, startup = Program(), Program()
-    main.feed("x", [-1, 64])
-    main.feed("label", [-1, 1], "INT64", col=1)
-    h = fc(main, startup, 0, "x", 64, 32, "relu", seed=1)
-    logits = fc(main, startup, 1, h, 32, 10, None, seed=2)
-    sm, loss = (main.var("softmax_with_cross_entropy_0.tmp_0", [-1, 10]),
+def cross_entropy_loss(main, logits, classes, loss_name):
+    """Softmax cross entropy of `logits` against the INT64 feed `label`,
+    averaged into the scalar `loss_name` (op_role forward|loss)."""
+    sm, loss = (main.var("softmax_with_cross_entropy_0.tmp_0", [-1, classes]),
                 main.var("softmax_with_cross_entropy_0.tmp_1", [-1, 1]))
     main.op("softmax_with_cross_entropy", {"Logits": [logits], "Label": ["label"]},
             {"Softmax": [sm], "Loss": [loss]},
             {"soft_label": ("BOOLEAN", False), "ignore_index": ("INT", -100),
              "numeric_stable_mode": ("BOOLEAN", True), "axis": ("INT", -1)})
-    avg = main.var("mean_0.tmp_0", [])
+    avg = main.var(loss_name, [])
     main.op("mean", {"X": [loss]}, {"Out": [avg]}, role=FORWARD | LOSS)
-    prob = main.var("softmax_0.tmp_0", [-1, 10])
+    return avg
+
+
+def classifier_head(main, logits, classes, loss_name, prob_name, acc_name):
+    """The cross-entropy loss, class probabilities and top-1 accuracy;
+    fetches loss, accuracy and probabilities (columns 0, 1, 2), as Paddle's
+    classifier examples do."""
+    avg = cross_entropy_loss(main, logits, classes, loss_name)
+    prob = main.var(prob_name, [-1, classes])
     main.op("softmax", {"X": [logits]}, {"Out": [prob]}, {"axis": ("INT", -1)})
     topk, idx = main.var("top_k_v2_0.tmp_0", [-1, 1]), main.var("top_k_v2_0.tmp_1", [-1, 1], "INT64")
     main.op("top_k_v2", {"X": [prob]}, {"Out": [topk], "Indices": [idx]},
             {"k": ("INT", 1), "axis": ("INT", -1), "largest": ("BOOLEAN", True),
              "sorted": ("BOOLEAN", True)})
-    acc = main.var("accuracy_0.tmp_0", [], "FP32")
+    acc = main.var(acc_name, [], "FP32")
     correct = main.var("accuracy_0.tmp_1", [], "INT32")
     total = main.var("accuracy_0.tmp_2", [], "INT32")
     main.op("accuracy", {"Out": [topk], "Indices": [idx], "Label": ["label"]},
@@ -180,6 +185,16 @@ def mlp():
     main.fetch(avg, 0)
     main.fetch(acc, 1)
     main.fetch(prob, 2)
+
+
+def mlp():
+    main, startup = Program(), Program()
+    main.feed("x", [-1, 64])
+    main.feed("label", [-1, 1], "INT64", col=1)
+    h = fc(main, startup, 0, "x", 64, 32, "relu", seed=1)
+    logits = fc(main, startup, 1, h, 32, 10, None, seed=2)
+    classifier_head(main, logits, 10, loss_name="mean_0.tmp_0", prob_name="softmax_0.tmp_0",
+                    acc_name="accuracy_0.tmp_0")
     write("examples/mlp/main.json", main)
     write("examples/mlp/startup.json", startup)
 
@@ -204,28 +219,7 @@ def digits():
              "fix_seed": ("BOOLEAN", False), "seed": ("INT", 0),
              "dropout_implementation": ("STRING", "upscale_in_train")})
     logits = fc(main, startup, 1, dropped, 64, 10, None, seed=12)
-    sm, loss = (main.var("softmax_with_cross_entropy_0.tmp_0", [-1, 10]),
-                main.var("softmax_with_cross_entropy_0.tmp_1", [-1, 1]))
-    main.op("softmax_with_cross_entropy", {"Logits": [logits], "Label": ["label"]},
-            {"Softmax": [sm], "Loss": [loss]},
-            {"soft_label": ("BOOLEAN", False), "ignore_index": ("INT", -100),
-             "numeric_stable_mode": ("BOOLEAN", True), "axis": ("INT", -1)})
-    avg = main.var("loss", [])
-    main.op("mean", {"X": [loss]}, {"Out": [avg]}, role=FORWARD | LOSS)
-    prob = main.var("prob", [-1, 10])
-    main.op("softmax", {"X": [logits]}, {"Out": [prob]}, {"axis": ("INT", -1)})
-    topk, idx = main.var("top_k_v2_0.tmp_0", [-1, 1]), main.var("top_k_v2_0.tmp_1", [-1, 1], "INT64")
-    main.op("top_k_v2", {"X": [prob]}, {"Out": [topk], "Indices": [idx]},
-            {"k": ("INT", 1), "axis": ("INT", -1), "largest": ("BOOLEAN", True),
-             "sorted": ("BOOLEAN", True)})
-    acc = main.var("accuracy", [], "FP32")
-    correct = main.var("accuracy_0.tmp_1", [], "INT32")
-    total = main.var("accuracy_0.tmp_2", [], "INT32")
-    main.op("accuracy", {"Out": [topk], "Indices": [idx], "Label": ["label"]},
-            {"Accuracy": [acc], "Correct": [correct], "Total": [total]})
-    main.fetch(avg, 0)
-    main.fetch(acc, 1)
-    main.fetch(prob, 2)
+    classifier_head(main, logits, 10, loss_name="loss", prob_name="prob", acc_name="accuracy")
     write("examples/digits/main.json", main)
     write("examples/digits/startup.json", startup)
 
