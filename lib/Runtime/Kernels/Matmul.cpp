@@ -1,6 +1,7 @@
 //===- Matmul.cpp - batched, broadcasting matmul through BLAS -------------===//
 
 #include "KernelUtils.h"
+#include "MatmulShape.h"
 #include "Registration.h"
 
 #include <cblas.h>
@@ -94,38 +95,16 @@ template <typename T> void splitGemm(const Gemm<T> &g) {
 }
 
 void matmulKernel(KernelContext &ctx) {
+  const MatmulShape p = checkMatmul(ctx);
   const Tensor &a = ctx.input(0);
   const Tensor &b = ctx.input(1);
   Tensor &out = ctx.output(0);
-  const bool transA = ctx.intAttr("trans_a", 0) != 0;
-  const bool transB = ctx.intAttr("trans_b", 0) != 0;
-  expectSameDtype(ctx, a, out, "a", "out");
-  expectSameDtype(ctx, b, out, "b", "out");
-  const int r = out.rank();
-  if (r < 2 || a.rank() != r || b.rank() != r)
-    ctx.fail("a " + formatShape(a.shape()) + ", b " + formatShape(b.shape()) + " and out " +
-             formatShape(out.shape()) + " must have equal ranks >= 2");
-  const int64_t m = transA ? a.dim(r - 1) : a.dim(r - 2);
-  const int64_t k = transA ? a.dim(r - 2) : a.dim(r - 1);
-  const int64_t kb = transB ? b.dim(r - 1) : b.dim(r - 2);
-  const int64_t n = transB ? b.dim(r - 2) : b.dim(r - 1);
-  if (k != kb || out.dim(r - 2) != m || out.dim(r - 1) != n)
-    ctx.fail("shapes do not multiply: a " + formatShape(a.shape()) + (transA ? "^T" : "") +
-             " x b " + formatShape(b.shape()) + (transB ? "^T" : "") + " -> out " +
-             formatShape(out.shape()));
-  for (int d = 0; d < r - 2; ++d)
-    if ((a.dim(d) != out.dim(d) && a.dim(d) != 1) || (b.dim(d) != out.dim(d) && b.dim(d) != 1))
-      ctx.fail("batch dim " + std::to_string(d) + " of a " + formatShape(a.shape()) + " and b " +
-               formatShape(b.shape()) + " does not broadcast to out " + formatShape(out.shape()));
-  if (std::max({m, n, k}) > INT32_MAX)
-    ctx.fail("matrix dimension exceeds the BLAS integer range");
-
+  const bool transA = p.transA, transB = p.transB;
+  const int64_t m = p.m, n = p.n, k = p.k;
   dispatchFloat(ctx, out.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const int64_t aMat = a.dim(r - 2) * a.dim(r - 1);
-    const int64_t bMat = b.dim(r - 2) * b.dim(r - 1);
-    const int64_t outMat = m * n;
-    const int64_t batch = product(out.shape(), 0, r - 2);
+    const int64_t outMat = p.outMat;
+    const int64_t batch = p.batch;
     if (outMat == 0 || batch == 0)
       return;
     const T *ap = a.data<T>(), *bp = b.data<T>();
@@ -134,27 +113,18 @@ void matmulKernel(KernelContext &ctx) {
       std::fill_n(cp, batch * outMat, T(0));
       return;
     }
-    if (!transA && a.numel() == batch * aMat && b.numel() == bMat) {
+    if (!transA && p.aPerBatch && p.bSingle) {
       // Every batch of a against the one matrix of b (a linear layer on a
       // [batch..., M, K] input): the batches of a and out are consecutive
       // row blocks, so one GEMM with batch * M rows does them all.
       if (batch * m > INT32_MAX)
         ctx.fail("matrix dimension exceeds the BLAS integer range");
-      splitGemm(Gemm<T>{false, transB, batch * m, n, k, ap, a.dim(r - 1), bp, b.dim(r - 1), cp, n});
+      splitGemm(Gemm<T>{false, transB, batch * m, n, k, ap, p.lda, bp, p.ldb, cp, n});
       return;
     }
     if (batch == 1) {
-      splitGemm(Gemm<T>{transA, transB, m, n, k, ap, a.dim(r - 1), bp, b.dim(r - 1), cp, n});
+      splitGemm(Gemm<T>{transA, transB, m, n, k, ap, p.lda, bp, p.ldb, cp, n});
       return;
-    }
-    // Element strides of each batch dim in a and b (0 where broadcast).
-    std::vector<int64_t> aStride(r - 2, 0), bStride(r - 2, 0);
-    int64_t as = aMat, bs = bMat;
-    for (int d = r - 3; d >= 0; --d) {
-      aStride[d] = a.dim(d) == 1 ? 0 : as;
-      bStride[d] = b.dim(d) == 1 ? 0 : bs;
-      as *= a.dim(d);
-      bs *= b.dim(d);
     }
     // Batches are independent GEMMs: split them over threads (when the
     // runtime, not OpenBLAS, threads the GEMMs).
@@ -163,15 +133,9 @@ void matmulKernel(KernelContext &ctx) {
                               : std::max<int64_t>(1, kMinSplitGemm / std::max<int64_t>(1, m * n * k));
     parallelFor(batch, grain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        int64_t aOff = 0, bOff = 0, rest = i;
-        for (int d = r - 3; d >= 0; --d) {
-          const int64_t idx = rest % out.dim(d);
-          rest /= out.dim(d);
-          aOff += idx * aStride[d];
-          bOff += idx * bStride[d];
-        }
-        gemm(transA, transB, m, n, k, ap + aOff, a.dim(r - 1), bp + bOff, b.dim(r - 1),
-             cp + i * outMat, n);
+        int64_t aOff = 0, bOff = 0;
+        p.offsets(i, aOff, bOff);
+        gemm(transA, transB, m, n, k, ap + aOff, p.lda, bp + bOff, p.ldb, cp + i * outMat, n);
       }
     });
   });
@@ -180,5 +144,71 @@ void matmulKernel(KernelContext &ctx) {
 } // namespace
 
 void registerMatmulKernels(KernelRegistry &r) { r.add("matmul", matmulKernel); }
+
+} // namespace distc::runtime::kernels
+
+namespace distc::runtime::kernels {
+
+MatmulShape checkMatmul(KernelContext &ctx) {
+  const Tensor &a = ctx.input(0);
+  const Tensor &b = ctx.input(1);
+  const Tensor &out = ctx.output(0);
+  MatmulShape p;
+  p.transA = ctx.intAttr("trans_a", 0) != 0;
+  p.transB = ctx.intAttr("trans_b", 0) != 0;
+  expectSameDtype(ctx, a, out, "a", "out");
+  expectSameDtype(ctx, b, out, "b", "out");
+  const int r = out.rank();
+  if (r < 2 || a.rank() != r || b.rank() != r)
+    ctx.fail("a " + formatShape(a.shape()) + ", b " + formatShape(b.shape()) + " and out " +
+             formatShape(out.shape()) + " must have equal ranks >= 2");
+  p.m = p.transA ? a.dim(r - 1) : a.dim(r - 2);
+  p.k = p.transA ? a.dim(r - 2) : a.dim(r - 1);
+  const int64_t kb = p.transB ? b.dim(r - 1) : b.dim(r - 2);
+  p.n = p.transB ? b.dim(r - 2) : b.dim(r - 1);
+  if (p.k != kb || out.dim(r - 2) != p.m || out.dim(r - 1) != p.n)
+    ctx.fail("shapes do not multiply: a " + formatShape(a.shape()) + (p.transA ? "^T" : "") +
+             " x b " + formatShape(b.shape()) + (p.transB ? "^T" : "") + " -> out " +
+             formatShape(out.shape()));
+  for (int d = 0; d < r - 2; ++d)
+    if ((a.dim(d) != out.dim(d) && a.dim(d) != 1) || (b.dim(d) != out.dim(d) && b.dim(d) != 1))
+      ctx.fail("batch dim " + std::to_string(d) + " of a " + formatShape(a.shape()) + " and b " +
+               formatShape(b.shape()) + " does not broadcast to out " + formatShape(out.shape()));
+  if (std::max({p.m, p.n, p.k}) > INT32_MAX)
+    ctx.fail("matrix dimension exceeds the BLAS integer range");
+  p.lda = a.dim(r - 1);
+  p.ldb = b.dim(r - 1);
+  p.aMat = a.dim(r - 2) * a.dim(r - 1);
+  p.bMat = b.dim(r - 2) * b.dim(r - 1);
+  p.outMat = p.m * p.n;
+  p.batch = product(out.shape(), 0, r - 2);
+  p.aPerBatch = a.numel() == p.batch * p.aMat;
+  p.aSingle = a.numel() == p.aMat;
+  p.bPerBatch = b.numel() == p.batch * p.bMat;
+  p.bSingle = b.numel() == p.bMat;
+  // Element strides of each batch dim in a and b (0 where broadcast).
+  p.outBatchDims.assign(out.shape().begin(), out.shape().end() - 2);
+  p.aStride.assign(r - 2, 0);
+  p.bStride.assign(r - 2, 0);
+  int64_t as = p.aMat, bs = p.bMat;
+  for (int d = r - 3; d >= 0; --d) {
+    p.aStride[d] = a.dim(d) == 1 ? 0 : as;
+    p.bStride[d] = b.dim(d) == 1 ? 0 : bs;
+    as *= a.dim(d);
+    bs *= b.dim(d);
+  }
+  return p;
+}
+
+void MatmulShape::offsets(int64_t i, int64_t &aOffset, int64_t &bOffset) const {
+  aOffset = bOffset = 0;
+  int64_t rest = i;
+  for (int d = static_cast<int>(outBatchDims.size()) - 1; d >= 0; --d) {
+    const int64_t idx = rest % outBatchDims[d];
+    rest /= outBatchDims[d];
+    aOffset += idx * aStride[d];
+    bOffset += idx * bStride[d];
+  }
+}
 
 } // namespace distc::runtime::kernels
