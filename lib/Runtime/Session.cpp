@@ -185,7 +185,7 @@ Status Session::loadParams(const std::string &dir, const std::string &mode) {
     if (t.dtype() != dst.dtype() || t.shape() != dst.shape())
       return Status::error("parameter '" + name + "' in " + path + " is " + t.typeString() +
                            " but the artifact declares " + dst.typeString());
-    std::memcpy(dst.data(), t.data(), dst.byteSize());
+    backend_->copy(dst.data(), t.data(), dst.byteSize());
     initialized_[i] = true;
   }
   return Status::success();
@@ -231,8 +231,8 @@ Status Session::setPersistent(const std::string &name, const Tensor &value) {
     return Status::error("variable '" + name + "' is " +
                          (value.defined() ? value.typeString() : std::string("undefined")) +
                          " but the artifact declares " + dst.typeString());
-  if (dst.byteSize() && !value.sharesStorageWith(dst))
-    std::memcpy(dst.data(), value.data(), dst.byteSize());
+  if (!value.sharesStorageWith(dst))
+    backend_->copy(dst.data(), value.data(), dst.byteSize());
   initialized_[i] = true;
   return Status::success();
 }
@@ -308,12 +308,19 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
   Status s = executeCalls(program, feeds, fetches);
   // Collectives started by the program end with it, even when it failed:
   // they hold its buffers, and the next program's must not interleave.
+  const auto where = [&] {
+    return "program " + str(program.mode()) + "/" + str(program.role()) + "/" +
+           kindName(program.kind()) + ": ";
+  };
   if (collectives_) {
     Status waited = collectives_->wait();
     if (s.ok() && !waited.ok())
-      s = Status::error("program " + str(program.mode()) + "/" + str(program.role()) + "/" +
-                        kindName(program.kind()) + ": " + waited.message());
+      s = Status::error(where() + waited.message());
   }
+  // Between programs every tensor is host-readable (Backend.h).
+  Status synced = backend_->synchronize();
+  if (s.ok() && !synced.ok())
+    s = Status::error(where() + synced.message());
   return s;
 }
 
@@ -365,8 +372,7 @@ Status Session::executeCalls(const fb::Program &program, const TensorMap &feeds,
           // caller's tensors must stay untouched.
           const Tensor &fed = feeds.at(str(f->name()));
           env[i] = reusableBuffer(i, fed.dtype(), fed.shape());
-          if (fed.byteSize())
-            std::memcpy(env[i].data(), fed.data(), fed.byteSize());
+          backend_->copy(env[i].data(), fed.data(), fed.byteSize());
           return Status::success();
         }
       return Status::error(where + ": feed buffer '" + name + "' has no feed");
@@ -377,8 +383,8 @@ Status Session::executeCalls(const fb::Program &program, const TensorMap &feeds,
       if (!s.ok())
         return Status::error(where + ": " + s.message());
       env[i] = reusableBuffer(i, static_cast<DType>(b.dtype()), shape);
-      if (programPlan.zeroEachRun[i] && env[i].byteSize())
-        std::memset(env[i].data(), 0, env[i].byteSize());
+      if (programPlan.zeroEachRun[i])
+        backend_->zero(env[i]);
       return Status::success();
     }
     case fb::BufferKind::View: {
@@ -449,7 +455,8 @@ Status Session::executeCalls(const fb::Program &program, const TensorMap &feeds,
             outs.push_back(&env[o]);
           }
         KernelFn fn = programPlan.kernels[c];
-        KernelContext ctx(call, std::move(ins), std::move(outs), collectives_.get());
+        KernelContext ctx(call, std::move(ins), std::move(outs), collectives_.get(),
+                          backend_.get());
         try {
           fn(ctx);
         } catch (const KernelError &e) {
@@ -475,7 +482,9 @@ Status Session::executeCalls(const fb::Program &program, const TensorMap &feeds,
               initialized_[storageRoot(o)] = true;
       }
 
-    if (fetches && program.fetches())
+    if (fetches && program.fetches()) {
+      if (Status synced = backend_->synchronize(); !synced.ok())
+        return Status::error(where + ": " + synced.message());
       for (const fb::Fetch *f : *program.fetches()) {
         Status s = materialize(f->buffer());
         if (!s.ok())
@@ -488,6 +497,7 @@ Status Session::executeCalls(const fb::Program &program, const TensorMap &feeds,
                                "(initialize) or load parameters (--params)");
         (*fetches)[str(f->name())] = env[f->buffer()].clone();
       }
+    }
   } catch (const std::bad_alloc &) {
     return Status::error(where + ": out of memory");
   }

@@ -55,6 +55,14 @@ Tensor Tensor::view(const Tensor &base, Shape shape, int64_t offset) {
   return t;
 }
 
+Tensor Tensor::adopt(DType dtype, Shape shape, std::shared_ptr<uint8_t> storage) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.storage_ = std::move(storage);
+  return t;
+}
+
 Tensor Tensor::clone() const {
   if (!defined())
     return Tensor();

@@ -26,9 +26,14 @@ Status reduceOverRanks(runtime::DistModel &model, std::vector<double> &values,
   Collectives *c = model.session().collectives();
   if (!c || c->size() == 1 || values.empty())
     return Status::success();
-  runtime::Tensor t(runtime::DType::Float64, {static_cast<int64_t>(values.size())});
-  std::memcpy(t.data(), values.data(), values.size() * sizeof(double));
+  // In the backend's memory: a GPU communicator reduces device memory.
+  runtime::Backend &backend = model.session().backend();
+  runtime::Tensor t =
+      backend.allocate(runtime::DType::Float64, {static_cast<int64_t>(values.size())});
+  backend.copy(t.data(), values.data(), values.size() * sizeof(double));
   if (Status s = c->allreduce(t, op); !s.ok())
+    return s;
+  if (Status s = backend.synchronize(); !s.ok())
     return s;
   std::memcpy(values.data(), t.data(), values.size() * sizeof(double));
   return Status::success();

@@ -32,12 +32,15 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+class Backend;
+
 class KernelContext {
 public:
   KernelContext(const distc::fb::KernelCall &call, std::vector<Tensor *> inputs,
-                std::vector<Tensor *> outputs, Collectives *collectives = nullptr)
+                std::vector<Tensor *> outputs, Collectives *collectives = nullptr,
+                Backend *backend = nullptr)
       : call_(call), inputs_(std::move(inputs)), outputs_(std::move(outputs)),
-        collectives_(collectives) {}
+        collectives_(collectives), backend_(backend) {}
 
   const distc::fb::KernelCall &call() const { return call_; }
   std::string origin() const;
@@ -63,6 +66,9 @@ public:
 
   /// The ranks' communicator, or null when this process is the only rank.
   Collectives *collectives() const { return collectives_; }
+  /// The backend the call runs on (its device state, e.g. a cuBLAS
+  /// handle); null for a kernel called outside a Session.
+  Backend *backend() const { return backend_; }
 
 private:
   const distc::fb::Attr *findAttr(std::string_view name) const;
@@ -71,6 +77,7 @@ private:
   std::vector<Tensor *> inputs_;
   std::vector<Tensor *> outputs_;
   Collectives *collectives_ = nullptr;
+  Backend *backend_ = nullptr;
 };
 
 using KernelFn = void (*)(KernelContext &);

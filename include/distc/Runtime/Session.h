@@ -108,6 +108,9 @@ public:
   void setCollectives(std::shared_ptr<Collectives> collectives);
   Collectives *collectives() const { return collectives_.get(); }
 
+  /// Where the tensors live and the kernels run.
+  Backend &backend() const { return *backend_; }
+
   /// The current value of a persistent buffer (shares storage), or an
   /// undefined tensor if `name` is not a persistent buffer.
   Tensor persistent(const std::string &name) const;

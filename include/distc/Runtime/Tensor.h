@@ -43,6 +43,11 @@ public:
   /// base's (checked by the caller).
   static Tensor view(const Tensor &base, Shape shape, int64_t offset = 0);
 
+  /// A tensor over storage a Backend allocated elsewhere (device or managed
+  /// memory): `storage` holds at least byteSize() bytes and frees them
+  /// through its deleter when the last tensor sharing it goes.
+  static Tensor adopt(DType dtype, Shape shape, std::shared_ptr<uint8_t> storage);
+
   bool defined() const { return storage_ != nullptr; }
   DType dtype() const { return dtype_; }
   const Shape &shape() const { return shape_; }
@@ -56,7 +61,9 @@ public:
   template <typename T> T *data() { return static_cast<T *>(data()); }
   template <typename T> const T *data() const { return static_cast<const T *>(data()); }
 
-  /// A deep copy with its own storage.
+  /// A deep copy with its own storage, in host memory (the source must be
+  /// readable by the host: host memory, or a backend's managed memory once
+  /// the backend is synchronized).
   Tensor clone() const;
 
   /// True if both start at the same element of one storage block (a tensor

@@ -8,12 +8,15 @@
 // copied to
 // `out` first and reduced there in place, so x is never modified.
 // c_comm_check, the lowering of c_comm_init, checks that the communicator
-// the rendezvous formed has the ranks the program expects.
+// the rendezvous formed has the ranks the program expects. None of them
+// reads tensor bytes on the host (copies go through the backend), so
+// device backends use them unchanged.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelUtils.h"
 #include "Registration.h"
+#include "distc/Runtime/Backend.h"
 
 #include <cstring>
 
@@ -25,8 +28,14 @@ Tensor &copiedOutput(KernelContext &ctx) {
   Tensor &out = ctx.output(0);
   expectSameDtype(ctx, x, out, "x", "out");
   expectNumel(ctx, out, x.numel(), "out");
-  if (!x.sharesStorageWith(out) && x.byteSize())
-    std::memcpy(out.data(), x.data(), x.byteSize());
+  if (!x.sharesStorageWith(out) && x.byteSize()) {
+    // Through the backend: these kernels never touch tensor bytes on the
+    // host, so a device backend runs them as they are.
+    if (Backend *backend = ctx.backend())
+      backend->copy(out.data(), x.data(), x.byteSize());
+    else
+      std::memcpy(out.data(), x.data(), x.byteSize());
+  }
   return out;
 }
 
