@@ -1,27 +1,15 @@
-//===- CommCollectives.cpp - Runtime collectives over a Communicator ------===//
+//===- CommCollectives.cpp - Runtime collectives over a communicator ------===//
 
 #include "distc/Comm/CommCollectives.h"
 
 namespace distc::comm {
 
-runtime::Status CommCollectives::allreduce(runtime::Tensor &tensor, const std::string &op) {
-  std::optional<ReduceOp> reduceOp = reduceOpFromName(op);
-  if (!reduceOp)
+runtime::Status parseReduction(const std::string &op, ReduceOp &reduceOp) {
+  std::optional<ReduceOp> parsed = reduceOpFromName(op);
+  if (!parsed)
     return runtime::Status::error("unknown reduction '" + op + "'");
-  return comm_->allreduce(tensor.data(), static_cast<size_t>(tensor.numel()), tensor.dtype(),
-                          *reduceOp);
-}
-
-runtime::Status CommCollectives::reduce(runtime::Tensor &tensor, const std::string &op, int root) {
-  std::optional<ReduceOp> reduceOp = reduceOpFromName(op);
-  if (!reduceOp)
-    return runtime::Status::error("unknown reduction '" + op + "'");
-  return comm_->reduce(tensor.data(), static_cast<size_t>(tensor.numel()), tensor.dtype(),
-                       *reduceOp, root);
-}
-
-runtime::Status CommCollectives::broadcast(runtime::Tensor &tensor, int root) {
-  return comm_->broadcast(tensor.data(), static_cast<size_t>(tensor.numel()), tensor.dtype(), root);
+  reduceOp = *parsed;
+  return runtime::Status::success();
 }
 
 } // namespace distc::comm

@@ -236,6 +236,12 @@ public:
     ++seq;
     what = std::string(name) + " #" + std::to_string(seq);
     deadline = Clock::now() + options.timeout;
+    // The current device is the calling thread's: a communication thread
+    // other than the one that formed the communicator has device 0.
+    if (cudaError_t e = driver->setDevice(options.device); e != cudaSuccess)
+      return fail(what,
+                  describeCuda(*driver, "cudaSetDevice(" + std::to_string(options.device) + ")", e),
+                  false);
     return Status::success();
   }
 

@@ -1,10 +1,16 @@
-//===- CommCollectives.h - Runtime collectives over a Communicator -*- C++ -*-===//
+//===- CommCollectives.h - Runtime collectives over a communicator -*- C++ -*-===//
 //
-// The runtime's collective kernels (c_allreduce, c_broadcast) reach the
-// ranks through the runtime-owned interface runtime::Collectives; this is
-// its implementation over a comm::Communicator (local or Gloo), installed
-// with Session::setCollectives. Kept out of DistcComm proper so that the
-// communicators do not depend on the runtime's tensors.
+// The runtime's collective kernels (c_allreduce, c_broadcast, c_reduce)
+// reach the ranks through the runtime-owned interface runtime::Collectives;
+// these are its implementations, installed with Session::setCollectives:
+//
+//  * CommCollectives over a comm::Communicator (local or Gloo): tensors in
+//    host memory, the CPU backend's.
+//  * NcclCollectives over an NcclCommunicator: tensors in device or managed
+//    memory, the CUDA backend's (CudaBackend.h). Link DistcCommNccl.
+//
+// Kept out of DistcComm proper so that the communicators do not depend on
+// the runtime's tensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,25 +18,50 @@
 #define DISTC_COMM_COMMCOLLECTIVES_H
 
 #include "distc/Comm/Communicator.h"
+#include "distc/Comm/NcclCommunicator.h"
 #include "distc/Runtime/Collectives.h"
 
 #include <memory>
+#include <optional>
 
 namespace distc::comm {
 
-class CommCollectives : public runtime::Collectives {
+/// The reduction named `op` (sum, max, min, prod), or an error naming it.
+runtime::Status parseReduction(const std::string &op, ReduceOp &reduceOp);
+
+/// runtime::Collectives over a communicator with Communicator's
+/// allreduce / broadcast / reduce over (data, count, dtype, ...).
+template <typename Comm> class CollectivesOver : public runtime::Collectives {
 public:
-  explicit CommCollectives(std::shared_ptr<Communicator> comm) : comm_(std::move(comm)) {}
+  explicit CollectivesOver(std::shared_ptr<Comm> comm) : comm_(std::move(comm)) {}
 
   int rank() const override { return comm_->rank(); }
   int size() const override { return comm_->size(); }
-  runtime::Status allreduce(runtime::Tensor &tensor, const std::string &op) override;
-  runtime::Status broadcast(runtime::Tensor &tensor, int root) override;
-  runtime::Status reduce(runtime::Tensor &tensor, const std::string &op, int root) override;
+
+  runtime::Status allreduce(runtime::Tensor &tensor, const std::string &op) override {
+    ReduceOp reduceOp;
+    if (runtime::Status s = parseReduction(op, reduceOp); !s.ok())
+      return s;
+    return comm_->allreduce(tensor.data(), count(tensor), tensor.dtype(), reduceOp);
+  }
+  runtime::Status broadcast(runtime::Tensor &tensor, int root) override {
+    return comm_->broadcast(tensor.data(), count(tensor), tensor.dtype(), root);
+  }
+  runtime::Status reduce(runtime::Tensor &tensor, const std::string &op, int root) override {
+    ReduceOp reduceOp;
+    if (runtime::Status s = parseReduction(op, reduceOp); !s.ok())
+      return s;
+    return comm_->reduce(tensor.data(), count(tensor), tensor.dtype(), reduceOp, root);
+  }
 
 private:
-  std::shared_ptr<Communicator> comm_;
+  static size_t count(const runtime::Tensor &t) { return static_cast<size_t>(t.numel()); }
+
+  std::shared_ptr<Comm> comm_;
 };
+
+using CommCollectives = CollectivesOver<Communicator>;
+using NcclCollectives = CollectivesOver<NcclCommunicator>;
 
 } // namespace distc::comm
 

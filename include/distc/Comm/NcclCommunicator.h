@@ -22,13 +22,13 @@
 // and create() fail, each with a message saying so. Callers therefore need
 // no #if; they test DISTC_HAVE_NCCL only to leave out what cannot work.
 //
-// Not a Communicator (Communicator.h stays host-only, and CommCollectives
-// keeps using Gloo): staging host buffers through device memory would
-// give a CPU runtime two PCIe copies per collective and nothing Gloo does
-// not, and NCCL cannot keep Communicator's promises: a rank-order fold
-// whose result is independent of the element count, and reductions of
-// i16. The runtime's CUDA backend, when there is one, will call this
-// class on its device tensors.
+// Not a Communicator (Communicator.h stays host-only; NcclCollectives in
+// CommCollectives.h puts this class behind the runtime's Collectives):
+// staging host buffers through device memory would give a CPU runtime two
+// PCIe copies per collective and nothing Gloo does not, and NCCL cannot
+// keep Communicator's promises: a rank-order fold whose result is
+// independent of the element count, and reductions of i16. The runtime's CUDA backend (CudaBackend.h) calls this class on its
+// managed-memory tensors.
 //
 // Contract:
 //  * Buffers are device memory of this communicator's device (or memory
@@ -53,7 +53,9 @@
 //    NCCL alone would spin forever. The communicator is then aborted
 //    (ncclCommAbort), names the rank at fault as GlooCommunicator does,
 //    and stays broken: every later call returns the same message.
-//  * Calls come from one thread at a time; nothing throws or aborts.
+//  * Calls come from one thread at a time, not necessarily the one that
+//    formed the communicator (each call makes its device current); nothing
+//    throws or aborts.
 //
 // No device, no driver: cudaDeviceCount() returns 0 and says why. It
 // initializes CUDA in the calling process; a process that forks ranks
