@@ -80,9 +80,12 @@ std::unique_ptr<runtime::Session> ArtifactBuilder::session() const {
   return s;
 }
 
-Status runKernel(const std::string &kernel, const std::vector<Tensor> &inputs,
-                 const std::vector<OutputSpec> &outputSpecs, const std::vector<AttrDesc> &attrs,
-                 std::vector<Tensor> &outputs, const std::vector<bool> &absentOutputs) {
+namespace {
+
+Status runKernelWith(std::unique_ptr<runtime::Backend> backend, const std::string &kernel,
+                     const std::vector<Tensor> &inputs, const std::vector<OutputSpec> &outputSpecs,
+                     const std::vector<AttrDesc> &attrs, std::vector<Tensor> &outputs,
+                     const std::vector<bool> &absentOutputs) {
   ArtifactBuilder b;
   auto &p = b.program("predict");
   std::vector<int32_t> ins, outs;
@@ -111,7 +114,7 @@ Status runKernel(const std::string &kernel, const std::vector<Tensor> &inputs,
   auto loaded = b.load(error);
   if (!loaded)
     return Status::error(error);
-  auto session = runtime::Session::create(std::move(loaded), nullptr, error);
+  auto session = runtime::Session::create(std::move(loaded), std::move(backend), error);
   if (!session)
     return Status::error(error);
   TensorMap fetches;
@@ -123,6 +126,20 @@ Status runKernel(const std::string &kernel, const std::vector<Tensor> &inputs,
     outputs.push_back(fetches.count("out" + std::to_string(i)) ? fetches["out" + std::to_string(i)]
                                                                : Tensor());
   return s;
+}
+
+} // namespace
+
+Status runKernel(const std::string &kernel, const std::vector<Tensor> &inputs,
+                 const std::vector<OutputSpec> &outputSpecs, const std::vector<AttrDesc> &attrs,
+                 std::vector<Tensor> &outputs, const std::vector<bool> &absentOutputs) {
+  return runKernelWith(nullptr, kernel, inputs, outputSpecs, attrs, outputs, absentOutputs);
+}
+
+Status runKernelOn(std::unique_ptr<runtime::Backend> backend, const std::string &kernel,
+                   const std::vector<Tensor> &inputs, const std::vector<OutputSpec> &outputSpecs,
+                   const std::vector<AttrDesc> &attrs, std::vector<Tensor> &outputs) {
+  return runKernelWith(std::move(backend), kernel, inputs, outputSpecs, attrs, outputs, {});
 }
 
 std::vector<double> numericGradient(const std::string &kernel, const std::vector<Tensor> &inputs,

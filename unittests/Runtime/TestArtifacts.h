@@ -66,6 +66,10 @@ struct OutputSpec {
 Status runKernel(const std::string &kernel, const std::vector<Tensor> &inputs,
                  const std::vector<OutputSpec> &outputSpecs, const std::vector<AttrDesc> &attrs,
                  std::vector<Tensor> &outputs, const std::vector<bool> &absentOutputs = {});
+/// runKernel on `backend` (the CPU backend if null).
+Status runKernelOn(std::unique_ptr<runtime::Backend> backend, const std::string &kernel,
+                   const std::vector<Tensor> &inputs, const std::vector<OutputSpec> &outputSpecs,
+                   const std::vector<AttrDesc> &attrs, std::vector<Tensor> &outputs);
 
 /// Central finite differences, in float64, of sum_k weights[k] * out[k],
 /// where out is output `outputIndex` of `kernel` run (through runKernel and
