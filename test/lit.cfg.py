@@ -28,3 +28,20 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 
 if config.distc_build_compiler:
     config.available_features.add("compiler")
+
+# Tests on a GPU need CUDA devices the CUDA backend can use; dist-run
+# --version counts them ("cuda backend: built (NCCL x.y.z), N devices").
+# Without one they are reported UNSUPPORTED, which is a skip.
+import re
+import subprocess
+
+try:
+    version = subprocess.run([os.path.join(config.distc_tools_dir, "dist-run"), "--version"],
+                             capture_output=True, text=True, timeout=120).stdout
+except (OSError, subprocess.TimeoutExpired):
+    version = ""
+devices = re.search(r"^cuda backend: built .*?, (\d+) devices?", version, re.M)
+if devices and int(devices.group(1)) >= 1:
+    config.available_features.add("cuda-device")
+if devices and int(devices.group(1)) >= 2:
+    config.available_features.add("cuda-devices-2")

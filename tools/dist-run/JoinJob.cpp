@@ -12,9 +12,7 @@ namespace distc::launch {
 using runtime::Status;
 
 Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
-               std::chrono::milliseconds connectTimeout,
-               std::shared_ptr<comm::Communicator> &comm) {
-  comm.reset();
+               std::chrono::milliseconds connectTimeout, JobComm how, int device) {
   if (facts.isServer())
     return Status::error("this process is a parameter server (" + facts.toString() +
                          "); dist-run runs trainers only");
@@ -36,16 +34,24 @@ Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
   // dist-run's launcher serves the store itself; under other launchers
   // rank 0 does.
   options.serveStore = std::getenv("DISTC_LAUNCHER") == nullptr;
-  std::unique_ptr<comm::Communicator> connected;
   std::string error;
-  if (!comm::connect(options, connected, error))
-    return Status::error(error);
+  std::shared_ptr<runtime::Collectives> collectives;
+  if (how == JobComm::Nccl) {
+    std::unique_ptr<comm::NcclCommunicator> nccl;
+    if (!comm::connectNccl(options, device, nccl, error))
+      return Status::error(error);
+    collectives = std::make_shared<comm::NcclCollectives>(std::move(nccl));
+  } else {
+    std::unique_ptr<comm::Communicator> gloo;
+    if (!comm::connect(options, gloo, error))
+      return Status::error(error);
+    collectives = std::make_shared<comm::CommCollectives>(std::move(gloo));
+  }
   // After the rendezvous, which fails every rank alike when they disagree
   // on the world size or run different artifacts.
   if (artifactRanks != facts.workerNum)
     return mismatch(facts.workerNum);
-  comm = std::move(connected);
-  model.session().setCollectives(std::make_shared<comm::CommCollectives>(comm));
+  model.session().setCollectives(std::move(collectives));
   return Status::success();
 }
 

@@ -5,8 +5,9 @@
 // worker of the job. joinJob forms the workers' communicator through the
 // rendezvous (Rendezvous.h), with the artifact's checksum as the
 // fingerprint every rank must share, and installs it as the session's
-// collectives. A process alone (no launch environment, or one worker)
-// needs nothing.
+// collectives: Gloo between CPU processes, NCCL between GPUs (one process
+// per GPU, on the CUDA backend). A process alone (no launch environment,
+// or one worker) needs nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,13 +23,17 @@
 
 namespace distc::launch {
 
+/// How the workers communicate.
+enum class JobComm {
+  Gloo, ///< host memory (the CPU backend)
+  Nccl, ///< device memory of CUDA device `device` (the CUDA backend)
+};
+
 /// Joins the job `facts` describes with `model`'s artifact, within
-/// `connectTimeout` for the whole rendezvous. On success
-/// `comm` holds the communicator (null for a single process) and the
-/// model's session runs its collectives through it.
+/// `connectTimeout` for the whole rendezvous. On success the model's
+/// session runs its collectives through the communicator, which it keeps.
 runtime::Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
-                        std::chrono::milliseconds connectTimeout,
-                        std::shared_ptr<comm::Communicator> &comm);
+                        std::chrono::milliseconds connectTimeout, JobComm how, int device = 0);
 
 } // namespace distc::launch
 

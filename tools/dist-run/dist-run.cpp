@@ -1,4 +1,4 @@
-//===- dist-run.cpp - Run a distc artifact on the CPU ---------------------===//
+//===- dist-run.cpp - Run a distc artifact --------------------------------===//
 //
 // dist-run ARTIFACT --mode MODE [--params DIR | --init-from PATH]
 //          --input NAME=@x.npy ...
@@ -25,7 +25,9 @@
 #include "JoinJob.h"
 #include "Launcher.h"
 
+#include "distc/Comm/NcclCommunicator.h"
 #include "distc/Comm/RoleMaker.h"
+#include "distc/Runtime/CudaBackend.h"
 #include "distc/Runtime/DistModel.h"
 #include "distc/Runtime/Npy.h"
 #include "distc/Runtime/Session.h"
@@ -70,6 +72,41 @@ std::string joinNames(const std::vector<ProgramIO> &ios) {
   for (const ProgramIO &io : ios)
     s += (s.empty() ? "" : ", ") + io.name;
   return s.empty() ? "(none)" : s;
+}
+
+/// The artifact at `path` on `backend` (cpu, or cuda on CUDA device
+/// `device`, which prints where its kernels run); null with `error`.
+std::unique_ptr<DistModel> openModel(const std::string &path, const std::string &backend,
+                                     int device, std::string &error) {
+  if (backend == "cpu")
+    return DistModel::open(path, error);
+  auto loaded = distc::artifact::LoadedArtifact::loadFile(path, error);
+  if (!loaded)
+    return nullptr;
+  std::unique_ptr<Backend> cuda = createCudaBackend(device, error);
+  if (!cuda) {
+    error = "--backend cuda: " + error;
+    return nullptr;
+  }
+  std::fprintf(stderr, "dist-run: backend %s\n", cuda->describe().c_str());
+  auto session = Session::create(std::move(loaded), std::move(cuda), error);
+  if (!session)
+    return nullptr;
+  return DistModel::create(std::move(session), error);
+}
+
+/// `dist-run --version`: the version and what each backend can use here,
+/// e.g. "cuda backend: built (NCCL 2.28.9), 0 devices: no CUDA device: ...".
+std::string versionText() {
+  std::string text = "dist-run " DISTC_VERSION "\ncpu backend: built\ncuda backend: ";
+  if (!cudaBackendBuilt())
+    return text + "not built (configured without a CUDA toolkit)";
+  std::string why;
+  const int devices = distc::comm::cudaDeviceCount(why);
+  const std::string nccl = distc::comm::ncclVersionString();
+  text += "built (NCCL " + (nccl.empty() ? std::string("not built") : nccl) + "), " +
+          std::to_string(devices) + (devices == 1 ? " device" : " devices");
+  return why.empty() ? text : text + ": " + why;
 }
 
 /// The options of one dist-run invocation.
@@ -207,7 +244,7 @@ int runTool(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--")
       return runProgramLauncher(argc, argv, i);
-  CLI::App app{"Runs a distc artifact on the CPU backend: predict or evaluate a batch, train, or "
+  CLI::App app{"Runs a distc artifact on the CPU or a CUDA backend: predict or evaluate a batch, train, or "
                "evaluate a dataset."};
   Options o;
   training::TrainOptions &t = o.train;
@@ -253,7 +290,11 @@ int runTool(int argc, char **argv) {
   // Data parallel: the launcher (docs/data-parallel.md).
   distc::launch::LaunchOptions &l = o.launch;
   addLauncherOptions(app, l, o.rendezvousTimeout);
-  app.add_option("--backend", o.backend, "Where the ranks run: cpu (default) or cuda");
+  app.add_option("--backend", o.backend,
+                 "Where the ranks run: cpu (default), or cuda (one CUDA device per rank, its "
+                 "local rank; NCCL between ranks)");
+  app.set_version_flag("--version", versionText,
+                       "Print the version and the backends this machine can run, and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success &e) {
@@ -268,11 +309,8 @@ int runTool(int argc, char **argv) {
     t.steps = steps;
   const std::string &mode = o.mode;
   const std::string &artifactPath = o.artifactPath;
-  if (o.backend != "cpu") {
-    if (o.backend == "cuda")
-      return fail("--backend cuda: this build of dist-run has no CUDA backend; use --backend cpu");
+  if (o.backend != "cpu" && o.backend != "cuda")
     return fail("--backend " + o.backend + ": not one of cpu, cuda");
-  }
 
   // Who this process is: a worker of a job some launcher started, the
   // launcher of a new job, or a process alone.
@@ -294,7 +332,8 @@ int runTool(int argc, char **argv) {
                 "environment) are for --mode train");
 
   std::string error;
-  auto model = DistModel::open(artifactPath, error);
+  // The launcher only checks the artifact: its ranks take the devices.
+  auto model = openModel(artifactPath, launching ? "cpu" : o.backend, facts.localRank, error);
   if (!model)
     return fail(error);
   Session *session = &model->session();
@@ -345,8 +384,10 @@ int runTool(int argc, char **argv) {
       command.insert(command.end(), argv + 1, argv + argc);
       return distc::launch::runLauncher(l, command);
     }
-    std::shared_ptr<distc::comm::Communicator> comm;
-    if (Status s = distc::launch::joinJob(facts, *model, l.connectTimeout, comm); !s.ok())
+    const auto how =
+        o.backend == "cuda" ? distc::launch::JobComm::Nccl : distc::launch::JobComm::Gloo;
+    if (Status s = distc::launch::joinJob(facts, *model, l.connectTimeout, how, facts.localRank);
+        !s.ok())
       return fail(s.message());
     return runTraining(*model, o, facts.isFirstWorker());
   }

@@ -97,6 +97,23 @@ def compare(args):
     return ok
 
 
+def same_metrics(args):
+    """Two evaluations' --metrics lines agree within rtol, key by key."""
+    with open(args.first) as f:
+        first = json.loads(f.readline())
+    with open(args.second) as f:
+        second = json.loads(f.readline())
+    if sorted(first) != sorted(second):
+        print(f"different metrics: {sorted(first)} vs {sorted(second)}")
+        return False
+    bad = [k for k in first
+           if abs(first[k] - second[k]) > args.rtol * abs(first[k]) + 1e-7]
+    for k in bad:
+        print(f"{k}: {first[k]} vs {second[k]}")
+    print(f"{len(first)} metrics" + (" MISMATCH" if bad else " OK"))
+    return not bad
+
+
 def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command", required=True)
@@ -108,7 +125,13 @@ def main():
     c.add_argument("--rtol", type=float, default=1e-5)
     c.add_argument("--param-rtol", type=float, default=1e-4)
     c.add_argument("--checkpoints", nargs=2)
+    m = sub.add_parser("same-metrics")
+    m.add_argument("first")
+    m.add_argument("second")
+    m.add_argument("--rtol", type=float, default=1e-5)
     args = parser.parse_args()
+    if args.command == "same-metrics":
+        return 0 if same_metrics(args) else 1
     if args.command == "transformer":
         os.makedirs(args.out, exist_ok=True)
         transformer(args.out)
