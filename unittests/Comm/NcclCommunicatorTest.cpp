@@ -111,7 +111,12 @@ struct Script {
   bool initNeverCompletes = false;
   /// Reported by ncclCommGetAsyncError once a collective is posted.
   ncclResult_t asyncError = ncclSuccess;
+  /// cudaSetDevice fails once this many calls have succeeded (-1: never).
+  int setDeviceFailsAfter = -1;
   std::atomic<int> aborts{0}, destroys{0}, finalizes{0}, inits{0};
+  /// cudaSetDevice: the calling thread of the last call and its device.
+  std::atomic<int> setDeviceCalls{0}, lastDevice{-1};
+  std::thread::id lastDeviceThread;
   std::atomic<bool> nonBlocking{true};
 };
 
@@ -278,7 +283,14 @@ public:
     *v = 13000;
     return cudaSuccess;
   }
-  cudaError_t setDevice(int) override { return cudaSuccess; }
+  cudaError_t setDevice(int device) override {
+    if (script->setDeviceFailsAfter >= 0 && script->setDeviceCalls >= script->setDeviceFailsAfter)
+      return cudaErrorDevicesUnavailable;
+    ++script->setDeviceCalls;
+    script->lastDevice = device;
+    script->lastDeviceThread = std::this_thread::get_id();
+    return cudaSuccess;
+  }
   cudaError_t streamCreate(cudaStream_t *s) override {
     *s = reinterpret_cast<cudaStream_t>(this);
     return cudaSuccess;
@@ -528,6 +540,35 @@ TEST(NcclFake, WorldSizeOneNeedsNoStore) {
   EXPECT_EQ(script->finalizes, 1);
   EXPECT_EQ(script->destroys, 1);
   EXPECT_EQ(script->aborts, 0);
+}
+
+// The session calls the communicator from its communication thread, not
+// the thread that formed it: every call makes the device current there.
+TEST(NcclFake, EveryCallMakesItsDeviceCurrentOnTheCallingThread) {
+  auto script = std::make_shared<Script>();
+  std::unique_ptr<NcclCommunicator> comm;
+  std::string error;
+  ASSERT_TRUE(connectNccl(options(0, 1, 1), 3, fakes(script), comm, error)) << error;
+  std::thread other([&] {
+    float x = 1;
+    EXPECT_TRUE(comm->allreduce(&x, 1, DType::Float32, ReduceOp::Sum).ok());
+    EXPECT_EQ(script->lastDeviceThread, std::this_thread::get_id());
+  });
+  other.join();
+  EXPECT_EQ(script->lastDevice, 3);
+}
+
+TEST(NcclFake, ADeviceThatCannotBeMadeCurrentFailsTheCallAndNamesIt) {
+  auto script = std::make_shared<Script>();
+  std::unique_ptr<NcclCommunicator> comm;
+  std::string error;
+  ASSERT_TRUE(connectNccl(options(0, 1, 1), 0, fakes(script), comm, error)) << error;
+  script->setDeviceFailsAfter = script->setDeviceCalls;
+  float x = 1;
+  Status s = comm->allreduce(&x, 1, DType::Float32, ReduceOp::Sum);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("allreduce #"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("cudaSetDevice(0)"), std::string::npos) << s.message();
 }
 
 TEST(NcclFake, ArgumentsAreChecked) {
