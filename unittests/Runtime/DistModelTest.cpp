@@ -58,16 +58,6 @@ TensorMap regressionBatch(int64_t rows, uint64_t seed) {
   return {{"x", x}, {"y", y}};
 }
 
-TensorMap classifierBatch(int64_t rows, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Tensor x = randomTensor(DType::Float32, {rows, 4}, rng);
-  Tensor label(DType::Int64, {rows, 1});
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *xr = x.data<float>() + 4 * r;
-    label.data<int64_t>()[r] = xr[0] > xr[1] ? (xr[2] > 0 ? 2 : 1) : 0;
-  }
-  return {{"x", x}, {"label", label}};
-}
 
 uint32_t bitsOf(float v) {
   uint32_t b;

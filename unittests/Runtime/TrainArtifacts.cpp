@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <utility>
 
 namespace distc::testing {
@@ -370,6 +371,20 @@ ArtifactDesc classifierArtifact(int64_t features, int64_t hidden, int64_t classe
 
   addTrainingTable(b, opt, options, {"fc_0.w_0", "fc_0.b_0", "fc_1.w_0", "fc_1.b_0"});
   return b.a;
+}
+
+runtime::TensorMap classifierBatch(int64_t rows, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  runtime::Tensor x(runtime::DType::Float32, {rows, 4});
+  runtime::Tensor label(runtime::DType::Int64, {rows, 1});
+  float *xs = x.data<float>();
+  for (int64_t i = 0; i < rows * 4; ++i)
+    xs[i] = float(std::uniform_real_distribution<double>(-1, 1)(rng));
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = xs + 4 * r;
+    label.data<int64_t>()[r] = xr[0] > xr[1] ? (xr[2] > 0 ? 2 : 1) : 0;
+  }
+  return {{"x", x}, {"label", label}};
 }
 
 } // namespace distc::testing

@@ -17,6 +17,7 @@
 #define DISTC_UNITTESTS_RUNTIME_TRAINARTIFACTS_H
 
 #include "distc/Artifact/ArtifactDesc.h"
+#include "distc/Runtime/Tensor.h"
 
 #include <cstdint>
 #include <string>
@@ -55,6 +56,10 @@ artifact::ArtifactDesc linearRegressionArtifact(int64_t features,
 ///   params:   fc_0.w_0, fc_0.b_0, fc_1.w_0, fc_1.b_0
 artifact::ArtifactDesc classifierArtifact(int64_t features, int64_t hidden, int64_t classes,
                                           const TrainArtifactOptions &options = {});
+
+/// A batch for classifierArtifact(4, ...): `rows` rows of x uniform in
+/// [-1, 1) from `seed`, label = x0 > x1 ? (x2 > 0 ? 2 : 1) : 0.
+runtime::TensorMap classifierBatch(int64_t rows, uint64_t seed);
 
 } // namespace distc::testing
 
