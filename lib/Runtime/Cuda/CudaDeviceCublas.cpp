@@ -42,10 +42,20 @@ struct Cublas {
     // The soname of the toolkit this was built with, then the plain name.
     const std::string soname = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
     void *lib = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
+    const std::string firstError = lib ? "" : dlerror();
+    // cuBLAS ships beside the CUDA runtime this binary loaded, in a
+    // directory the loader need not search (e.g. /usr/local/cuda/lib64).
+    Dl_info cudart;
+    if (!lib && dladdr(reinterpret_cast<void *>(&cudaGetDeviceCount), &cudart) &&
+        cudart.dli_fname) {
+      std::string dir = cudart.dli_fname;
+      dir.erase(dir.find_last_of('/') + 1);
+      lib = dlopen((dir + soname).c_str(), RTLD_NOW | RTLD_LOCAL);
+    }
     if (!lib)
       lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-      error = "cannot load cuBLAS (" + soname + "): " + dlerror();
+      error = "cannot load cuBLAS: " + firstError;
       return false;
     }
     bool ok = true;
