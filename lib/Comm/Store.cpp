@@ -139,6 +139,22 @@ Writer waitRequest(const std::vector<std::string> &keys, milliseconds timeout, b
   return w;
 }
 
+/// A Wait request that returns the keys present when it ends: all of
+/// `keys`, at least one of them (`any`), or those there at `timeout`.
+Status presentKeys(Store::Impl &impl, const std::vector<std::string> &keys,
+                   milliseconds timeout, bool any, std::vector<std::string> &present) {
+  Writer w = waitRequest(keys, timeout, any);
+  Reply status;
+  std::string body;
+  Status s = impl.call(Op::Wait, w, timeout, status, body);
+  present.clear();
+  if (!s.ok())
+    return s;
+  Reader r(body);
+  present = readKeys(r);
+  return Status::success();
+}
+
 } // namespace
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -237,34 +253,11 @@ Status Store::wait(const std::vector<std::string> &keys, milliseconds timeout) {
 
 Status Store::waitAny(const std::vector<std::string> &keys, milliseconds timeout,
                       std::vector<std::string> &present) {
-  Writer w = waitRequest(keys, timeout, /*any=*/true);
-  Reply status;
-  std::string body;
-  Status s = impl_->call(Op::Wait, w, timeout, status, body);
-  present.clear();
-  if (!s.ok())
-    return s;
-  Reader r(body);
-  present = readKeys(r);
-  return Status::success();
+  return presentKeys(*impl_, keys, timeout, /*any=*/true, present);
 }
 
 Status Store::check(const std::vector<std::string> &keys, std::vector<std::string> &present) {
-  Writer w;
-  w.u32(static_cast<uint32_t>(keys.size()));
-  for (const std::string &k : keys)
-    w.str(k);
-  w.i64(0);
-  w.byte(0);
-  Reply status;
-  std::string body;
-  Status s = impl_->call(Op::Wait, w, milliseconds(0), status, body);
-  present.clear();
-  if (!s.ok())
-    return s;
-  Reader r(body);
-  present = readKeys(r);
-  return Status::success();
+  return presentKeys(*impl_, keys, milliseconds(0), /*any=*/false, present);
 }
 
 Status Store::add(const std::string &key, int64_t delta, int64_t &value) {
