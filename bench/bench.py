@@ -14,15 +14,15 @@ See docs/benchmarks.md.
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+
+from bench_util import cpu_model, log, median_ms, run_in_work_dir  # noqa: E402
 
 BATCH = 128
 LR = 0.01
@@ -72,21 +72,6 @@ import programs  # noqa: E402
 import torch_models  # noqa: E402
 
 torch.set_num_threads(THREADS)
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
 
 
 class Bench:
@@ -203,10 +188,6 @@ class Bench:
                                   self.torch_batches(feeds), steps)
         rel = max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(ours, theirs))
         return dict(label=label, ok=rel < 1e-4, distc=ours, torch=theirs, max_rel_diff=rel)
-
-
-def median_ms(times):
-    return 1e3 * statistics.median(times)
 
 
 def run(work):
@@ -353,15 +334,7 @@ def run(work):
 
 
 def main():
-    start = time.time()
-    if ARGS.work_dir:
-        os.makedirs(ARGS.work_dir, exist_ok=True)
-        rc = run(os.path.abspath(ARGS.work_dir))
-    else:
-        with tempfile.TemporaryDirectory(prefix="distc-bench-") as work:
-            rc = run(work)
-    log("benchmark took %.0f s" % (time.time() - start))
-    return rc
+    return run_in_work_dir(run, ARGS.work_dir, "distc-bench-")
 
 
 if __name__ == "__main__":

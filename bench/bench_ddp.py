@@ -21,17 +21,17 @@ parallel on CPU".
 import argparse
 import json
 import os
-import platform
 import resource
 import shlex
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+
+from bench_util import cpu_model, log, median_ms, run_in_work_dir  # noqa: E402
 
 LR = 0.01
 BATCHES = 8  # global batches in the data; --no-shuffle visits them in order
@@ -213,16 +213,6 @@ def torch_worker(cfg):
 
 # --- The benchmark --------------------------------------------------------------
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
 
 class OtherLoad:
     """CPU time that processes other than this benchmark and its children
@@ -264,14 +254,6 @@ def wait_idle(limit):
         if load is None or load < 0.25 or waited >= limit:
             return waited
         time.sleep(min(2.0, max(0.0, limit - waited)))
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def median_ms(times):
-    return 1e3 * statistics.median(times)
 
 
 class Bench:
@@ -654,15 +636,7 @@ def run(work):
 def main():
     if ARGS.torch_worker:
         return torch_worker(WORKER)
-    start = time.time()
-    if ARGS.work_dir:
-        os.makedirs(ARGS.work_dir, exist_ok=True)
-        rc = run(os.path.abspath(ARGS.work_dir))
-    else:
-        with tempfile.TemporaryDirectory(prefix="distc-bench-ddp-") as work:
-            rc = run(work)
-    log("benchmark took %.0f s" % (time.time() - start))
-    return rc
+    return run_in_work_dir(run, ARGS.work_dir, "distc-bench-ddp-")
 
 
 if __name__ == "__main__":
