@@ -59,24 +59,6 @@ TEST(ScaleKernel, BiasBeforeAndAfter) {
   expectClose(out[0], {3, 6, 9}, 0, 0);
 }
 
-/// Reference NumPy broadcasting over equal ranks in double.
-std::vector<double> broadcastRef(const Tensor &x, const Tensor &y, const Shape &out,
-                                 double (*op)(double, double)) {
-  std::vector<double> ref(distc::runtime::shapeNumel(out));
-  for (size_t i = 0; i < ref.size(); ++i) {
-    auto idx = unflatIndex(out, int64_t(i));
-    auto xi = idx, yi = idx;
-    for (size_t d = 0; d < idx.size(); ++d) {
-      if (x.shape()[d] == 1)
-        xi[d] = 0;
-      if (y.shape()[d] == 1)
-        yi[d] = 0;
-    }
-    ref[i] = op(elementAt(x, flatIndex(x.shape(), xi)), elementAt(y, flatIndex(y.shape(), yi)));
-  }
-  return ref;
-}
-
 TEST(BinaryKernel, BroadcastingAllOps) {
   std::mt19937_64 rng(2);
   struct Case {

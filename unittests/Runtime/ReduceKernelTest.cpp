@@ -11,41 +11,6 @@ using namespace distc::testing;
 
 namespace {
 
-std::vector<double> reduceRef(const Tensor &x, const std::vector<int64_t> &axes,
-                              const std::string &op) {
-  const Shape &s = x.shape();
-  Shape kept;
-  for (size_t d = 0; d < s.size(); ++d)
-    if (std::find(axes.begin(), axes.end(), int64_t(d)) == axes.end())
-      kept.push_back(s[d]);
-  std::vector<double> acc(distc::runtime::shapeNumel(kept),
-                          op == "max"   ? -std::numeric_limits<double>::infinity()
-                          : op == "min" ? std::numeric_limits<double>::infinity()
-                                        : 0.0);
-  int64_t count = 1;
-  for (int64_t a : axes)
-    count *= s[a];
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    auto idx = unflatIndex(s, i);
-    std::vector<int64_t> k;
-    for (size_t d = 0; d < s.size(); ++d)
-      if (std::find(axes.begin(), axes.end(), int64_t(d)) == axes.end())
-        k.push_back(idx[d]);
-    int64_t o = flatIndex(kept, k);
-    double v = elementAt(x, i);
-    if (op == "max")
-      acc[o] = std::max(acc[o], v);
-    else if (op == "min")
-      acc[o] = std::min(acc[o], v);
-    else
-      acc[o] += v;
-  }
-  if (op == "mean")
-    for (double &v : acc)
-      v /= double(count);
-  return acc;
-}
-
 TEST(ReduceKernel, SeveralAxesAllOps) {
   std::mt19937_64 rng(5);
   const Shape shape = {3, 4, 5};

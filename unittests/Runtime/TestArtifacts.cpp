@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+
 namespace distc::testing {
 
 ArtifactBuilder::ArtifactBuilder() {
@@ -237,6 +240,58 @@ std::vector<int64_t> unflatIndex(const Shape &shape, int64_t flat) {
     flat /= shape[d];
   }
   return idx;
+}
+
+std::vector<double> broadcastRef(const Tensor &x, const Tensor &y, const Shape &out,
+                                 double (*op)(double, double)) {
+  std::vector<double> ref(distc::runtime::shapeNumel(out));
+  for (size_t i = 0; i < ref.size(); ++i) {
+    auto idx = unflatIndex(out, int64_t(i));
+    auto xi = idx, yi = idx;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      if (x.shape()[d] == 1)
+        xi[d] = 0;
+      if (y.shape()[d] == 1)
+        yi[d] = 0;
+    }
+    ref[i] = op(elementAt(x, flatIndex(x.shape(), xi)), elementAt(y, flatIndex(y.shape(), yi)));
+  }
+  return ref;
+}
+
+std::vector<double> reduceRef(const Tensor &x, const std::vector<int64_t> &axes,
+                              const std::string &op) {
+  const Shape &s = x.shape();
+  Shape kept;
+  for (size_t d = 0; d < s.size(); ++d)
+    if (std::find(axes.begin(), axes.end(), int64_t(d)) == axes.end())
+      kept.push_back(s[d]);
+  std::vector<double> acc(distc::runtime::shapeNumel(kept),
+                          op == "max"   ? -std::numeric_limits<double>::infinity()
+                          : op == "min" ? std::numeric_limits<double>::infinity()
+                                        : 0.0);
+  int64_t count = 1;
+  for (int64_t a : axes)
+    count *= s[a];
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    auto idx = unflatIndex(s, i);
+    std::vector<int64_t> k;
+    for (size_t d = 0; d < s.size(); ++d)
+      if (std::find(axes.begin(), axes.end(), int64_t(d)) == axes.end())
+        k.push_back(idx[d]);
+    int64_t o = flatIndex(kept, k);
+    double v = elementAt(x, i);
+    if (op == "max")
+      acc[o] = std::max(acc[o], v);
+    else if (op == "min")
+      acc[o] = std::min(acc[o], v);
+    else
+      acc[o] += v;
+  }
+  if (op == "mean")
+    for (double &v : acc)
+      v /= double(count);
+  return acc;
 }
 
 } // namespace distc::testing

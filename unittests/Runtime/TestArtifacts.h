@@ -92,6 +92,14 @@ double elementAt(const Tensor &t, int64_t i);
 /// Expects equal shapes and |a-b| <= atol + rtol*|b| everywhere.
 void expectClose(const Tensor &got, const std::vector<double> &expected, double rtol, double atol);
 
+/// float64 references: `op` of x and y with NumPy broadcasting over equal
+/// ranks into `out`; and the reduce kernel's `op` (sum, mean, max, min)
+/// over `axes` of x, in the order of the kept dims.
+std::vector<double> broadcastRef(const Tensor &x, const Tensor &y, const Shape &out,
+                                 double (*op)(double, double));
+std::vector<double> reduceRef(const Tensor &x, const std::vector<int64_t> &axes,
+                              const std::string &op);
+
 /// Flat index of `idx` in row-major `shape`, and its inverse.
 int64_t flatIndex(const Shape &shape, const std::vector<int64_t> &idx);
 std::vector<int64_t> unflatIndex(const Shape &shape, int64_t flat);
