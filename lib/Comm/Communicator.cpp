@@ -68,6 +68,26 @@ Status checkRoot(const char *op, int root, int size) {
   return Status::success();
 }
 
+Status checkAllgather(const void *in, const void *out, size_t countPerRank, DType dtype, int rank,
+                      int size) {
+  Status s = checkBuffer("allgather", in, countPerRank);
+  if (s.ok())
+    s = checkBuffer("allgather", out, countPerRank);
+  if (s.ok())
+    s = checkElementType("allgather", dtype);
+  if (!s.ok() || countPerRank == 0)
+    return s;
+  const size_t bytes = countPerRank * runtime::dtypeSize(dtype);
+  const auto inAt = reinterpret_cast<uintptr_t>(in);
+  const auto outAt = reinterpret_cast<uintptr_t>(out);
+  const bool inPlace = inAt == outAt + size_t(rank) * bytes;
+  if (!inPlace && inAt < outAt + size_t(size) * bytes && outAt < inAt + bytes)
+    return Status::error("allgather: the input overlaps the output other than at this rank's "
+                         "block (rank " +
+                         std::to_string(rank) + ")");
+  return Status::success();
+}
+
 } // namespace detail
 
 using namespace detail;
@@ -92,12 +112,7 @@ Status LocalCommunicator::reduce(void *data, size_t count, DType dtype, ReduceOp
 }
 
 Status LocalCommunicator::allgather(const void *in, void *out, size_t countPerRank, DType dtype) {
-  Status s = checkBuffer("allgather", in, countPerRank);
-  if (s.ok())
-    s = checkBuffer("allgather", out, countPerRank);
-  if (s.ok())
-    s = checkElementType("allgather", dtype);
-  if (!s.ok())
+  if (Status s = checkAllgather(in, out, countPerRank, dtype, 0, 1); !s.ok())
     return s;
   if (in != out && countPerRank > 0)
     std::memmove(out, in, countPerRank * runtime::dtypeSize(dtype));

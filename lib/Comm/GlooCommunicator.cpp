@@ -387,11 +387,7 @@ Status GlooCommunicator::broadcast(void *data, size_t count, DType dtype, int ro
 }
 
 Status GlooCommunicator::allgather(const void *in, void *out, size_t countPerRank, DType dtype) {
-  Status s = checkBuffer("allgather", in, countPerRank);
-  if (s.ok())
-    s = checkBuffer("allgather", out, countPerRank);
-  if (s.ok())
-    s = checkElementType("allgather", dtype);
+  Status s = checkAllgather(in, out, countPerRank, dtype, rank(), size());
   if (s.ok())
     s = impl_->begin("allgather", countPerRank, dtype);
   if (!s.ok() || countPerRank == 0)

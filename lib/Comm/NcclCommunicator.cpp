@@ -524,21 +524,8 @@ Status NcclCommunicator::reduce(void *data, size_t count, DType dtype, ReduceOp 
 }
 
 Status NcclCommunicator::allgather(const void *in, void *out, size_t countPerRank, DType dtype) {
-  Status s = checkBuffer("allgather", in, countPerRank);
-  if (s.ok())
-    s = checkBuffer("allgather", out, countPerRank);
-  if (s.ok())
-    s = checkElementType("allgather", dtype);
-  size_t bytes = countPerRank * (s.ok() ? runtime::dtypeSize(dtype) : 0);
-  if (s.ok() && bytes > 0) {
-    auto inAt = reinterpret_cast<uintptr_t>(in);
-    auto outAt = reinterpret_cast<uintptr_t>(out);
-    bool inPlace = inAt == outAt + size_t(rank()) * bytes;
-    if (!inPlace && inAt < outAt + size_t(size()) * bytes && outAt < inAt + bytes)
-      s = Status::error("allgather: the input overlaps the output other than at this rank's "
-                        "block (rank " +
-                        std::to_string(rank()) + ")");
-  }
+  Status s = checkAllgather(in, out, countPerRank, dtype, rank(), size());
+  const size_t bytes = countPerRank * (s.ok() ? runtime::dtypeSize(dtype) : 0);
   if (s.ok())
     s = impl_->begin("allgather");
   if (!s.ok() || bytes == 0)

@@ -51,6 +51,10 @@ TEST(LocalCommunicator, ChecksArgumentsLikeTheOthers) {
   s = c.allreduce(nullptr, 4, DType::Float32, ReduceOp::Sum);
   EXPECT_EQ(s.message(), "allreduce: null buffer for 4 elements");
   EXPECT_TRUE(c.allreduce(nullptr, 0, DType::Float32, ReduceOp::Sum).ok());
+  float block[3] = {1, 2, 3};
+  s = c.allgather(block + 1, block, 2, DType::Float32);
+  EXPECT_EQ(s.message(),
+            "allgather: the input overlaps the output other than at this rank's block (rank 0)");
 }
 
 TEST(ReduceOp, NamesRoundTrip) {
@@ -282,6 +286,12 @@ TEST_P(GlooGroup, ZeroCountsAndBadArgumentsAreConsistent) {
     Status s = comms[r]->broadcast(&x, 1, DType::Float32, n);
     EXPECT_EQ(s.message(), "broadcast: root " + std::to_string(n) + " is outside [0, " +
                                std::to_string(n) + ")");
+    // The input may be this rank's block of the output, and nothing else.
+    std::vector<float> out(n + 1);
+    const int other = (r + 1) % n;
+    s = comms[r]->allgather(out.data() + other, out.data(), 1, DType::Float32);
+    EXPECT_EQ(s.message(), "allgather: the input overlaps the output other than at this rank's "
+                           "block (rank " + std::to_string(r) + ")");
     // A bad argument is local: the communicator still works.
     EXPECT_TRUE(comms[r]->allreduce(&x, 1, DType::Float32, ReduceOp::Sum).ok());
     EXPECT_EQ(x, float(n));
