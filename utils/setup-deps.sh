@@ -9,6 +9,9 @@ PACKAGES=(
   cmake ninja-build clang-22 lld-22
   # MLIR 22 (the compiler only; the runtime never links it) plus lit/FileCheck
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  # distc-tblgen links LLVM's static TableGen and Support libraries, whose
+  # CMake targets need zstd's
+  libzstd-dev
   # command lines, JSON, program and artifact serialization
   libcli11-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler
   libflatbuffers-dev flatbuffers-compiler

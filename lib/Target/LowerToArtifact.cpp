@@ -13,7 +13,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <cstdlib>
 
@@ -337,6 +337,22 @@ LogicalResult ProgramLowering::lowerCommunicatorSetup(Operation *op) {
 // ProgramLowering: dispatch
 //===----------------------------------------------------------------------===//
 
+using LowerFn = LogicalResult (*)(ProgramLowering &, Operation *);
+
+/// The lowering `pd.<type>` declares in PdOps.td (`lowering`), keyed by
+/// the full op name; null for an op without one.
+static LowerFn lookupLowering(StringRef opName) {
+  static const llvm::StringMap<LowerFn> lowerings = [] {
+    llvm::StringMap<LowerFn> map;
+    for (auto [type, lower] : std::initializer_list<std::pair<StringRef, LowerFn>>{
+#include "distc/Dialect/Pd/PdLowerings.inc"
+         })
+      map[("pd." + type).str()] = lower;
+    return map;
+  }();
+  return lowerings.lookup(opName);
+}
+
 LogicalResult ProgramLowering::lowerOp(Operation *op) {
   StringRef type = opType(op);
   origin = type.str();
@@ -346,90 +362,13 @@ LogicalResult ProgramLowering::lowerOp(Operation *op) {
   auto owner = op->getAttrOfType<IntegerAttr>("owner_rank");
   ownerRank = owner ? static_cast<int32_t>(owner.getInt()) : -1;
 
-  using Lower = std::function<LogicalResult()>;
-  Lower lowerFn = llvm::StringSwitch<Lower>(type)
-      .Case("feed", [&] { return lowerFeed(op); })
-      .Case("fetch", [&] { return lowerFetch(op); })
-      .Case("read_var", [&] { return lowerReadVar(op); })
-      .Case("write_var", [&] { return lowerWriteVar(op); })
-      .Case("elementwise_add", [&] { return lowerElementwise(op, "add"); })
-      .Case("elementwise_sub", [&] { return lowerElementwise(op, "sub"); })
-      .Case("elementwise_mul", [&] { return lowerElementwise(op, "mul"); })
-      .Case("elementwise_div", [&] { return lowerElementwise(op, "div"); })
-      .Case("relu", [&] { return lowerUnary(op, "relu"); })
-      .Case("sigmoid", [&] { return lowerUnary(op, "sigmoid"); })
-      .Case("tanh", [&] { return lowerUnary(op, "tanh"); })
-      .Case("square", [&] { return lowerUnary(op, "square"); })
-      .Case("gelu", [&] {
-        return lowerUnary(op, pd::OpAttributes(op).getBool("approximate") ? "gelu_tanh" : "gelu");
-      })
-      .Case("scale", [&] { return lowerScale(op); })
-      .Case("cast", [&] { return lowerCast(op); })
-      .Case("assign", [&] { return lowerAssign(op); })
-      .Case("mul", [&] { return lowerMul(op); })
-      .Case("matmul_v2", [&] { return lowerMatmul(op); })
-      .Case("softmax", [&] { return lowerSoftmax(op); })
-      .Case("reduce_sum", [&] { return lowerReduce(op, "sum"); })
-      .Case("reduce_mean", [&] { return lowerReduce(op, "mean"); })
-      .Case("mean", [&] { return lowerMean(op); })
-      .Case("reshape2", [&] { return lowerReshape(op); })
-      .Case("transpose2", [&] { return lowerTranspose(op); })
-      .Case("concat", [&] { return lowerConcat(op); })
-      .Case("split", [&] { return lowerSplit(op); })
-      .Case("slice", [&] { return lowerSlice(op); })
-      .Case("fill_constant", [&] { return lowerFillConstant(op); })
-      .Cases("uniform_random", "gaussian_random", "truncated_gaussian_random",
-             [&] { return lowerRandom(op); })
-      .Case("lookup_table_v2", [&] { return lowerLookupTable(op); })
-      .Case("layer_norm", [&] { return lowerLayerNorm(op); })
-      .Case("dropout", [&] { return lowerDropout(op); })
-      .Case("softmax_with_cross_entropy", [&] { return lowerSoftmaxCrossEntropy(op); })
-      .Case("top_k_v2", [&] { return lowerTopK(op); })
-      .Case("accuracy", [&] { return lowerAccuracy(op); })
-      .Case("sqrt", [&] { return lowerUnary(op, "sqrt"); })
-      .Case("elementwise_max", [&] { return lowerElementwise(op, "max"); })
-      .Case("sum", [&] { return lowerSum(op); })
-      .Case("squared_l2_norm", [&] { return lowerSquaredL2Norm(op); })
-      .Case("elementwise_add_grad", [&] { return lowerElementwiseGrad(op, "add"); })
-      .Case("elementwise_sub_grad", [&] { return lowerElementwiseGrad(op, "sub"); })
-      .Case("elementwise_mul_grad", [&] { return lowerElementwiseGrad(op, "mul"); })
-      .Case("elementwise_div_grad", [&] { return lowerElementwiseGrad(op, "div"); })
-      .Case("mul_grad", [&] { return lowerMulGrad(op); })
-      .Case("matmul_v2_grad", [&] { return lowerMatmulGrad(op); })
-      .Case("relu_grad", [&] { return lowerUnaryGrad(op, "relu"); })
-      .Case("sigmoid_grad", [&] { return lowerUnaryGrad(op, "sigmoid"); })
-      .Case("tanh_grad", [&] { return lowerUnaryGrad(op, "tanh"); })
-      .Case("sqrt_grad", [&] { return lowerUnaryGrad(op, "sqrt"); })
-      .Case("square_grad", [&] { return lowerUnaryGrad(op, "square"); })
-      .Case("gelu_grad", [&] {
-        return lowerUnaryGrad(op, pd::OpAttributes(op).getBool("approximate") ? "gelu_tanh"
-                                                                               : "gelu");
-      })
-      .Case("softmax_grad", [&] { return lowerSoftmaxGrad(op); })
-      .Case("reduce_sum_grad", [&] { return lowerReduceGrad(op, false, false); })
-      .Case("reduce_mean_grad", [&] { return lowerReduceGrad(op, true, false); })
-      .Case("mean_grad", [&] { return lowerReduceGrad(op, true, true); })
-      .Case("reshape2_grad", [&] { return lowerReshapeGrad(op); })
-      .Case("transpose2_grad", [&] { return lowerTransposeGrad(op); })
-      .Case("concat_grad", [&] { return lowerConcatGrad(op); })
-      .Case("slice_grad", [&] { return lowerSliceGrad(op); })
-      .Case("lookup_table_v2_grad", [&] { return lowerLookupTableGrad(op); })
-      .Case("layer_norm_grad", [&] { return lowerLayerNormGrad(op); })
-      .Case("dropout_grad", [&] { return lowerDropoutGrad(op); })
-      .Case("softmax_with_cross_entropy_grad", [&] { return lowerSoftmaxCrossEntropyGrad(op); })
-      .Cases("sgd", "momentum", "adam", "adamw", [&] { return lowerOptimizer(op); })
-      .Cases("c_allreduce_sum", "c_broadcast", "c_reduce_sum", "c_sync_calc_stream",
-             "c_sync_comm_stream", [&] { return lowerCollective(op); })
-      .Cases("c_gen_nccl_id", "c_comm_init", [&] { return lowerCommunicatorSetup(op); })
-      .Case("coalesce_tensor", [&] { return lowerCoalesceTensor(op); })
-      .Case("fused_slices", [&] { return lowerFusedSlices(op); })
-      .Default(nullptr);
+  LowerFn lowerFn = lookupLowering(op->getName().getStringRef());
   if (!lowerFn)
     return error(op) << "no lowering to runtime kernels for this op";
   for (Value operand : op->getOperands())
     if (!buffers.count(operand) && !communicatorIds.contains(operand))
       return error(op) << "operand defined outside the program";
-  return lowerFn();
+  return lowerFn(*this, op);
 }
 
 LogicalResult ProgramLowering::lower(Operation *pdProgram) {

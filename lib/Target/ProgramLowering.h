@@ -2,7 +2,8 @@
 //
 // Private to lib/Target. One ProgramLowering turns one pd.program into one
 // artifact Program; the op-family files (LowerMath.cpp, LowerShape.cpp,
-// LowerNn.cpp) implement its `lower*` members.
+// LowerNn.cpp, ...) implement its `lower*` members, and each op's
+// definition in PdOps.td names the member that lowers it (`lowering`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -157,12 +158,15 @@ public:
   mlir::LogicalResult emitReduceTo(int32_t grad, const SymShape &full, const SymShape &aligned,
                                    const SymShape &own, mlir::Value result);
 
-private:
-  mlir::LogicalResult lowerOp(mlir::Operation *op);
+  // --- structural ops (LowerToArtifact.cpp) ------------------------------
   mlir::LogicalResult lowerFeed(mlir::Operation *op);
   mlir::LogicalResult lowerFetch(mlir::Operation *op);
   mlir::LogicalResult lowerReadVar(mlir::Operation *op);
   mlir::LogicalResult lowerWriteVar(mlir::Operation *op);
+
+private:
+  /// Lowers `op` with the lowering its PdOps.td definition declares.
+  mlir::LogicalResult lowerOp(mlir::Operation *op);
 
   ArtifactState &state;
   artifact::ProgramDesc &program;

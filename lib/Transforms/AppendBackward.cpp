@@ -25,6 +25,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
@@ -57,7 +58,20 @@ public:
   /// Gradients of the trainable parameters, by parameter name.
   llvm::StringMap<Value> parameterGrads;
 
+  /// A gradient written with forward ops (PdOps.td `gradRule`): gets the
+  /// forward op and the gradient of its first result.
+  using GradRule = LogicalResult (BackwardBuilder::*)(Operation *op, Value dOut);
+  LogicalResult assignGrad(Operation *op, Value dOut);
+  LogicalResult sumGrad(Operation *op, Value dOut);
+  LogicalResult scaleGrad(Operation *op, Value dOut);
+  LogicalResult castGrad(Operation *op, Value dOut);
+  LogicalResult splitGrad(Operation *op, Value dOut);
+
 private:
+  /// Emits `type` on `in`, at `forward`'s location, as the gradient
+  /// contribution to `target`.
+  LogicalResult emitGradOp(Operation *forward, StringRef type, Value in,
+                           SmallVector<NamedAttribute> attrs, Value target);
   LogicalResult markRequiresGrad();
   LogicalResult backwardOf(Operation *op);
   LogicalResult genericRule(Operation *op, const pd::OpSpec &spec, StringRef gradType);
@@ -228,6 +242,98 @@ LogicalResult BackwardBuilder::genericRule(Operation *op, const pd::OpSpec &spec
   return success();
 }
 
+// Ops whose backward is forward ops (their PdOps.td `gradRule`). Each
+// gives every input its own op, so every gradient is a value named
+// `<input>@GRAD` that renaming for fan-out can relabel on its own.
+
+LogicalResult BackwardBuilder::emitGradOp(Operation *forward, StringRef type, Value in,
+                                          SmallVector<NamedAttribute> attrs, Value target) {
+  attrs.push_back(backwardRole());
+  FailureOr<Operation *> g =
+      pd::buildCatalogOp(builder, forward->getLoc(), type, {{in}}, attrs, {gradName(target)});
+  if (failed(g))
+    return failure();
+  contribute(target, (*g)->getResult(0));
+  return success();
+}
+
+/// assign passes the gradient through (Paddle's assign).
+LogicalResult BackwardBuilder::assignGrad(Operation *op, Value dOut) {
+  return emitGradOp(op, "assign", dOut, {}, op->getOperand(0));
+}
+
+/// sum passes the gradient to each input (Paddle's scale by 1).
+LogicalResult BackwardBuilder::sumGrad(Operation *op, Value dOut) {
+  for (Value in : op->getOperands())
+    if (requiresGrad.count(in) &&
+        failed(emitGradOp(op, "scale", dOut,
+                          {builder.getNamedAttr("scale", builder.getF32FloatAttr(1))}, in)))
+      return failure();
+  return success();
+}
+
+/// d(s·x + b)/dx = s, whatever the bias order.
+LogicalResult BackwardBuilder::scaleGrad(Operation *op, Value dOut) {
+  pd::OpAttributes attrs(op);
+  return emitGradOp(
+      op, "scale", dOut,
+      {builder.getNamedAttr("scale", builder.getF32FloatAttr(attrs.getFloat("scale")))},
+      op->getOperand(0));
+}
+
+/// cast back to the input's dtype.
+LogicalResult BackwardBuilder::castGrad(Operation *op, Value dOut) {
+  pd::OpAttributes attrs(op);
+  return emitGradOp(
+      op, "cast", dOut,
+      {builder.getNamedAttr("in_dtype", builder.getI32IntegerAttr(attrs.getInt("out_dtype"))),
+       builder.getNamedAttr("out_dtype", builder.getI32IntegerAttr(attrs.getInt("in_dtype")))},
+      op->getOperand(0));
+}
+
+/// split's gradient concatenates the pieces' gradients, zeros for a piece
+/// nothing differentiated.
+LogicalResult BackwardBuilder::splitGrad(Operation *op, Value) {
+  SmallVector<Value, 1> pieces;
+  for (Value result : op->getResults()) {
+    FailureOr<Value> g = gradOf(result);
+    if (failed(g))
+      return failure();
+    if (*g) {
+      pieces.push_back(*g);
+      continue;
+    }
+    FailureOr<Value> zero = zeroGradOf(result);
+    if (failed(zero))
+      return failure();
+    pieces.push_back(*zero);
+  }
+  pd::OpAttributes attrs(op);
+  FailureOr<Operation *> g = pd::buildCatalogOp(
+      builder, op->getLoc(), "concat", {pieces},
+      {builder.getNamedAttr("axis", builder.getI32IntegerAttr(attrs.getInt("axis"))),
+       backwardRole()},
+      {gradName(op->getOperand(0))});
+  if (failed(g))
+    return failure();
+  contribute(op->getOperand(0), (*g)->getResult(0));
+  return success();
+}
+
+/// The gradient rule `type` declares in PdOps.td (`gradRule`), or null.
+static BackwardBuilder::GradRule lookupGradRule(StringRef type) {
+  static const llvm::StringMap<BackwardBuilder::GradRule> rules = [] {
+    llvm::StringMap<BackwardBuilder::GradRule> map;
+    for (auto [name, rule] :
+         std::initializer_list<std::pair<StringRef, BackwardBuilder::GradRule>>{
+#include "distc/Dialect/Pd/PdGradientRules.inc"
+         })
+      map[name] = rule;
+    return map;
+  }();
+  return rules.lookup(type);
+}
+
 LogicalResult BackwardBuilder::backwardOf(Operation *op) {
   const pd::OpSpec *spec = catalogSpecOf(op);
   if (!spec)
@@ -236,76 +342,13 @@ LogicalResult BackwardBuilder::backwardOf(Operation *op) {
   if (!anyGrad)
     return success();
   StringRef type(spec->type.data(), spec->type.size());
-  std::string gradType = (type + "_grad").str();
-  if (pd::lookupOp(gradType))
-    return genericRule(op, *spec, gradType);
-
-  // Ops that are their own backward.
-  FailureOr<Value> dOut = gradOf(op->getResult(0));
-  if (failed(dOut))
-    return failure();
-  Location loc = op->getLoc();
-  auto build = [&](StringRef t, Value in, SmallVector<NamedAttribute> attrs,
-                   Value target) -> LogicalResult {
-    attrs.push_back(backwardRole());
-    FailureOr<Operation *> g = pd::buildCatalogOp(builder, loc, t, {{in}}, attrs, {gradName(target)});
-    if (failed(g))
+  if (!spec->gradOp.empty())
+    return genericRule(op, *spec, StringRef(spec->gradOp.data(), spec->gradOp.size()));
+  if (GradRule rule = lookupGradRule(type)) {
+    FailureOr<Value> dOut = gradOf(op->getResult(0));
+    if (failed(dOut))
       return failure();
-    contribute(target, (*g)->getResult(0));
-    return success();
-  };
-  // assign and sum pass the gradient through, but each input gets its own
-  // op (Paddle's assign and scale-by-1), so every gradient is a value named
-  // `<input>@GRAD` that renaming for fan-out can relabel on its own.
-  if (type == "assign")
-    return build("assign", *dOut, {}, op->getOperand(0));
-  if (type == "sum") {
-    for (Value in : op->getOperands())
-      if (requiresGrad.count(in) &&
-          failed(build("scale", *dOut, {builder.getNamedAttr("scale", builder.getF32FloatAttr(1))},
-                       in)))
-        return failure();
-    return success();
-  }
-  if (type == "scale") {
-    // d(s·x + b)/dx = s, whatever the bias order.
-    pd::OpAttributes attrs(op);
-    return build("scale", *dOut,
-                 {builder.getNamedAttr("scale", builder.getF32FloatAttr(attrs.getFloat("scale")))},
-                 op->getOperand(0));
-  }
-  if (type == "cast") {
-    pd::OpAttributes attrs(op);
-    return build("cast", *dOut,
-                 {builder.getNamedAttr("in_dtype", builder.getI32IntegerAttr(attrs.getInt("out_dtype"))),
-                  builder.getNamedAttr("out_dtype", builder.getI32IntegerAttr(attrs.getInt("in_dtype")))},
-                 op->getOperand(0));
-  }
-  if (type == "split") {
-    SmallVector<Value, 1> pieces;
-    for (Value result : op->getResults()) {
-      FailureOr<Value> g = gradOf(result);
-      if (failed(g))
-        return failure();
-      if (*g) {
-        pieces.push_back(*g);
-        continue;
-      }
-      FailureOr<Value> zero = zeroGradOf(result);
-      if (failed(zero))
-        return failure();
-      pieces.push_back(*zero);
-    }
-    pd::OpAttributes attrs(op);
-    FailureOr<Operation *> g = pd::buildCatalogOp(
-        builder, loc, "concat", {pieces},
-        {builder.getNamedAttr("axis", builder.getI32IntegerAttr(attrs.getInt("axis"))),
-         backwardRole()},
-        {gradName(op->getOperand(0))});
-    if (failed(g))
-      return failure();
-    contribute(op->getOperand(0), (*g)->getResult(0));
-    return success();
+    return (this->*rule)(op, *dOut);
   }
   return op->emitError() << "no gradient rule for op '" << type << "' (output '"
                          << variableName(op->getResult(0))

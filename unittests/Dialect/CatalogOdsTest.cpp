@@ -1,8 +1,9 @@
 //===- CatalogOdsTest.cpp - ODS definitions agree with OpCatalog ----------===//
 //
-// PdOps.td is written by hand from OpCatalog; these tests keep the two in
-// step: every catalogued op is registered as pd.<type> with exactly the
-// catalog's attributes and one operand/result group per slot.
+// distc-tblgen generates the catalog from PdOps.td; these tests check the
+// generator against the registered ops: every catalogued op is registered
+// as pd.<type> with exactly the catalog's attributes and one operand/result
+// group per slot.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 //===- ShapeInference.cpp - Paddle shape and dtype inference --------------===//
 //
 // Checks operand groups against the catalog entry, then dispatches to the
-// rule of the op's family. Rules may assume: every present operand is a
+// rule the op declares in PdOps.td. Rules may assume: every present operand is a
 // ranked tensor, required slots have one operand, optional slots zero or
 // one, variadic slots at least one.
 //
@@ -13,7 +13,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 
@@ -22,42 +22,17 @@ namespace distc::pd {
 using infer::InferContext;
 using RuleFn = LogicalResult (*)(InferContext &);
 
+/// The op's inference rule, as PdOps.td declares it (`inferRule`).
 static RuleFn lookupRule(StringRef type) {
-  return llvm::StringSwitch<RuleFn>(type)
-      .Cases({"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
-              "elementwise_max"},
-             infer::inferElementwise)
-      .Cases({"relu", "sigmoid", "tanh", "gelu", "square", "sqrt", "assign", "scale"}, infer::inferSameAsX)
-      .Cases({"c_allreduce_sum", "c_broadcast", "c_reduce_sum", "c_sync_calc_stream",
-              "c_sync_comm_stream"},
-             infer::inferSameAsX)
-      .Case("c_gen_nccl_id", infer::inferCGenNcclId)
-      .Case("c_comm_init", infer::inferCCommInit)
-      .Case("softmax", infer::inferSoftmax)
-      .Case("cast", infer::inferCast)
-      .Case("mul", infer::inferMul)
-      .Case("matmul_v2", infer::inferMatmulV2)
-      .Cases({"reduce_sum", "reduce_mean"}, infer::inferReduce)
-      .Case("mean", infer::inferMean)
-      .Case("reshape2", infer::inferReshape2)
-      .Case("transpose2", infer::inferTranspose2)
-      .Case("concat", infer::inferConcat)
-      .Case("split", infer::inferSplit)
-      .Case("slice", infer::inferSlice)
-      .Case("coalesce_tensor", infer::inferCoalesceTensor)
-      .Case("lookup_table_v2", infer::inferLookupTableV2)
-      .Case("layer_norm", infer::inferLayerNorm)
-      .Case("dropout", infer::inferDropout)
-      .Case("softmax_with_cross_entropy", infer::inferSoftmaxWithCrossEntropy)
-      .Case("top_k_v2", infer::inferTopKV2)
-      .Case("accuracy", infer::inferAccuracy)
-      .Cases({"fill_constant", "uniform_random", "gaussian_random", "truncated_gaussian_random"},
-             infer::inferCreation)
-      .Cases({"feed", "fetch"}, infer::inferFeedFetch)
-      .Case("sum", infer::inferSum)
-      .Case("squared_l2_norm", infer::inferSquaredL2Norm)
-      .Cases({"sgd", "momentum", "adam", "adamw"}, infer::inferOptimizer)
-      .Default(type.ends_with("_grad") ? infer::inferGrad : nullptr);
+  static const llvm::StringMap<RuleFn> rules = [] {
+    llvm::StringMap<RuleFn> map;
+    for (auto [name, rule] : std::initializer_list<std::pair<StringRef, RuleFn>>{
+#include "distc/Dialect/Pd/PdInferRules.inc"
+         })
+      map[name] = rule;
+    return map;
+  }();
+  return rules.lookup(type);
 }
 
 /// Checks that the operand groups fit the catalog's input slots.

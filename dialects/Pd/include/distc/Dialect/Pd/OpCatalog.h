@@ -18,8 +18,8 @@
 // ShapeTensor) are listed as `unsupportedInputs` so the importer can name
 // them in its error instead of calling the op unknown.
 //
-// The ODS definitions in PdOps.td must agree with this table; the dialect's
-// unit test checks that they do.
+// The table is generated from the op definitions in PdOps.td by
+// distc-tblgen (-gen-pd-op-catalog): each op is declared once, there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +72,9 @@ struct OpSpec {
   std::vector<std::string_view> unsupportedInputs;
   /// True for ops of startup programs that create parameter values.
   bool isInitializer = false;
+  /// The `<type>_grad` op Paddle's append_backward emits for this op, its
+  /// slots matched by name; empty when the op has none (PdOps.td `gradOp`).
+  std::string_view gradOp;
 };
 
 /// All catalogued ops, in a stable order.

@@ -27,7 +27,39 @@ def Pd_Dialect : Dialect {
   let hasOperationAttrVerify = 1;
 }
 
+// Every pd op. Besides ODS's own fields, an op declares here what the rest
+// of the compiler needs to know about it; distc-tblgen generates each
+// per-op table from these fields (docs/adding-an-op.md), so an op is
+// declared in one place.
 class Pd_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Pd_Dialect, mnemonic, traits>;
+    : Op<Pd_Dialect, mnemonic, traits> {
+  // Its lowering to runtime kernels: an expression calling a member of
+  // ProgramLowering (lib/Target) on `op`, e.g. `lowerUnary(op, "relu")`.
+  // Required for catalog ops.
+  code lowering = "";
+
+  // --- Paddle catalog facts (OpCatalog.h), for ops Paddle programs hold.
+  bit inCatalog = 0;
+  // Paddle slots that differ from the ODS operands/results (feed and
+  // fetch, whose feed/fetch-list variable is implicit in the IR).
+  list<string> paddleInputs = [];
+  list<string> paddleOutputs = [];
+  // Output slots a Paddle program may leave out (every one is a result).
+  list<string> optionalOutputs = [];
+  bit allOutputsOptional = 0;
+  // Input slots Paddle defines that distc does not support, so the
+  // importer can name them instead of calling the op unknown.
+  list<string> unsupportedInputs = [];
+  // Startup-program initializers of parameter values.
+  bit isInitializer = 0;
+  // Shape and dtype inference: a rule of Inference/*Rules.cpp (InferContext.h).
+  string inferRule = "";
+  // The gradient: either the catalog op Paddle's append_backward emits for
+  // it (`gradOp`, its slots matched by name: X, Out, Out@GRAD -> X@GRAD), or
+  // a member of AppendBackward's BackwardBuilder that writes the gradient
+  // with forward ops (`gradRule`). Neither: no gradient flows through it.
+  string gradOp = "";
+  string gradRule = "";
+}
 
 #endif // DISTC_DIALECT_PD_PDDIALECT_TD

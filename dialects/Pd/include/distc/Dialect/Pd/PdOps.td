@@ -1,10 +1,12 @@
 //===- PdOps.td - PaddlePaddle operators -------------------*- tablegen -*-===//
 //
-// Structural ops first, then one op per OpCatalog entry. The catalog is the
-// single source of Paddle slot and attribute facts; the definitions below
-// must agree with it (operand i = input slot i, result i = output slot i,
-// inherent attributes = catalog attributes with the catalog defaults), and
-// the dialect unit test checks that they do.
+// Structural ops first, then one op per Paddle operator. Each definition is
+// the op's one declaration: distc-tblgen generates the Paddle op catalog
+// (operand i = input slot i, result i = output slot i, inherent attributes
+// = Paddle attributes with their AttrType and default), the shape inference
+// and lowering dispatch and the gradient rules from it (the fields are
+// documented on Pd_Op in PdDialect.td; docs/adding-an-op.md walks through
+// one op).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,36 @@ include "distc/Dialect/Pd/PdDialect.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Paddle attributes
+//===----------------------------------------------------------------------===//
+
+// An attribute of Paddle's AttrType `pdKind` (OpCatalog.h's AttrKind) whose
+// default is `pdDefault` in the catalog's literal syntax ("0", "1e-05",
+// "true", "abc", "[1,2]"); the ODS default is the same value in C++.
+class PdAttr<Attr attr, string cppDefault, string kind, string d>
+    : DefaultValuedAttr<attr, cppDefault> {
+  string pdKind = kind;
+  string pdDefault = d;
+}
+// "[1,2]" as the C++ initializer of an ArrayRef<T>.
+class PdListDefault<string elementType, string d> {
+  string value = !if(!eq(d, "[]"), "{}",
+      "::llvm::ArrayRef<" # elementType # ">{" # !subst("]", "}", !subst("[", "", d)));
+}
+class PdInt<string d> : PdAttr<I32Attr, d, "Int", d>;
+class PdLong<string d> : PdAttr<I64Attr, d, "Long", d>;
+class PdFloat<string d> : PdAttr<F32Attr, d, "Float", d>;
+class PdBool<string d> : PdAttr<BoolAttr, d, "Boolean", d>;
+class PdStr<string d> : PdAttr<StrAttr, "\"" # d # "\"", "String", d>;
+class PdInts<string d>
+    : PdAttr<DenseI32ArrayAttr, PdListDefault<"int32_t", d>.value, "Ints", d>;
+class PdLongs<string d>
+    : PdAttr<DenseI64ArrayAttr, PdListDefault<"int64_t", d>.value, "Longs", d>;
+class PdStrings<string d> : PdAttr<StrArrayAttr, !if(!eq(d, "[]"), "{}", d), "Strings", d>;
+
+defvar PdTensor = AnyRankedTensor;
 
 //===----------------------------------------------------------------------===//
 // Structural ops
@@ -81,6 +113,7 @@ def Pd_ReadVarOp : Pd_Op<"read_var",
   let arguments = (ins FlatSymbolRefAttr:$var);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$var attr-dict `:` type($result)";
+  let lowering = [{ lowerReadVar(op) }];
 }
 
 def Pd_WriteVarOp : Pd_Op<"write_var",
@@ -93,6 +126,7 @@ def Pd_WriteVarOp : Pd_Op<"write_var",
   }];
   let arguments = (ins FlatSymbolRefAttr:$var, AnyRankedTensor:$value);
   let assemblyFormat = "$var `,` $value attr-dict `:` type($value)";
+  let lowering = [{ lowerWriteVar(op) }];
 }
 
 def Pd_FeedOp : Pd_Op<"feed"> {
@@ -101,15 +135,25 @@ def Pd_FeedOp : Pd_Op<"feed"> {
     Paddle's `feed` op with its implicit feed-list variable: the result is
     the fed tensor. Dynamic dimensions (Paddle's -1) are allowed.
   }];
-  let arguments = (ins DefaultValuedAttr<I32Attr, "0">:$col);
+  let arguments = (ins PdInt<"0">:$col);
   let results = (outs AnyRankedTensor:$Out);
   let assemblyFormat = "attr-dict `:` type($Out)";
+  let inCatalog = 1;
+  let paddleInputs = ["X"];
+  let paddleOutputs = ["Out"];
+  let inferRule = "inferFeedFetch";
+  let lowering = [{ lowerFeed(op) }];
 }
 
 def Pd_FetchOp : Pd_Op<"fetch"> {
   let summary = "Stores a value into column `col` of the fetch list";
-  let arguments = (ins AnyRankedTensor:$X, DefaultValuedAttr<I32Attr, "0">:$col);
+  let arguments = (ins AnyRankedTensor:$X, PdInt<"0">:$col);
   let assemblyFormat = "$X attr-dict `:` type($X)";
+  let inCatalog = 1;
+  let paddleInputs = ["X"];
+  let paddleOutputs = ["Out"];
+  let inferRule = "inferFeedFetch";
+  let lowering = [{ lowerFetch(op) }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -120,6 +164,7 @@ def Pd_FetchOp : Pd_Op<"fetch"> {
 // (ShapeInference.h) on the operands and checks the result types against it.
 class Pd_CatalogOp<string mnemonic, list<Trait> traits = []>
     : Pd_Op<mnemonic, traits> {
+  let inCatalog = 1;
   let hasVerifier = 1;
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let extraClassDefinition = [{
@@ -129,39 +174,38 @@ class Pd_CatalogOp<string mnemonic, list<Trait> traits = []>
   }];
 }
 
-// Attribute kinds of Paddle's AttrType (see OpCatalog.h).
-class PdInt<string d> : DefaultValuedAttr<I32Attr, d>;
-class PdLong<string d> : DefaultValuedAttr<I64Attr, d>;
-class PdFloat<string d> : DefaultValuedAttr<F32Attr, d>;
-class PdBool<string d> : DefaultValuedAttr<BoolAttr, d>;
-class PdStr<string d> : DefaultValuedAttr<StrAttr, "\"" # d # "\"">;
-class PdInts<string d> : DefaultValuedAttr<DenseI32ArrayAttr, d>;
-class PdLongs<string d> : DefaultValuedAttr<DenseI64ArrayAttr, d>;
-class PdStrings<string d> : DefaultValuedAttr<StrArrayAttr, d>;
-
-defvar PdTensor = AnyRankedTensor;
 
 // --- Creation and copies ---------------------------------------------------
 
 def Pd_FillConstantOp : Pd_CatalogOp<"fill_constant", [Pure]> {
   let summary = "Tensor of `shape` and `dtype` filled with `value`";
-  let arguments = (ins PdLongs<"{}">:$shape, PdFloat<"0">:$value,
+  let arguments = (ins PdLongs<"[]">:$shape, PdFloat<"0">:$value,
                        PdStr<"">:$str_value, PdInt<"5">:$dtype,
                        PdBool<"false">:$force_cpu);
   let results = (outs PdTensor:$Out);
   let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
+  let unsupportedInputs = ["ShapeTensor", "ShapeTensorList", "ValueTensor"];
+  let isInitializer = 1; // also initializes parameters in startup programs
+  let inferRule = "inferCreation";
+  let lowering = [{ lowerFillConstant(op) }];
 }
 
 def Pd_AssignOp : Pd_CatalogOp<"assign", [Pure]> {
   let summary = "Copy of X";
   let arguments = (ins PdTensor:$X);
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferSameAsX";
+  let lowering = [{ lowerAssign(op) }];
+  let gradRule = "assignGrad";
 }
 
 def Pd_CastOp : Pd_CatalogOp<"cast", [Pure]> {
   let summary = "X converted from `in_dtype` to `out_dtype`";
   let arguments = (ins PdTensor:$X, PdInt<"5">:$in_dtype, PdInt<"5">:$out_dtype);
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferCast";
+  let lowering = [{ lowerCast(op) }];
+  let gradRule = "castGrad";
 }
 
 def Pd_ScaleOp : Pd_CatalogOp<"scale", [Pure]> {
@@ -169,6 +213,10 @@ def Pd_ScaleOp : Pd_CatalogOp<"scale", [Pure]> {
   let arguments = (ins PdTensor:$X, PdFloat<"1">:$scale, PdFloat<"0">:$bias,
                        PdBool<"true">:$bias_after_scale);
   let results = (outs PdTensor:$Out);
+  let unsupportedInputs = ["ScaleTensor"];
+  let inferRule = "inferSameAsX";
+  let lowering = [{ lowerScale(op) }];
+  let gradRule = "scaleGrad";
 }
 
 // --- Linear algebra ---------------------------------------------------------
@@ -178,6 +226,9 @@ def Pd_MulOp : Pd_CatalogOp<"mul", [Pure]> {
   let arguments = (ins PdTensor:$X, PdTensor:$Y, PdInt<"1">:$x_num_col_dims,
                        PdInt<"1">:$y_num_col_dims);
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferMul";
+  let lowering = [{ lowerMul(op) }];
+  let gradOp = "mul_grad";
 }
 
 def Pd_MatmulV2Op : Pd_CatalogOp<"matmul_v2", [Pure]> {
@@ -185,28 +236,40 @@ def Pd_MatmulV2Op : Pd_CatalogOp<"matmul_v2", [Pure]> {
   let arguments = (ins PdTensor:$X, PdTensor:$Y, PdBool<"false">:$trans_x,
                        PdBool<"false">:$trans_y);
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferMatmulV2";
+  let lowering = [{ lowerMatmul(op) }];
+  let gradOp = "matmul_v2_grad";
 }
 
 // --- Element-wise arithmetic -----------------------------------------------
 
-class Pd_ElementwiseOp<string mnemonic, string what>
+// `kernelOp` names the operation of the runtime's `binary` kernel.
+class Pd_ElementwiseOp<string mnemonic, string what, string kernelOp, bit hasGrad = 1>
     : Pd_CatalogOp<mnemonic, [Pure]> {
   let summary = "Element-wise " # what # " with Paddle's `axis` broadcast";
   let arguments = (ins PdTensor:$X, PdTensor:$Y, PdInt<"-1">:$axis);
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferElementwise";
+  let lowering = "lowerElementwise(op, \"" # kernelOp # "\")";
+  let gradOp = !if(hasGrad, mnemonic # "_grad", "");
 }
-def Pd_ElementwiseAddOp : Pd_ElementwiseOp<"elementwise_add", "X + Y">;
-def Pd_ElementwiseSubOp : Pd_ElementwiseOp<"elementwise_sub", "X - Y">;
-def Pd_ElementwiseMulOp : Pd_ElementwiseOp<"elementwise_mul", "X * Y">;
-def Pd_ElementwiseDivOp : Pd_ElementwiseOp<"elementwise_div", "X / Y">;
+def Pd_ElementwiseAddOp : Pd_ElementwiseOp<"elementwise_add", "X + Y", "add">;
+def Pd_ElementwiseSubOp : Pd_ElementwiseOp<"elementwise_sub", "X - Y", "sub">;
+def Pd_ElementwiseMulOp : Pd_ElementwiseOp<"elementwise_mul", "X * Y", "mul">;
+def Pd_ElementwiseDivOp : Pd_ElementwiseOp<"elementwise_div", "X / Y", "div">;
 
 // --- Activations -------------------------------------------------------------
 
-class Pd_UnaryOp<string mnemonic, string what>
+// An op of the runtime's `unary` kernel, whose operation is the mnemonic;
+// `hasGrad`: its gradient is `<mnemonic>_grad`.
+class Pd_UnaryOp<string mnemonic, string what, bit hasGrad = 1>
     : Pd_CatalogOp<mnemonic, [Pure]> {
   let summary = what;
   let arguments = (ins PdTensor:$X);
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferSameAsX";
+  let lowering = "lowerUnary(op, \"" # mnemonic # "\")";
+  let gradOp = !if(hasGrad, mnemonic # "_grad", "");
 }
 def Pd_ReluOp : Pd_UnaryOp<"relu", "max(X, 0)">;
 def Pd_SigmoidOp : Pd_UnaryOp<"sigmoid", "1 / (1 + exp(-X))">;
@@ -217,28 +280,42 @@ def Pd_GeluOp : Pd_CatalogOp<"gelu", [Pure]> {
   let summary = "GELU activation (erf form, or tanh form when `approximate`)";
   let arguments = (ins PdTensor:$X, PdBool<"false">:$approximate);
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferSameAsX";
+  let lowering = [{
+    lowerUnary(op, pd::OpAttributes(op).getBool("approximate") ? "gelu_tanh" : "gelu")
+  }];
+  let gradOp = "gelu_grad";
 }
 
 def Pd_SoftmaxOp : Pd_CatalogOp<"softmax", [Pure]> {
   let summary = "Softmax along `axis`";
   let arguments = (ins PdTensor:$X, PdInt<"-1">:$axis);
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferSoftmax";
+  let lowering = [{ lowerSoftmax(op) }];
+  let gradOp = "softmax_grad";
 }
 
 // --- Reductions --------------------------------------------------------------
 
-class Pd_ReduceOp<string mnemonic, string what>
+class Pd_ReduceOp<string mnemonic, string what, string kernelOp>
     : Pd_CatalogOp<mnemonic, [Pure]> {
   let summary = what # " of X over `dim` (all dims with `reduce_all`)";
-  let arguments = (ins PdTensor:$X, PdInts<"::llvm::ArrayRef<int32_t>{0}">:$dim,
+  let arguments = (ins PdTensor:$X, PdInts<"[0]">:$dim,
                        PdBool<"false">:$keep_dim, PdBool<"false">:$reduce_all,
                        PdInt<"-1">:$in_dtype, PdInt<"-1">:$out_dtype);
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferReduce";
+  let lowering = "lowerReduce(op, \"" # kernelOp # "\")";
+  let gradOp = mnemonic # "_grad";
 }
-def Pd_ReduceSumOp : Pd_ReduceOp<"reduce_sum", "Sum">;
-def Pd_ReduceMeanOp : Pd_ReduceOp<"reduce_mean", "Mean">;
+def Pd_ReduceSumOp : Pd_ReduceOp<"reduce_sum", "Sum", "sum">;
+def Pd_ReduceMeanOp : Pd_ReduceOp<"reduce_mean", "Mean", "mean">;
 
-def Pd_MeanOp : Pd_UnaryOp<"mean", "Mean of all elements of X (a scalar)">;
+def Pd_MeanOp : Pd_UnaryOp<"mean", "Mean of all elements of X (a scalar)"> {
+  let inferRule = "inferMean";
+  let lowering = [{ lowerMean(op) }];
+}
 
 // --- Shape manipulation -----------------------------------------------------
 
@@ -247,35 +324,56 @@ def Pd_Reshape2Op : Pd_CatalogOp<"reshape2", [Pure]> {
   let description = [{
     `XShape` is Paddle's shape carrier for the backward pass: `[0] ++ X.dims`.
   }];
-  let arguments = (ins PdTensor:$X, PdInts<"{}">:$shape);
+  let arguments = (ins PdTensor:$X, PdInts<"[]">:$shape);
   let results = (outs PdTensor:$Out, PdTensor:$XShape);
+  let optionalOutputs = ["XShape"];
+  let unsupportedInputs = ["Shape", "ShapeTensor"];
+  let inferRule = "inferReshape2";
+  let lowering = [{ lowerReshape(op) }];
+  let gradOp = "reshape2_grad";
 }
 
 def Pd_Transpose2Op : Pd_CatalogOp<"transpose2", [Pure]> {
   let summary = "X with dimensions permuted by `axis`";
-  let arguments = (ins PdTensor:$X, PdInts<"{}">:$axis);
+  let arguments = (ins PdTensor:$X, PdInts<"[]">:$axis);
   let results = (outs PdTensor:$Out, PdTensor:$XShape);
+  let optionalOutputs = ["XShape"];
+  let inferRule = "inferTranspose2";
+  let lowering = [{ lowerTranspose(op) }];
+  let gradOp = "transpose2_grad";
 }
 
 def Pd_ConcatOp : Pd_CatalogOp<"concat", [Pure]> {
   let summary = "Concatenation of the X tensors along `axis`";
   let arguments = (ins Variadic<PdTensor>:$X, PdInt<"0">:$axis);
   let results = (outs PdTensor:$Out);
+  let unsupportedInputs = ["AxisTensor"];
+  let inferRule = "inferConcat";
+  let lowering = [{ lowerConcat(op) }];
+  let gradOp = "concat_grad";
 }
 
 def Pd_SplitOp : Pd_CatalogOp<"split", [Pure]> {
   let summary = "X split along `axis` into `num` equal parts or `sections`";
   let arguments = (ins PdTensor:$X, PdInt<"0">:$axis, PdInt<"0">:$num,
-                       PdInts<"{}">:$sections);
+                       PdInts<"[]">:$sections);
   let results = (outs Variadic<PdTensor>:$Out);
+  let unsupportedInputs = ["AxisTensor", "SectionsTensorList"];
+  let inferRule = "inferSplit";
+  let lowering = [{ lowerSplit(op) }];
+  let gradRule = "splitGrad";
 }
 
 def Pd_SliceOp : Pd_CatalogOp<"slice", [Pure]> {
   let summary = "Input[starts:ends] along `axes`, dropping `decrease_axis`";
-  let arguments = (ins PdTensor:$Input, PdInts<"{}">:$axes, PdInts<"{}">:$starts,
-                       PdInts<"{}">:$ends, PdInts<"{}">:$decrease_axis,
-                       PdInts<"{}">:$infer_flags);
+  let arguments = (ins PdTensor:$Input, PdInts<"[]">:$axes, PdInts<"[]">:$starts,
+                       PdInts<"[]">:$ends, PdInts<"[]">:$decrease_axis,
+                       PdInts<"[]">:$infer_flags);
   let results = (outs PdTensor:$Out);
+  let unsupportedInputs = ["StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList"];
+  let inferRule = "inferSlice";
+  let lowering = [{ lowerSlice(op) }];
+  let gradOp = "slice_grad";
 }
 
 // --- Embeddings and normalization ---------------------------------------------
@@ -285,6 +383,9 @@ def Pd_LookupTableV2Op : Pd_CatalogOp<"lookup_table_v2", [Pure]> {
   let arguments = (ins PdTensor:$Ids, PdTensor:$W, PdLong<"-1">:$padding_idx,
                        PdBool<"false">:$is_sparse);
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferLookupTableV2";
+  let lowering = [{ lowerLookupTable(op) }];
+  let gradOp = "lookup_table_v2_grad";
 }
 
 def Pd_LayerNormOp : Pd_CatalogOp<"layer_norm",
@@ -298,6 +399,10 @@ def Pd_LayerNormOp : Pd_CatalogOp<"layer_norm",
     $X (`scale` $Scale^)? (`bias` $Bias^)? attr-dict `:`
     functional-type(operands, results)
   }];
+  let optionalOutputs = ["Mean", "Variance"];
+  let inferRule = "inferLayerNorm";
+  let lowering = [{ lowerLayerNorm(op) }];
+  let gradOp = "layer_norm_grad";
 }
 
 def Pd_DropoutOp : Pd_CatalogOp<"dropout"> {
@@ -307,6 +412,11 @@ def Pd_DropoutOp : Pd_CatalogOp<"dropout"> {
                        PdInt<"0">:$seed,
                        PdStr<"downgrade_in_infer">:$dropout_implementation);
   let results = (outs PdTensor:$Out, PdTensor:$Mask);
+  let optionalOutputs = ["Mask"];
+  let unsupportedInputs = ["Seed"];
+  let inferRule = "inferDropout";
+  let lowering = [{ lowerDropout(op) }];
+  let gradOp = "dropout_grad";
 }
 
 // --- Losses and metrics -------------------------------------------------------
@@ -318,6 +428,9 @@ def Pd_SoftmaxWithCrossEntropyOp
                        PdBool<"false">:$soft_label, PdInt<"-100">:$ignore_index,
                        PdBool<"true">:$numeric_stable_mode, PdInt<"-1">:$axis);
   let results = (outs PdTensor:$Softmax, PdTensor:$Loss);
+  let inferRule = "inferSoftmaxWithCrossEntropy";
+  let lowering = [{ lowerSoftmaxCrossEntropy(op) }];
+  let gradOp = "softmax_with_cross_entropy_grad";
 }
 
 def Pd_TopKV2Op : Pd_CatalogOp<"top_k_v2", [Pure]> {
@@ -325,12 +438,17 @@ def Pd_TopKV2Op : Pd_CatalogOp<"top_k_v2", [Pure]> {
   let arguments = (ins PdTensor:$X, PdInt<"1">:$k, PdInt<"-1">:$axis,
                        PdBool<"true">:$largest, PdBool<"true">:$sorted);
   let results = (outs PdTensor:$Out, PdTensor:$Indices);
+  let unsupportedInputs = ["K"];
+  let inferRule = "inferTopKV2";
+  let lowering = [{ lowerTopK(op) }];
 }
 
 def Pd_AccuracyOp : Pd_CatalogOp<"accuracy", [Pure]> {
   let summary = "Top-k accuracy of Indices against Label";
   let arguments = (ins PdTensor:$Out, PdTensor:$Indices, PdTensor:$Label);
   let results = (outs PdTensor:$Accuracy, PdTensor:$Correct, PdTensor:$Total);
+  let inferRule = "inferAccuracy";
+  let lowering = [{ lowerAccuracy(op) }];
 }
 
 // --- Accumulation and gradient-norm helpers -----------------------------------
@@ -339,10 +457,18 @@ def Pd_SumOp : Pd_CatalogOp<"sum", [Pure]> {
   let summary = "Element-wise sum of the X tensors (gradient accumulation)";
   let arguments = (ins Variadic<PdTensor>:$X);
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferSum";
+  let lowering = [{ lowerSum(op) }];
+  let gradRule = "sumGrad";
 }
 def Pd_SqrtOp : Pd_UnaryOp<"sqrt", "sqrt(X)">;
-def Pd_SquaredL2NormOp : Pd_UnaryOp<"squared_l2_norm", "Sum of squares of X, shape [1]">;
-def Pd_ElementwiseMaxOp : Pd_ElementwiseOp<"elementwise_max", "max(X, Y)">;
+def Pd_SquaredL2NormOp
+    : Pd_UnaryOp<"squared_l2_norm", "Sum of squares of X, shape [1]", /*hasGrad=*/0> {
+  let inferRule = "inferSquaredL2Norm";
+  let lowering = [{ lowerSquaredL2Norm(op) }];
+}
+def Pd_ElementwiseMaxOp
+    : Pd_ElementwiseOp<"elementwise_max", "max(X, Y)", "max", /*hasGrad=*/0>;
 
 // --- Backward ops ----------------------------------------------------------------
 //
@@ -350,8 +476,13 @@ def Pd_ElementwiseMaxOp : Pd_ElementwiseOp<"elementwise_max", "max(X, Y)">;
 // gradient of the forward slot S. Every gradient output is a result; one that
 // nothing uses is not computed by the lowering.
 
-class Pd_GradOp<string mnemonic, string what> : Pd_CatalogOp<mnemonic, [Pure]> {
+// Every gradient output is optional in Paddle: it leaves out the gradients
+// nothing needs (of feeds, of stop_gradient variables).
+class Pd_GradOp<string mnemonic, string what, list<Trait> traits = []>
+    : Pd_CatalogOp<mnemonic, !listconcat([Pure], traits)> {
   let summary = "Gradient of " # what;
+  let allOutputsOptional = 1;
+  let inferRule = "inferGrad";
 }
 
 class Pd_BinaryGradOp<string mnemonic, string what> : Pd_GradOp<mnemonic, what> {
@@ -360,83 +491,103 @@ class Pd_BinaryGradOp<string mnemonic, string what> : Pd_GradOp<mnemonic, what> 
 def Pd_MulGradOp : Pd_BinaryGradOp<"mul_grad", "mul"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Y, PdTensor:$Out_GRAD,
                        PdInt<"1">:$x_num_col_dims, PdInt<"1">:$y_num_col_dims);
+  let lowering = [{ lowerMulGrad(op) }];
 }
 def Pd_MatmulV2GradOp : Pd_BinaryGradOp<"matmul_v2_grad", "matmul_v2"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Y, PdTensor:$Out_GRAD,
                        PdBool<"false">:$trans_x, PdBool<"false">:$trans_y);
+  let lowering = [{ lowerMatmulGrad(op) }];
 }
-class Pd_ElementwiseGradOp<string mnemonic>
+class Pd_ElementwiseGradOp<string mnemonic, string kernelOp>
     : Pd_BinaryGradOp<mnemonic, "an element-wise op"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Y, PdTensor:$Out_GRAD, PdInt<"-1">:$axis);
+  let lowering = "lowerElementwiseGrad(op, \"" # kernelOp # "\")";
 }
-def Pd_ElementwiseAddGradOp : Pd_ElementwiseGradOp<"elementwise_add_grad">;
-def Pd_ElementwiseSubGradOp : Pd_ElementwiseGradOp<"elementwise_sub_grad">;
-def Pd_ElementwiseMulGradOp : Pd_ElementwiseGradOp<"elementwise_mul_grad">;
-def Pd_ElementwiseDivGradOp : Pd_ElementwiseGradOp<"elementwise_div_grad">;
+def Pd_ElementwiseAddGradOp : Pd_ElementwiseGradOp<"elementwise_add_grad", "add">;
+def Pd_ElementwiseSubGradOp : Pd_ElementwiseGradOp<"elementwise_sub_grad", "sub">;
+def Pd_ElementwiseMulGradOp : Pd_ElementwiseGradOp<"elementwise_mul_grad", "mul">;
+def Pd_ElementwiseDivGradOp : Pd_ElementwiseGradOp<"elementwise_div_grad", "div">;
 
-class Pd_ActivationGradOp<string mnemonic, string input>
+// The gradient of a `unary` kernel op, through the `unary_grad` kernel:
+// `input` is the forward value its derivative is cheapest from (Out or X).
+class Pd_ActivationGradOp<string mnemonic, string kernelOp, string input>
     : Pd_GradOp<mnemonic, "an activation"> {
   let arguments = !dag(ins, [PdTensor, PdTensor], [input, "Out_GRAD"]);
   let results = (outs PdTensor:$X_GRAD);
+  let lowering = "lowerUnaryGrad(op, \"" # kernelOp # "\")";
 }
-def Pd_ReluGradOp : Pd_ActivationGradOp<"relu_grad", "Out">;
-def Pd_SigmoidGradOp : Pd_ActivationGradOp<"sigmoid_grad", "Out">;
-def Pd_TanhGradOp : Pd_ActivationGradOp<"tanh_grad", "Out">;
-def Pd_SqrtGradOp : Pd_ActivationGradOp<"sqrt_grad", "Out">;
-def Pd_SquareGradOp : Pd_ActivationGradOp<"square_grad", "X">;
-def Pd_MeanGradOp : Pd_ActivationGradOp<"mean_grad", "X">;
+def Pd_ReluGradOp : Pd_ActivationGradOp<"relu_grad", "relu", "Out">;
+def Pd_SigmoidGradOp : Pd_ActivationGradOp<"sigmoid_grad", "sigmoid", "Out">;
+def Pd_TanhGradOp : Pd_ActivationGradOp<"tanh_grad", "tanh", "Out">;
+def Pd_SqrtGradOp : Pd_ActivationGradOp<"sqrt_grad", "sqrt", "Out">;
+def Pd_SquareGradOp : Pd_ActivationGradOp<"square_grad", "square", "X">;
+def Pd_MeanGradOp : Pd_ActivationGradOp<"mean_grad", "mean", "X"> {
+  let lowering = [{ lowerReduceGrad(op, /*isMean=*/true, /*all=*/true) }];
+}
 def Pd_GeluGradOp : Pd_GradOp<"gelu_grad", "gelu"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, PdBool<"false">:$approximate);
   let results = (outs PdTensor:$X_GRAD);
+  let lowering = [{
+    lowerUnaryGrad(op, pd::OpAttributes(op).getBool("approximate") ? "gelu_tanh" : "gelu")
+  }];
 }
 def Pd_SoftmaxGradOp : Pd_GradOp<"softmax_grad", "softmax"> {
   let arguments = (ins PdTensor:$Out, PdTensor:$Out_GRAD, PdInt<"-1">:$axis);
   let results = (outs PdTensor:$X_GRAD);
+  let lowering = [{ lowerSoftmaxGrad(op) }];
 }
-class Pd_ReduceGradOp<string mnemonic> : Pd_GradOp<mnemonic, "a reduction"> {
-  let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD,
-                       PdInts<"::llvm::ArrayRef<int32_t>{0}">:$dim,
+class Pd_ReduceGradOp<string mnemonic, bit isMean> : Pd_GradOp<mnemonic, "a reduction"> {
+  let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, PdInts<"[0]">:$dim,
                        PdBool<"false">:$keep_dim, PdBool<"false">:$reduce_all,
                        PdInt<"-1">:$in_dtype, PdInt<"-1">:$out_dtype);
   let results = (outs PdTensor:$X_GRAD);
+  let lowering = "lowerReduceGrad(op, /*isMean=*/" # !if(isMean, "true", "false") #
+                 ", /*all=*/false)";
 }
-def Pd_ReduceSumGradOp : Pd_ReduceGradOp<"reduce_sum_grad">;
-def Pd_ReduceMeanGradOp : Pd_ReduceGradOp<"reduce_mean_grad">;
+def Pd_ReduceSumGradOp : Pd_ReduceGradOp<"reduce_sum_grad", 0>;
+def Pd_ReduceMeanGradOp : Pd_ReduceGradOp<"reduce_mean_grad", 1>;
 def Pd_Reshape2GradOp : Pd_GradOp<"reshape2_grad", "reshape2"> {
-  let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"{}">:$shape);
+  let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"[]">:$shape);
   let results = (outs PdTensor:$X_GRAD);
+  let lowering = [{ lowerReshapeGrad(op) }];
 }
 def Pd_Transpose2GradOp : Pd_GradOp<"transpose2_grad", "transpose2"> {
-  let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"{}">:$axis);
+  let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"[]">:$axis);
   let results = (outs PdTensor:$X_GRAD);
+  let lowering = [{ lowerTransposeGrad(op) }];
 }
 def Pd_ConcatGradOp : Pd_GradOp<"concat_grad", "concat"> {
   let arguments = (ins Variadic<PdTensor>:$X, PdTensor:$Out_GRAD, PdInt<"0">:$axis);
   let results = (outs Variadic<PdTensor>:$X_GRAD);
+  let lowering = [{ lowerConcatGrad(op) }];
 }
 def Pd_SliceGradOp : Pd_GradOp<"slice_grad", "slice"> {
-  let arguments = (ins PdTensor:$Input, PdTensor:$Out_GRAD, PdInts<"{}">:$axes,
-                       PdInts<"{}">:$starts, PdInts<"{}">:$ends,
-                       PdInts<"{}">:$decrease_axis, PdInts<"{}">:$infer_flags);
+  let arguments = (ins PdTensor:$Input, PdTensor:$Out_GRAD, PdInts<"[]">:$axes,
+                       PdInts<"[]">:$starts, PdInts<"[]">:$ends,
+                       PdInts<"[]">:$decrease_axis, PdInts<"[]">:$infer_flags);
   let results = (outs PdTensor:$Input_GRAD);
+  let lowering = [{ lowerSliceGrad(op) }];
 }
 def Pd_LookupTableV2GradOp : Pd_GradOp<"lookup_table_v2_grad", "lookup_table_v2"> {
   let arguments = (ins PdTensor:$Ids, PdTensor:$W, PdTensor:$Out_GRAD,
                        PdLong<"-1">:$padding_idx, PdBool<"false">:$is_sparse);
   let results = (outs PdTensor:$W_GRAD);
+  let lowering = [{ lowerLookupTableGrad(op) }];
 }
-def Pd_LayerNormGradOp : Pd_CatalogOp<"layer_norm_grad", [Pure, AttrSizedOperandSegments]> {
-  let summary = "Gradient of layer_norm";
+def Pd_LayerNormGradOp
+    : Pd_GradOp<"layer_norm_grad", "layer_norm", [AttrSizedOperandSegments]> {
   let arguments = (ins PdTensor:$X, Optional<PdTensor>:$Scale, Optional<PdTensor>:$Bias,
                        PdTensor:$Mean, PdTensor:$Variance, PdTensor:$Y_GRAD,
                        PdFloat<"1e-05">:$epsilon, PdInt<"1">:$begin_norm_axis);
   let results = (outs PdTensor:$X_GRAD, PdTensor:$Scale_GRAD, PdTensor:$Bias_GRAD);
+  let lowering = [{ lowerLayerNormGrad(op) }];
 }
 def Pd_DropoutGradOp : Pd_GradOp<"dropout_grad", "dropout"> {
   let arguments = (ins PdTensor:$Mask, PdTensor:$Out_GRAD, PdFloat<"0.5">:$dropout_prob,
                        PdBool<"false">:$is_test,
                        PdStr<"downgrade_in_infer">:$dropout_implementation);
   let results = (outs PdTensor:$X_GRAD);
+  let lowering = [{ lowerDropoutGrad(op) }];
 }
 def Pd_SoftmaxWithCrossEntropyGradOp
     : Pd_GradOp<"softmax_with_cross_entropy_grad", "softmax_with_cross_entropy"> {
@@ -444,6 +595,7 @@ def Pd_SoftmaxWithCrossEntropyGradOp
                        PdBool<"false">:$soft_label, PdInt<"-100">:$ignore_index,
                        PdBool<"true">:$numeric_stable_mode, PdInt<"-1">:$axis);
   let results = (outs PdTensor:$Logits_GRAD);
+  let lowering = [{ lowerSoftmaxCrossEntropyGrad(op) }];
 }
 
 // --- Optimizers -------------------------------------------------------------------
@@ -455,6 +607,8 @@ def Pd_SgdOp : Pd_CatalogOp<"sgd", [Pure]> {
   let arguments = (ins PdTensor:$Param, PdTensor:$LearningRate, PdTensor:$Grad,
                        PdBool<"false">:$multi_precision);
   let results = (outs PdTensor:$ParamOut);
+  let inferRule = "inferOptimizer";
+  let lowering = [{ lowerOptimizer(op) }];
 }
 def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
   let summary = "Momentum update (Nesterov when `use_nesterov`)";
@@ -464,6 +618,8 @@ def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
                        PdFloat<"0">:$regularization_coeff, PdBool<"false">:$multi_precision,
                        PdFloat<"1">:$rescale_grad);
   let results = (outs PdTensor:$ParamOut, PdTensor:$VelocityOut);
+  let inferRule = "inferOptimizer";
+  let lowering = [{ lowerOptimizer(op) }];
 }
 class Pd_AdamBase<string mnemonic, string what, dag extraAttrs>
     : Pd_CatalogOp<mnemonic, [Pure]> {
@@ -476,6 +632,8 @@ class Pd_AdamBase<string mnemonic, string what, dag extraAttrs>
                        extraAttrs);
   let results = (outs PdTensor:$ParamOut, PdTensor:$Moment1Out, PdTensor:$Moment2Out,
                       PdTensor:$Beta1PowOut, PdTensor:$Beta2PowOut);
+  let inferRule = "inferOptimizer";
+  let lowering = [{ lowerOptimizer(op) }];
 }
 def Pd_AdamOp : Pd_AdamBase<"adam", "Adam update", (ins)>;
 def Pd_AdamwOp : Pd_AdamBase<"adamw", "Adam with decoupled weight decay (`coeff`)",
@@ -490,6 +648,8 @@ def Pd_AdamwOp : Pd_AdamBase<"adamw", "Adam with decoupled weight decay (`coeff`
 class Pd_CollectiveOp<string mnemonic, string what> : Pd_CatalogOp<mnemonic> {
   let summary = what;
   let results = (outs PdTensor:$Out);
+  let inferRule = "inferSameAsX";
+  let lowering = [{ lowerCollective(op) }];
 }
 def Pd_CAllreduceSumOp : Pd_CollectiveOp<"c_allreduce_sum", "Sum of X over every rank"> {
   let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, PdBool<"false">:$use_calc_stream,
@@ -525,16 +685,20 @@ def Pd_CSyncCommStreamOp : Pd_CollectiveOp<"c_sync_comm_stream",
 
 def Pd_CGenNcclIdOp : Pd_CatalogOp<"c_gen_nccl_id"> {
   let summary = "The communicator id of ring `ring_id`, agreed by every rank";
-  let arguments = (ins StrAttr:$endpoint, PdStrings<"{}">:$other_endpoints,
+  let arguments = (ins StrAttr:$endpoint, PdStrings<"[]">:$other_endpoints,
                        PdInt<"0">:$rank, PdInt<"0">:$ring_id);
   let results = (outs PdTensor:$Out);
   let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
+  let inferRule = "inferCGenNcclId";
+  let lowering = [{ lowerCommunicatorSetup(op) }];
 }
 
 def Pd_CCommInitOp : Pd_CatalogOp<"c_comm_init"> {
   let summary = "Joins the communicator of `nranks` ranks whose id is X";
   let arguments = (ins PdTensor:$X, I32Attr:$nranks, I32Attr:$rank,
                        PdInt<"-1">:$device_id, PdInt<"0">:$ring_id);
+  let inferRule = "inferCCommInit";
+  let lowering = [{ lowerCommunicatorSetup(op) }];
 }
 
 // --- Fused communication (BuildStrategy.fuse_all_reduce_ops) -----------------
@@ -560,8 +724,10 @@ def Pd_CoalesceTensorOp : Pd_CatalogOp<"coalesce_tensor", [Pure]> {
                        PdBool<"false">:$persist_output, PdFloat<"0">:$constant,
                        PdBool<"false">:$check_name, PdBool<"true">:$use_align,
                        PdInt<"-1">:$align_size, PdInt<"-1">:$user_defined_size_of_dtype,
-                       PdLongs<"{}">:$concated_shapes, PdLongs<"{}">:$concated_ranks);
+                       PdLongs<"[]">:$concated_shapes, PdLongs<"[]">:$concated_ranks);
   let results = (outs Variadic<PdTensor>:$Output, PdTensor:$FusedOutput);
+  let inferRule = "inferCoalesceTensor";
+  let lowering = [{ lowerCoalesceTensor(op) }];
 }
 
 def Pd_FusedSlicesOp : Pd_Op<"fused_slices", [Pure]> {
@@ -586,6 +752,7 @@ def Pd_FusedSlicesOp : Pd_Op<"fused_slices", [Pure]> {
   let results = (outs Variadic<PdTensor>:$slices);
   let assemblyFormat = "$fused attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let lowering = [{ lowerFusedSlices(op) }];
 }
 
 // --- Startup-program initializers ---------------------------------------------
@@ -599,12 +766,16 @@ class Pd_RandomOp<string mnemonic, string what, Attr shapeAttr,
                        (ins PdInt<"0">:$seed, PdInt<"5">:$dtype));
   let results = (outs PdTensor:$Out);
   let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
+  let unsupportedInputs = ["ShapeTensor", "ShapeTensorList"];
+  let isInitializer = 1;
+  let inferRule = "inferCreation";
+  let lowering = [{ lowerRandom(op) }];
 }
 def Pd_UniformRandomOp : Pd_RandomOp<"uniform_random",
-    "Uniform samples in [min, max)", PdLongs<"{}">, "min", "-1", "max", "1">;
+    "Uniform samples in [min, max)", PdLongs<"[]">, "min", "-1", "max", "1">;
 def Pd_GaussianRandomOp : Pd_RandomOp<"gaussian_random",
-    "Normal samples", PdLongs<"{}">, "mean", "0", "std", "1">;
+    "Normal samples", PdLongs<"[]">, "mean", "0", "std", "1">;
 def Pd_TruncatedGaussianRandomOp : Pd_RandomOp<"truncated_gaussian_random",
-    "Normal samples truncated to two std", PdInts<"{}">, "mean", "0", "std", "1">;
+    "Normal samples truncated to two std", PdInts<"[]">, "mean", "0", "std", "1">;
 
 #endif // DISTC_DIALECT_PD_PDOPS_TD

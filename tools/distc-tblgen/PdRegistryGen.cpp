@@ -1,0 +1,274 @@
+//===- PdRegistryGen.cpp - per-op tables from PdOps.td --------------------===//
+//
+// The `pd` op registry: each op is declared once, in PdOps.td, and every
+// per-op table the compiler needs is generated from that declaration.
+//
+//   -gen-pd-op-catalog      Paddle slots, attributes (AttrType, default),
+//                           unsupported inputs, initializer flag and
+//                           gradient op: the OpSpec table (OpCatalog.h)
+//   -gen-pd-infer-rules     op -> shape/dtype inference rule (ShapeInference)
+//   -gen-pd-lowerings       op -> its lowering to runtime kernels (lib/Target)
+//   -gen-pd-gradient-rules  op -> its own gradient rule, for ops whose
+//                           backward is other forward ops (AppendBackward)
+//
+// The fields read here are documented on `Pd_Op` and `Pd_CatalogOp`
+// (PdDialect.td, PdOps.td). The generators check the declarations as they
+// go (a catalog op without an inference rule or a lowering, a gradient op
+// nobody names, ...) and stop the build with an error at the op's
+// definition, so an incomplete op never compiles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/TableGen/Argument.h"
+#include "mlir/TableGen/Attribute.h"
+#include "mlir/TableGen/GenInfo.h"
+#include "mlir/TableGen/Operator.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TableGen/Error.h"
+#include "llvm/TableGen/Record.h"
+
+#include <algorithm>
+#include <vector>
+
+using namespace mlir;
+using llvm::Record;
+using llvm::RecordKeeper;
+using mlir::tblgen::Operator;
+
+namespace {
+
+/// Every op of the pd dialect, in definition order.
+std::vector<const Record *> pdOps(const RecordKeeper &records) {
+  std::vector<const Record *> ops;
+  for (const Record *def : records.getAllDerivedDefinitions("Pd_Op"))
+    ops.push_back(def);
+  std::sort(ops.begin(), ops.end(),
+            [](const Record *a, const Record *b) { return a->getID() < b->getID(); });
+  return ops;
+}
+
+bool inCatalog(const Record *def) { return def->getValueAsBit("inCatalog"); }
+
+/// The Paddle op type: the mnemonic.
+std::string paddleType(const Operator &op) {
+  std::string name = op.getOperationName();
+  return name.substr(name.find('.') + 1);
+}
+
+/// ODS names cannot hold '@': the gradient slot `X@GRAD` is `X_GRAD`.
+std::string paddleSlotName(llvm::StringRef odsName) {
+  if (odsName.consume_back("_GRAD"))
+    return (odsName + "@GRAD").str();
+  return odsName.str();
+}
+
+std::string quoted(llvm::StringRef s) {
+  std::string out = "\"";
+  llvm::raw_string_ostream os(out);
+  llvm::printEscapedString(s, os);
+  return out + "\"";
+}
+
+struct Slot {
+  std::string name;
+  bool optional = false, variadic = false;
+};
+
+std::string slotList(const std::vector<Slot> &slots) {
+  std::string out = "{";
+  for (const Slot &s : slots)
+    out += "{" + quoted(s.name) + ", " + (s.optional ? "true" : "false") + ", " +
+           (s.variadic ? "true" : "false") + "}, ";
+  return out + "}";
+}
+
+std::vector<Slot> namedSlots(const Record *def, llvm::StringRef field) {
+  std::vector<Slot> slots;
+  for (llvm::StringRef name : def->getValueAsListOfStrings(field))
+    slots.push_back({name.str()});
+  return slots;
+}
+
+std::vector<Slot> inputSlots(const Operator &op) {
+  const Record *def = &op.getDef();
+  if (!def->getValueAsListOfStrings("paddleInputs").empty())
+    return namedSlots(def, "paddleInputs");
+  std::vector<Slot> slots;
+  for (int i = 0; i < op.getNumOperands(); ++i) {
+    const tblgen::NamedTypeConstraint &operand = op.getOperand(i);
+    slots.push_back({paddleSlotName(operand.name), operand.isOptional(), operand.isVariadic()});
+  }
+  return slots;
+}
+
+std::vector<Slot> outputSlots(const Operator &op) {
+  const Record *def = &op.getDef();
+  if (!def->getValueAsListOfStrings("paddleOutputs").empty())
+    return namedSlots(def, "paddleOutputs");
+  llvm::StringSet<> optional;
+  for (llvm::StringRef name : def->getValueAsListOfStrings("optionalOutputs"))
+    optional.insert(name);
+  bool allOptional = def->getValueAsBit("allOutputsOptional");
+  std::vector<Slot> slots;
+  for (int i = 0; i < op.getNumResults(); ++i) {
+    const tblgen::NamedTypeConstraint &result = op.getResult(i);
+    slots.push_back({paddleSlotName(result.name), allOptional || optional.contains(result.name),
+                     result.isVariadic()});
+  }
+  for (const auto &entry : optional)
+    if (std::none_of(slots.begin(), slots.end(),
+                     [&](const Slot &s) { return s.name == paddleSlotName(entry.getKey()); }))
+      llvm::PrintFatalError(def->getLoc(), "optionalOutputs names '" + entry.getKey().str() +
+                                               "', which is no result of " +
+                                               op.getOperationName());
+  return slots;
+}
+
+/// Paddle's AttrType for an attribute: the `pdKind` of the Pd* attribute
+/// classes, or that of a required plain attribute (StrAttr, I32Attr).
+std::string attrKind(const tblgen::NamedAttribute &named, const Record *opDef) {
+  const Record &def = named.attr.getDef();
+  if (def.getValue("pdKind"))
+    return def.getValueAsString("pdKind").str();
+  llvm::StringRef base = named.attr.getBaseAttr().getAttrDefName();
+  if (base == "StrAttr")
+    return "String";
+  if (base == "I32Attr")
+    return "Int";
+  if (base == "I64Attr")
+    return "Long";
+  if (base == "F32Attr")
+    return "Float";
+  if (base == "BoolAttr")
+    return "Boolean";
+  llvm::PrintFatalError(opDef->getLoc(), "attribute '" + named.name.str() + "' of " +
+                                             opDef->getName() +
+                                             " has no Paddle AttrType (use a Pd* attribute)");
+}
+
+std::string attrList(const Operator &op) {
+  std::string out = "{";
+  for (const tblgen::NamedAttribute &named : op.getAttributes()) {
+    if (named.attr.isDerivedAttr())
+      continue;
+    const Record &def = named.attr.getDef();
+    bool hasPaddleDefault = def.getValue("pdDefault") != nullptr;
+    std::string defaultValue =
+        hasPaddleDefault ? def.getValueAsString("pdDefault").str() : std::string();
+    bool required = !hasPaddleDefault && !named.attr.hasDefaultValue() && !named.attr.isOptional();
+    out += "{" + quoted(named.name) + ", K::" + attrKind(named, &op.getDef()) + ", " +
+           quoted(defaultValue) + ", " + (required ? "true" : "false") + "}, ";
+  }
+  return out + "}";
+}
+
+std::string stringList(const Record *def, llvm::StringRef field) {
+  std::string out = "{";
+  for (llvm::StringRef s : def->getValueAsListOfStrings(field))
+    out += quoted(s) + ", ";
+  return out + "}";
+}
+
+void emitBanner(llvm::raw_ostream &os, llvm::StringRef what) {
+  os << "// " << what << "\n// Generated by distc-tblgen from PdOps.td; do not edit.\n\n";
+}
+
+/// Checks the cross-op facts: a gradient op exists and is someone's.
+void checkGradients(const std::vector<const Record *> &ops) {
+  llvm::StringMap<const Record *> byType;
+  for (const Record *def : ops)
+    if (inCatalog(def))
+      byType[paddleType(Operator(def))] = def;
+  llvm::StringSet<> named;
+  for (const Record *def : ops) {
+    if (!inCatalog(def))
+      continue;
+    llvm::StringRef gradOp = def->getValueAsString("gradOp");
+    if (gradOp.empty())
+      continue;
+    if (!byType.count(gradOp))
+      llvm::PrintFatalError(def->getLoc(),
+                            "gradOp '" + gradOp.str() + "' is not an op of the catalog");
+    if (!def->getValueAsString("gradRule").empty())
+      llvm::PrintFatalError(def->getLoc(), "an op has a gradOp or a gradRule, not both");
+    named.insert(gradOp);
+  }
+  for (const Record *def : ops)
+    if (inCatalog(def) && def->getValueAsBit("allOutputsOptional") &&
+        !named.contains(paddleType(Operator(def))))
+      llvm::PrintFatalError(def->getLoc(), "gradient op " + paddleType(Operator(def)) +
+                                               " is no forward op's gradOp");
+}
+
+bool emitCatalog(const RecordKeeper &records, llvm::raw_ostream &os) {
+  emitBanner(os, "The Paddle op catalog: one OpSpec initializer per catalog op.");
+  std::vector<const Record *> ops = pdOps(records);
+  checkGradients(ops);
+  for (const Record *def : ops) {
+    if (!inCatalog(def))
+      continue;
+    Operator op(def);
+    os << "{" << quoted(paddleType(op)) << ",\n  " << slotList(inputSlots(op)) << ",\n  "
+       << slotList(outputSlots(op)) << ",\n  " << attrList(op) << ",\n  "
+       << stringList(def, "unsupportedInputs") << ",\n  "
+       << (def->getValueAsBit("isInitializer") ? "true" : "false") << ",\n  "
+       << quoted(def->getValueAsString("gradOp")) << "},\n";
+  }
+  return false;
+}
+
+bool emitInferRules(const RecordKeeper &records, llvm::raw_ostream &os) {
+  emitBanner(os, "Shape and dtype inference: {op type, rule} per catalog op.");
+  for (const Record *def : pdOps(records)) {
+    if (!inCatalog(def))
+      continue;
+    llvm::StringRef rule = def->getValueAsString("inferRule");
+    if (rule.empty())
+      llvm::PrintFatalError(def->getLoc(), def->getName() + " declares no inferRule");
+    os << "{" << quoted(paddleType(Operator(def))) << ", infer::" << rule << "},\n";
+  }
+  return false;
+}
+
+bool emitLowerings(const RecordKeeper &records, llvm::raw_ostream &os) {
+  emitBanner(os, "Lowering to runtime kernels: {op type, lowering} per op. Each\n"
+                 "// lowering is a call on `lowering` (a ProgramLowering) for `op`.");
+  for (const Record *def : pdOps(records)) {
+    llvm::StringRef body = def->getValueAsString("lowering").trim();
+    if (body.empty()) {
+      if (inCatalog(def))
+        llvm::PrintFatalError(def->getLoc(), def->getName() + " declares no lowering");
+      continue;
+    }
+    os << "{" << quoted(paddleType(Operator(def)))
+       << ", [](ProgramLowering &lowering, ::mlir::Operation *op) -> ::mlir::LogicalResult {\n"
+       << "   return lowering." << body << ";\n }},\n";
+  }
+  return false;
+}
+
+bool emitGradientRules(const RecordKeeper &records, llvm::raw_ostream &os) {
+  emitBanner(os, "Gradients built from forward ops: {op type, BackwardBuilder rule}.");
+  for (const Record *def : pdOps(records)) {
+    if (!inCatalog(def))
+      continue;
+    llvm::StringRef rule = def->getValueAsString("gradRule");
+    if (!rule.empty())
+      os << "{" << quoted(paddleType(Operator(def))) << ", &BackwardBuilder::" << rule << "},\n";
+  }
+  return false;
+}
+
+GenRegistration genCatalog("gen-pd-op-catalog", "Generate the pd op catalog (OpSpec table)",
+                           emitCatalog);
+GenRegistration genInferRules("gen-pd-infer-rules",
+                              "Generate the pd shape inference dispatch table", emitInferRules);
+GenRegistration genLowerings("gen-pd-lowerings", "Generate the pd lowering dispatch table",
+                             emitLowerings);
+GenRegistration genGradientRules("gen-pd-gradient-rules",
+                                 "Generate the pd custom gradient rule table", emitGradientRules);
+
+} // namespace
