@@ -1,160 +1,231 @@
 //===- KernelSignatures.cpp - The kernel vocabulary of an artifact --------===//
 //
-// Keep in sync with the kernel table of docs/artifact.md. Optional
-// attributes carry the defaults documented there; the runtime kernels use the
-// same defaults.
+// Every kernel an artifact may call is declared here, once: its operands,
+// its attributes with their types and defaults, and what it computes. The
+// loader validates calls against these declarations, the runtime's kernels
+// take their attribute defaults from them (KernelContext), the runtime's
+// kernel registry is checked against them, and the kernel reference
+// (docs/kernels.md) is printed from them by `distc-dump --kernel-reference`.
 //
 //===----------------------------------------------------------------------===//
 
 #include "distc/Artifact/KernelSignatures.h"
 
 #include <algorithm>
+#include <ostream>
 
 namespace distc::artifact {
+namespace {
+
+using T = AttrType;
+
+AttrSignature req(const char *name, AttrType type) { return {name, type, true, nullptr}; }
+AttrSignature opt(const char *name, AttrType type, const char *defaultValue) {
+  return {name, type, false, defaultValue};
+}
+
+constexpr const char *kForward = "Forward";
+constexpr const char *kTraining = "Training";
+constexpr const char *kCollective = "Collective";
+
+/// The declarations, by family. Operand lists name each operand; `name?` is
+/// optional (may be -1), `names...` is any number of at least one.
+std::vector<KernelSignature> declareKernels() {
+  return {
+      // --- Forward ----------------------------------------------------------
+      {"fill", kForward, "", "out", {req("value", T::Float)},
+       "every element = value, converted to out's dtype (all dtypes)"},
+      {"copy", kForward, "x", "out", {},
+       "bytewise copy, same dtype and element count (all dtypes)"},
+      {"cast", kForward, "x", "out", {},
+       "element conversion between any two dtypes; to Bool: nonzero → 1"},
+      {"scale", kForward, "x", "out",
+       {opt("bias", T::Float, "0"), opt("bias_after_scale", T::Int, "1"),
+        req("scale", T::Float)},
+       "`x*scale+bias` if bias_after_scale else `(x+bias)*scale`; also Int32/Int64"},
+      {"binary", kForward, "x, y", "out", {req("op", T::String)},
+       "`op` is `add`/`sub`/`mul`/`div`/`max`/`min`. x, y and out have equal rank; each x/y "
+       "dim equals out's or is 1 (NumPy broadcasting). Also Int32/Int64 (integer `div` by zero "
+       "is an error)"},
+      {"unary", kForward, "x", "out", {req("op", T::String)},
+       "`op` is `relu`/`sigmoid`/`tanh`/`gelu`/`gelu_tanh`/`square`/`exp`/`log`/`sqrt`/`abs`/"
+       "`neg`; element-wise; `gelu` is the erf form, `gelu_tanh` the tanh approximation"},
+      {"matmul", kForward, "a, b", "out",
+       {opt("trans_a", T::Int, "0"), opt("trans_b", T::Int, "0")},
+       "equal ranks r ≥ 2; a's last two dims are [M,K] ([K,M] if trans_a), b's [K,N] ([N,K] if "
+       "trans_b); out is [..., M, N]; leading (batch) dims broadcast NumPy-style to out's. GEMM "
+       "through BLAS"},
+      {"softmax", kForward, "x", "out", {req("axis", T::Int)},
+       "numerically stable softmax along axis (≥ 0)"},
+      {"reduce", kForward, "x", "out", {req("axes", T::Ints), req("op", T::String)},
+       "`op` is `sum`/`mean`/`max`/`min`; reduces x over axes (sorted, ≥ 0); out holds the "
+       "remaining elements in order (its dims may keep the reduced axes as 1 or drop them)"},
+      {"transpose", kForward, "x", "out", {req("perm", T::Ints)},
+       "out.dims[i] = x.dims[perm[i]] (all dtypes)"},
+      {"concat", kForward, "x...", "out", {req("axis", T::Int)},
+       "concatenation along axis (≥ 0) (all dtypes)"},
+      {"split", kForward, "x", "out...", {req("axis", T::Int)},
+       "consecutive pieces along axis (≥ 0), sized by the outputs' dims (all dtypes)"},
+      {"slice", kForward, "x", "out",
+       {req("axes", T::Ints), req("ends", T::Ints), req("starts", T::Ints)},
+       "Paddle semantics per axis: negative start/end count from the end, then clamp to [0, "
+       "dim]; out has x's rank and extent max(0, end-start) on the axes; the runtime checks "
+       "out's dims agree (all dtypes)"},
+      {"gather_rows", kForward, "ids, table", "out", {opt("padding_idx", T::Int, "-1")},
+       "ids Int32/Int64 of any shape, table [V, D]; out has ids' element count × D; row "
+       "`padding_idx` (−1: none) reads as zeros; an id outside [0, V) is an error naming the op "
+       "and the id"},
+      {"layer_norm", kForward, "x, scale?, bias?", "y, mean?, variance?",
+       {req("begin_norm_axis", T::Int), req("epsilon", T::Float)},
+       "x viewed as [left, right] split at begin_norm_axis; per row: mean, biased variance, y = "
+       "(x−mean)/sqrt(var+eps)·scale+bias; mean/variance have `left` elements"},
+      {"softmax_cross_entropy", kForward, "logits, label", "softmax?, loss",
+       {req("axis", T::Int), opt("ignore_index", T::Int, "-100"),
+        opt("soft_label", T::Int, "0")},
+       "hard labels: label Int32/Int64 with extent 1 on axis (≥ 0), loss = −log "
+       "softmax[label] (0 where label == ignore_index; a label outside [0, C) otherwise is an "
+       "error); soft labels: label has logits' shape and dtype, loss = −Σ label·log softmax; "
+       "loss has extent 1 on axis"},
+      {"top_k", kForward, "x", "values, indices",
+       {req("k", T::Int), opt("largest", T::Int, "1")},
+       "along the last axis; indices Int64; ties keep the lower index first; results sorted"},
+      {"accuracy", kForward, "indices, label", "accuracy, correct?, total?", {},
+       "indices [N,k] Int64, label [N,1] Int32/Int64; correct = rows whose label is among its "
+       "k indices; accuracy Float32 [1] = correct/N (0 if N = 0); correct, total Int32 [1]"},
+      {"uniform_random", kForward, "", "out",
+       {req("max", T::Float), req("min", T::Float), req("seed", T::Int)},
+       "uniform samples in [min, max); seed ≠ 0 (see Randomness in docs/artifact.md)"},
+      {"gaussian_random", kForward, "", "out",
+       {req("mean", T::Float), req("std", T::Float), req("seed", T::Int)},
+       "normal samples (see Randomness in docs/artifact.md)"},
+      {"truncated_gaussian_random", kForward, "", "out",
+       {req("mean", T::Float), req("seed", T::Int), req("std", T::Float)},
+       "normal samples; samples outside mean ± 2·std are redrawn"},
+
+      // --- Training: backward ops and optimizer updates ----------------------
+      {"unary_grad", kTraining, "v, dout", "dx", {req("op", T::String)},
+       "element-wise derivative of `unary` (`op` as there). For `relu`, `sigmoid`, `tanh`, "
+       "`exp`, `sqrt` v is the forward OUTPUT `out`: relu dout·(out>0), sigmoid "
+       "dout·out·(1−out), tanh dout·(1−out²), exp dout·out, sqrt dout/(2·out). For `gelu` (erf "
+       "form), `gelu_tanh` (tanh approximation, exact derivative of the forward formula, as "
+       "Paddle), `square` (2·x·dout), `log` (dout/x), `abs` (dout·sign(x), 0 at 0), `neg` "
+       "(−dout) v is the forward INPUT x. An unknown op is an error naming it"},
+      {"softmax_grad", kTraining, "out, dout", "dx", {req("axis", T::Int)},
+       "dx = out·(dout − Σ_axis dout·out)"},
+      {"layer_norm_grad", kTraining, "x, scale?, dy", "dx, dscale?, dbias?",
+       {req("begin_norm_axis", T::Int), req("epsilon", T::Float)},
+       "x viewed as [left, right] as in `layer_norm`; mean and biased variance recomputed from "
+       "x; absent scale = ones; with x̂ = (x−mean)/sqrt(var+eps) and g = dy·scale per row: dx "
+       "= (g − mean(g) − x̂·mean(g·x̂))/sqrt(var+eps); dscale = Σ_rows dy·x̂, dbias = Σ_rows dy "
+       "(`right` elements each)"},
+      {"softmax_cross_entropy_grad", kTraining, "softmax, label, dloss", "dlogits",
+       {req("axis", T::Int), opt("ignore_index", T::Int, "-100"),
+        opt("soft_label", T::Int, "0")},
+       "dloss has extent 1 on axis and broadcasts along it. Hard labels (as "
+       "`softmax_cross_entropy`): dlogits = (softmax − onehot(label))·dloss; rows whose label "
+       "== ignore_index get 0; a label outside [0, C) otherwise is an error naming it. Soft "
+       "labels (logits' shape and dtype): dlogits = (softmax − label)·dloss"},
+      {"gather_rows_grad", kTraining, "ids, dout", "dtable", {opt("padding_idx", T::Int, "-1")},
+       "dtable [V, D] (the output's shape) is zeroed, then each id's row of dout (ids' element "
+       "count × D) is added to row id; row `padding_idx` gets nothing; an id outside [0, V) is "
+       "an error naming it. ids Int32/Int64"},
+      {"broadcast", kTraining, "x", "out", {opt("mean", T::Int, "0")},
+       "x has out's rank and each dim equals out's or is 1; NumPy broadcasting copy (all "
+       "dtypes). With `mean` = 1 (Float32/Float64) every element is then multiplied by "
+       "numel(x)/numel(out): the gradient of a mean, whose divisor may be a run-time batch size"},
+      {"slice_grad", kTraining, "dout", "dx",
+       {req("axes", T::Ints), req("ends", T::Ints), req("starts", T::Ints)},
+       "the inverse of `slice`'s index mapping, with its clamping rules applied to dx's dims: "
+       "dx is zero except the sliced region, which is dout; dout's dims must equal the slice's "
+       "(all dtypes)"},
+      {"dropout", kTraining, "x, step", "out, mask",
+       {req("p", T::Float), req("seed", T::Int), opt("upscale", T::Int, "1")},
+       "training-time dropout, p in [0, 1]; step is one Int64 element (a step counter the "
+       "trainer advances); mask is UInt8 with x's shape, 1 where u_i ≥ p (see Randomness in "
+       "docs/artifact.md); out = x·mask/(1−p) if upscale (0 when p = 1), else x·mask"},
+      {"dropout_grad", kTraining, "mask, dout", "dx",
+       {req("p", T::Float), opt("upscale", T::Int, "1")},
+       "dx = dout·mask/(1−p) if upscale (0 when p = 1), else dout·mask; mask UInt8"},
+      {"sgd", kTraining, "param, grad, lr", "param_out", {}, "param_out = param − lr·grad"},
+      {"momentum", kTraining, "param, grad, velocity, lr", "param_out, velocity_out",
+       {req("mu", T::Float), opt("regularization_coeff", T::Float, "0"),
+        opt("use_nesterov", T::Int, "0")},
+       "Paddle's momentum: g = grad + regularization_coeff·param; v = mu·velocity + g; "
+       "param_out = param − lr·(g + mu·v) if use_nesterov, else param − lr·v; velocity_out = v"},
+      {"adam", kTraining, "param, grad, moment1, moment2, beta1_pow, beta2_pow, lr",
+       "param_out, moment1_out, moment2_out, beta1_pow_out, beta2_pow_out",
+       {req("beta1", T::Float), req("beta2", T::Float), opt("decoupled", T::Int, "0"),
+        req("epsilon", T::Float), opt("weight_decay", T::Float, "0")},
+       "Paddle's adam, or adamw when decoupled: p = param − lr·weight_decay·param if decoupled "
+       "(weight_decay is unused otherwise), else param; m = beta1·moment1 + (1−beta1)·grad; v "
+       "= beta2·moment2 + (1−beta2)·grad²; lr_t = lr·sqrt(1−beta2_pow)/(1−beta1_pow); "
+       "param_out = p − lr_t·m/(sqrt(v) + epsilon·sqrt(1−beta2_pow)); moment outputs m, v; "
+       "beta1_pow_out = beta1_pow·beta1, beta2_pow_out = beta2_pow·beta2 (Paddle starts "
+       "beta1_pow at beta1)"},
+
+      // --- Collective: data parallelism ------------------------------------
+      {"c_allreduce", kCollective, "x", "out",
+       {req("op", T::String), opt("ring_id", T::Int, "0")},
+       "`op` is `sum`/`max`/`min`/`prod`; out = x reduced over every rank; out may be x (then "
+       "nothing is copied)"},
+      {"c_reduce", kCollective, "x", "out", {req("op", T::String), req("root", T::Int)},
+       "`op` is `sum`/`max`/`min`/`prod`; on rank `root`, out = x reduced over every rank; "
+       "elsewhere out = x"},
+      {"c_wait", kCollective, "x", "out", {},
+       "out is a view of x; waits for every collective started before (the lowering of "
+       "`c_sync_comm_stream`)"},
+      {"c_broadcast", kCollective, "x", "out", {opt("ring_id", T::Int, "0"), req("root", T::Int)},
+       "out = rank `root`'s x on every rank (waits for started collectives first)"},
+      {"c_comm_check", kCollective, "", "", {req("nranks", T::Int)},
+       "fails unless the session's communicator has `nranks` ranks (a session without one has "
+       "1): the lowering of Paddle's `c_comm_init`, whose communicator the rendezvous formed "
+       "before the program ran. A program with this call is a collective one (see "
+       "`world_size` in docs/artifact.md)"},
+  };
+}
+
+/// Fills the operand counts and optional masks from an operand list.
+void countOperands(std::string_view list, int &min, int &max, uint32_t &optionalMask) {
+  min = max = 0;
+  optionalMask = 0;
+  size_t start = 0;
+  while (start < list.size()) {
+    size_t end = list.find(',', start);
+    std::string_view item = list.substr(start, end == std::string_view::npos ? end : end - start);
+    start = end == std::string_view::npos ? list.size() : end + 1;
+    while (!item.empty() && item.front() == ' ')
+      item.remove_prefix(1);
+    if (item.size() > 3 && item.substr(item.size() - 3) == "...") {
+      ++min;
+      max = kVariadic;
+    } else if (!item.empty() && item.back() == '?') {
+      optionalMask |= 1u << max;
+      ++max;
+    } else {
+      ++min;
+      ++max;
+    }
+  }
+  // Operands after an optional one are still positional: the count is the
+  // position of the last required operand plus one.
+  if (max != kVariadic && optionalMask) {
+    int lastRequired = -1;
+    for (int i = 0; i < max; ++i)
+      if (!(optionalMask & (1u << i)))
+        lastRequired = i;
+    min = lastRequired + 1;
+  }
+}
+
+} // namespace
 
 const std::vector<KernelSignature> &kernelSignatures() {
-  using T = AttrType;
   static const std::vector<KernelSignature> table = [] {
-    std::vector<KernelSignature> t = {
-        {"accuracy", 2, 2, 3, 3, 0, 0b110, {}},
-        {"adam",
-         7,
-         7,
-         5,
-         5,
-         0,
-         0,
-         {{"beta1", T::Float, true},
-          {"beta2", T::Float, true},
-          {"decoupled", T::Int, false},
-          {"epsilon", T::Float, true},
-          {"weight_decay", T::Float, false}}},
-        {"binary", 2, 2, 1, 1, 0, 0, {{"op", T::String, true}}},
-        {"c_allreduce", 1, 1, 1, 1, 0, 0, {{"op", T::String, true}, {"ring_id", T::Int, false}}},
-        {"c_broadcast", 1, 1, 1, 1, 0, 0, {{"ring_id", T::Int, false}, {"root", T::Int, true}}},
-        {"c_comm_check", 0, 0, 0, 0, 0, 0, {{"nranks", T::Int, true}}},
-        {"c_reduce", 1, 1, 1, 1, 0, 0, {{"op", T::String, true}, {"root", T::Int, true}}},
-        {"c_wait", 1, 1, 1, 1, 0, 0, {}},
-        {"broadcast", 1, 1, 1, 1, 0, 0, {{"mean", T::Int, false}}},
-        {"cast", 1, 1, 1, 1, 0, 0, {}},
-        {"concat", 1, kVariadic, 1, 1, 0, 0, {{"axis", T::Int, true}}},
-        {"copy", 1, 1, 1, 1, 0, 0, {}},
-        {"dropout",
-         2,
-         2,
-         2,
-         2,
-         0,
-         0,
-         {{"p", T::Float, true}, {"seed", T::Int, true}, {"upscale", T::Int, false}}},
-        {"dropout_grad", 2, 2, 1, 1, 0, 0, {{"p", T::Float, true}, {"upscale", T::Int, false}}},
-        {"fill", 0, 0, 1, 1, 0, 0, {{"value", T::Float, true}}},
-        {"gather_rows", 2, 2, 1, 1, 0, 0, {{"padding_idx", T::Int, false}}},
-        {"gather_rows_grad", 2, 2, 1, 1, 0, 0, {{"padding_idx", T::Int, false}}},
-        {"gaussian_random",
-         0,
-         0,
-         1,
-         1,
-         0,
-         0,
-         {{"mean", T::Float, true}, {"std", T::Float, true}, {"seed", T::Int, true}}},
-        {"layer_norm",
-         1,
-         3,
-         1,
-         3,
-         0b110,
-         0b110,
-         {{"begin_norm_axis", T::Int, true}, {"epsilon", T::Float, true}}},
-        // Inputs x, scale?, dy; outputs dx, dscale?, dbias?.
-        {"layer_norm_grad",
-         3,
-         3,
-         1,
-         3,
-         0b010,
-         0b110,
-         {{"begin_norm_axis", T::Int, true}, {"epsilon", T::Float, true}}},
-        {"matmul", 2, 2, 1, 1, 0, 0, {{"trans_a", T::Int, false}, {"trans_b", T::Int, false}}},
-        {"momentum",
-         4,
-         4,
-         2,
-         2,
-         0,
-         0,
-         {{"mu", T::Float, true},
-          {"regularization_coeff", T::Float, false},
-          {"use_nesterov", T::Int, false}}},
-        {"reduce", 1, 1, 1, 1, 0, 0, {{"axes", T::Ints, true}, {"op", T::String, true}}},
-        {"scale",
-         1,
-         1,
-         1,
-         1,
-         0,
-         0,
-         {{"bias", T::Float, false},
-          {"bias_after_scale", T::Int, false},
-          {"scale", T::Float, true}}},
-        {"sgd", 3, 3, 1, 1, 0, 0, {}},
-        {"slice",
-         1,
-         1,
-         1,
-         1,
-         0,
-         0,
-         {{"axes", T::Ints, true}, {"ends", T::Ints, true}, {"starts", T::Ints, true}}},
-        {"slice_grad",
-         1,
-         1,
-         1,
-         1,
-         0,
-         0,
-         {{"axes", T::Ints, true}, {"ends", T::Ints, true}, {"starts", T::Ints, true}}},
-        {"softmax", 1, 1, 1, 1, 0, 0, {{"axis", T::Int, true}}},
-        {"softmax_cross_entropy",
-         2,
-         2,
-         2,
-         2,
-         0,
-         0b01,
-         {{"axis", T::Int, true}, {"ignore_index", T::Int, false}, {"soft_label", T::Int, false}}},
-        {"softmax_cross_entropy_grad",
-         3,
-         3,
-         1,
-         1,
-         0,
-         0,
-         {{"axis", T::Int, true}, {"ignore_index", T::Int, false}, {"soft_label", T::Int, false}}},
-        {"softmax_grad", 2, 2, 1, 1, 0, 0, {{"axis", T::Int, true}}},
-        {"split", 1, 1, 1, kVariadic, 0, 0, {{"axis", T::Int, true}}},
-        {"top_k", 1, 1, 2, 2, 0, 0, {{"k", T::Int, true}, {"largest", T::Int, false}}},
-        {"transpose", 1, 1, 1, 1, 0, 0, {{"perm", T::Ints, true}}},
-        {"truncated_gaussian_random",
-         0,
-         0,
-         1,
-         1,
-         0,
-         0,
-         {{"mean", T::Float, true}, {"seed", T::Int, true}, {"std", T::Float, true}}},
-        {"unary", 1, 1, 1, 1, 0, 0, {{"op", T::String, true}}},
-        {"unary_grad", 2, 2, 1, 1, 0, 0, {{"op", T::String, true}}},
-        {"uniform_random",
-         0,
-         0,
-         1,
-         1,
-         0,
-         0,
-         {{"max", T::Float, true}, {"min", T::Float, true}, {"seed", T::Int, true}}},
-    };
+    std::vector<KernelSignature> t = declareKernels();
+    for (KernelSignature &k : t) {
+      countOperands(k.inputNames, k.minInputs, k.maxInputs, k.optionalInputMask);
+      countOperands(k.outputNames, k.minOutputs, k.maxOutputs, k.optionalOutputMask);
+    }
     std::sort(t.begin(), t.end(), [](const KernelSignature &a, const KernelSignature &b) {
       return std::string_view(a.name) < b.name;
     });
@@ -171,6 +242,59 @@ const KernelSignature *findKernelSignature(std::string_view name) {
   if (it == table.end() || it->name != name)
     return nullptr;
   return &*it;
+}
+
+const AttrSignature *KernelSignature::findAttr(std::string_view attrName) const {
+  for (const AttrSignature &attr : attrs)
+    if (attr.name == attrName)
+      return &attr;
+  return nullptr;
+}
+
+static const char *attrTypeName(AttrType type) {
+  switch (type) {
+  case AttrType::Int:
+    return "Int";
+  case AttrType::Float:
+    return "Float";
+  case AttrType::String:
+    return "String";
+  case AttrType::Ints:
+    return "Ints";
+  case AttrType::Floats:
+    return "Floats";
+  }
+  return "?";
+}
+
+void printKernelReference(std::ostream &os) {
+  os << "# Kernel reference\n\n"
+        "<!-- Generated by `distc-dump --kernel-reference` from the kernel declarations\n"
+        "     in lib/Artifact/KernelSignatures.cpp; do not edit. -->\n\n"
+        "Every kernel an artifact may call. Operands: `name?` is optional (`-1` in the\n"
+        "call), `name...` any number of at least one. Attributes: an attribute with a\n"
+        "value in parentheses is optional and takes that value when absent; the others\n"
+        "are required, with exactly the listed type. Unless stated otherwise a kernel\n"
+        "supports `Float32` and `Float64`, and inputs and outputs share one dtype\n"
+        "(docs/artifact.md says how kernels are called).\n";
+  for (const char *family : {kForward, kTraining, kCollective}) {
+    os << "\n## " << family << " kernels\n\n"
+       << "| kernel | inputs → outputs | attributes | semantics |\n|---|---|---|---|\n";
+    for (const KernelSignature &k : kernelSignatures()) {
+      if (std::string_view(k.family) != family)
+        continue;
+      auto operands = [](const char *list) { return *list ? list : "—"; };
+      os << "| `" << k.name << "` | " << operands(k.inputNames) << " → "
+         << operands(k.outputNames) << " | ";
+      for (size_t i = 0; i < k.attrs.size(); ++i) {
+        const AttrSignature &a = k.attrs[i];
+        os << (i ? "; " : "") << "`" << a.name << "`: " << attrTypeName(a.type);
+        if (!a.required)
+          os << " (" << a.defaultValue << ")";
+      }
+      os << " | " << k.semantics << " |\n";
+    }
+  }
 }
 
 } // namespace distc::artifact

@@ -2,6 +2,10 @@
 
 #include "distc/Runtime/Kernel.h"
 
+#include "distc/Artifact/KernelSignatures.h"
+
+#include <cstdlib>
+
 namespace distc::runtime {
 
 std::string KernelContext::origin() const {
@@ -37,14 +41,25 @@ const distc::fb::Attr *KernelContext::findAttr(std::string_view name) const {
   return nullptr;
 }
 
-int64_t KernelContext::intAttr(std::string_view name, int64_t fallback) const {
-  const auto *a = findAttr(name);
-  return a && a->type() == distc::fb::AttrType::Int ? a->i() : fallback;
+const char *KernelContext::declaredDefault(std::string_view name) const {
+  const artifact::KernelSignature *kernel =
+      call_.kernel() ? artifact::findKernelSignature(call_.kernel()->string_view()) : nullptr;
+  const artifact::AttrSignature *attr = kernel ? kernel->findAttr(name) : nullptr;
+  return attr && attr->defaultValue ? attr->defaultValue : "0";
 }
 
-double KernelContext::floatAttr(std::string_view name, double fallback) const {
+int64_t KernelContext::intAttr(std::string_view name) const {
   const auto *a = findAttr(name);
-  return a && a->type() == distc::fb::AttrType::Float ? a->f() : fallback;
+  if (a && a->type() == distc::fb::AttrType::Int)
+    return a->i();
+  return std::strtoll(declaredDefault(name), nullptr, 10);
+}
+
+double KernelContext::floatAttr(std::string_view name) const {
+  const auto *a = findAttr(name);
+  if (a && a->type() == distc::fb::AttrType::Float)
+    return a->f();
+  return std::strtod(declaredDefault(name), nullptr);
 }
 
 std::string KernelContext::stringAttr(std::string_view name) const {

@@ -1,6 +1,7 @@
 //===- distc-dump.cpp - Print a distc artifact for humans -----------------===//
 //
 // distc-dump ARTIFACT
+// distc-dump --kernel-reference     (the kernel reference, docs/kernels.md)
 //
 // Loads and validates the artifact like dist-run, then prints its header,
 // symbols, buffers and every program as one line per kernel call:
@@ -15,12 +16,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "distc/Artifact/ArtifactFile.h"
+#include "distc/Artifact/KernelSignatures.h"
 #include "distc/Runtime/ArtifactPrinter.h"
 
 #include <CLI/CLI.hpp>
 
 #include <cinttypes>
 #include <cstdio>
+#include <iostream>
 #include <string>
 
 using namespace distc;
@@ -28,13 +31,25 @@ using namespace distc;
 int main(int argc, char **argv) {
   CLI::App app{"Prints a distc artifact: header, symbols, buffers and programs."};
   std::string path;
-  app.add_option("artifact", path, "The artifact file written by distc")->required();
+  bool kernelReference = false;
+  auto *artifactOption = app.add_option("artifact", path, "The artifact file written by distc");
+  app.add_flag("--kernel-reference", kernelReference,
+               "Print the reference of every kernel an artifact may call (Markdown)")
+      ->excludes(artifactOption);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
     std::fprintf(stderr, "distc-dump: error: %s\n", e.what());
+    return 1;
+  }
+  if (kernelReference) {
+    artifact::printKernelReference(std::cout);
+    return 0;
+  }
+  if (path.empty()) {
+    std::fprintf(stderr, "distc-dump: error: artifact is required\n");
     return 1;
   }
   std::string error;

@@ -1,9 +1,11 @@
 //===- KernelSignatures.h - The kernel vocabulary of an artifact -*- C++ -*-===//
 //
-// One table naming every kernel an artifact may call, with its operand
-// arity and attributes. The loader validates calls against it and the
-// runtime's kernel registry is checked against it, so the two can never
-// disagree about what a kernel looks like. Semantics: docs/artifact.md.
+// One table declaring every kernel an artifact may call: its operands, its
+// attributes with their defaults, and what it computes. The loader
+// validates calls against it, the runtime's kernels take their attribute
+// defaults from it and its kernel registry is checked against it, and
+// docs/kernels.md is printed from it, so none of them can disagree about
+// what a kernel looks like.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 #include "distc/Artifact/ArtifactDesc.h"
 
 #include <cstdint>
+#include <iosfwd>
 #include <string_view>
 #include <vector>
 
@@ -24,19 +27,35 @@ constexpr int kVariadic = -1;
 struct AttrSignature {
   const char *name;
   AttrType type;
-  /// Required attributes must be present; optional ones fall back to the
-  /// default the kernel documents (see docs/artifact.md).
+  /// Required attributes must be present; an optional one takes
+  /// `defaultValue` when absent.
   bool required;
+  /// The default of an optional attribute, as the literal of its type
+  /// ("0", "-100", "1e-5"); null for a required one.
+  const char *defaultValue;
 };
 
 struct KernelSignature {
   const char *name;
-  int minInputs, maxInputs;   // maxInputs may be kVariadic
-  int minOutputs, maxOutputs; // maxOutputs may be kVariadic
-  /// Operand positions that may hold -1 (an absent optional operand).
-  uint32_t optionalInputMask;
-  uint32_t optionalOutputMask;
+  /// "Forward", "Training" or "Collective": its section of the reference.
+  const char *family;
+  /// The operands, comma-separated: `name?` is optional (may be -1),
+  /// `name...` any number of at least one.
+  const char *inputNames;
+  const char *outputNames;
   std::vector<AttrSignature> attrs;
+  /// What it computes (a line of docs/kernels.md).
+  const char *semantics;
+
+  // Derived from the operand lists.
+  int minInputs = 0, maxInputs = 0;   // maxInputs may be kVariadic
+  int minOutputs = 0, maxOutputs = 0; // maxOutputs may be kVariadic
+  /// Operand positions that may hold -1 (an absent optional operand).
+  uint32_t optionalInputMask = 0;
+  uint32_t optionalOutputMask = 0;
+
+  /// The attribute named `attrName`, or null.
+  const AttrSignature *findAttr(std::string_view attrName) const;
 };
 
 /// Every kernel of the artifact format, sorted by name.
@@ -44,6 +63,9 @@ const std::vector<KernelSignature> &kernelSignatures();
 
 /// The signature named `name`, or null for an unknown kernel.
 const KernelSignature *findKernelSignature(std::string_view name);
+
+/// Prints the kernel reference (docs/kernels.md) as Markdown.
+void printKernelReference(std::ostream &os);
 
 } // namespace distc::artifact
 

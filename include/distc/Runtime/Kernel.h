@@ -54,10 +54,11 @@ public:
   Tensor *optionalInput(int i) const;
   Tensor *optionalOutput(int i) const;
 
-  /// Attribute accessors. Absent attributes return `fallback` (validation has
-  /// already ensured required ones exist with the right type).
-  int64_t intAttr(std::string_view name, int64_t fallback = 0) const;
-  double floatAttr(std::string_view name, double fallback = 0) const;
+  /// Attribute accessors. An absent attribute takes the default its
+  /// kernel's declaration gives (KernelSignatures.h; validation has already
+  /// ensured that required ones exist with the right type).
+  int64_t intAttr(std::string_view name) const;
+  double floatAttr(std::string_view name) const;
   std::string stringAttr(std::string_view name) const;
   std::vector<int64_t> intsAttr(std::string_view name) const;
   bool hasAttr(std::string_view name) const { return findAttr(name) != nullptr; }
@@ -72,6 +73,9 @@ public:
 
 private:
   const distc::fb::Attr *findAttr(std::string_view name) const;
+  /// The declared default of attribute `name` of this call's kernel ("0"
+  /// when the declaration has none).
+  const char *declaredDefault(std::string_view name) const;
 
   const distc::fb::KernelCall &call_;
   std::vector<Tensor *> inputs_;

@@ -36,7 +36,7 @@ double dropoutProbability(const KernelContext &ctx) {
 /// The factor applied to kept elements: 1/(1-p) when upscaling (0 when
 /// p = 1, where nothing is kept), else 1.
 double keptScale(const KernelContext &ctx, double p) {
-  if (ctx.intAttr("upscale", 1) == 0)
+  if (ctx.intAttr("upscale") == 0)
     return 1.0;
   return p >= 1 ? 0.0 : 1.0 / (1.0 - p);
 }

@@ -15,9 +15,9 @@ void scaleKernel(KernelContext &ctx) {
   Tensor &out = ctx.output(0);
   expectSameDtype(ctx, x, out, "x", "out");
   expectNumel(ctx, out, x.numel(), "out");
-  const double scale = ctx.floatAttr("scale", 1.0);
-  const double bias = ctx.floatAttr("bias", 0.0);
-  const bool biasAfter = ctx.intAttr("bias_after_scale", 1) != 0;
+  const double scale = ctx.floatAttr("scale");
+  const double bias = ctx.floatAttr("bias");
+  const bool biasAfter = ctx.intAttr("bias_after_scale") != 0;
   dispatchNumeric(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *src = x.data<T>();

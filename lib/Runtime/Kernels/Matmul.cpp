@@ -154,8 +154,8 @@ MatmulShape checkMatmul(KernelContext &ctx) {
   const Tensor &b = ctx.input(1);
   const Tensor &out = ctx.output(0);
   MatmulShape p;
-  p.transA = ctx.intAttr("trans_a", 0) != 0;
-  p.transB = ctx.intAttr("trans_b", 0) != 0;
+  p.transA = ctx.intAttr("trans_a") != 0;
+  p.transB = ctx.intAttr("trans_b") != 0;
   expectSameDtype(ctx, a, out, "a", "out");
   expectSameDtype(ctx, b, out, "b", "out");
   const int r = out.rank();

@@ -141,8 +141,8 @@ void softmaxCrossEntropyKernel(KernelContext &ctx) {
   Tensor *softmax = ctx.optionalOutput(0);
   Tensor &loss = ctx.output(1);
   const int64_t axis = ctx.intAttr("axis");
-  const bool soft = ctx.intAttr("soft_label", 0) != 0;
-  const int64_t ignoreIndex = ctx.intAttr("ignore_index", -100);
+  const bool soft = ctx.intAttr("soft_label") != 0;
+  const int64_t ignoreIndex = ctx.intAttr("ignore_index");
   expectAxis(ctx, axis, logits.rank());
   AxisView v = aroundAxis(logits, int(axis));
   if (softmax) {
@@ -192,7 +192,7 @@ void gatherRowsKernel(KernelContext &ctx) {
   const Tensor &ids = ctx.input(0);
   const Tensor &table = ctx.input(1);
   Tensor &out = ctx.output(0);
-  const int64_t paddingIdx = ctx.intAttr("padding_idx", -1);
+  const int64_t paddingIdx = ctx.intAttr("padding_idx");
   if (table.rank() != 2)
     ctx.fail("table " + formatShape(table.shape()) + " must have rank 2 [V, D]");
   expectSameDtype(ctx, out, table, "out", "table");
@@ -223,7 +223,7 @@ void topKKernel(KernelContext &ctx) {
   Tensor &values = ctx.output(0);
   Tensor &indices = ctx.output(1);
   const int64_t k = ctx.intAttr("k");
-  const bool largest = ctx.intAttr("largest", 1) != 0;
+  const bool largest = ctx.intAttr("largest") != 0;
   if (x.rank() < 1)
     ctx.fail("x must have rank >= 1");
   const int64_t len = x.dim(x.rank() - 1);

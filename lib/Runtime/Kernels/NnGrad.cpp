@@ -115,8 +115,8 @@ void softmaxCrossEntropyGradKernel(KernelContext &ctx) {
   const Tensor &dloss = ctx.input(2);
   Tensor &dlogits = ctx.output(0);
   const int64_t axis = ctx.intAttr("axis");
-  const bool soft = ctx.intAttr("soft_label", 0) != 0;
-  const int64_t ignoreIndex = ctx.intAttr("ignore_index", -100);
+  const bool soft = ctx.intAttr("soft_label") != 0;
+  const int64_t ignoreIndex = ctx.intAttr("ignore_index");
   expectAxis(ctx, axis, softmax.rank());
   const AxisView v = aroundAxis(softmax, int(axis));
   expectSameDtype(ctx, dlogits, softmax, "dlogits", "softmax");
@@ -164,7 +164,7 @@ void gatherRowsGradKernel(KernelContext &ctx) {
   const Tensor &ids = ctx.input(0);
   const Tensor &dout = ctx.input(1);
   Tensor &dtable = ctx.output(0);
-  const int64_t paddingIdx = ctx.intAttr("padding_idx", -1);
+  const int64_t paddingIdx = ctx.intAttr("padding_idx");
   if (dtable.rank() != 2)
     ctx.fail("dtable " + formatShape(dtable.shape()) + " must have rank 2 [V, D]");
   expectSameDtype(ctx, dout, dtable, "dout", "dtable");

@@ -98,8 +98,8 @@ void momentumKernel(KernelContext &ctx) {
   const double lr = floatScalar(ctx, ctx.input(3), "lr");
   Tensor &paramOut = ctx.output(0);
   Tensor &velocityOut = ctx.output(1);
-  const MomentumCoeffs c{lr, ctx.floatAttr("mu"), ctx.floatAttr("regularization_coeff", 0.0),
-                         ctx.intAttr("use_nesterov", 0) != 0};
+  const MomentumCoeffs c{lr, ctx.floatAttr("mu"), ctx.floatAttr("regularization_coeff"),
+                         ctx.intAttr("use_nesterov") != 0};
   expectLikeParam(ctx, param,
                   {{&grad, "grad"},
                    {&velocity, "velocity"},
@@ -160,7 +160,7 @@ void adamKernel(KernelContext &ctx) {
   const double b1 = ctx.floatAttr("beta1"), b2 = ctx.floatAttr("beta2");
   const double eps = ctx.floatAttr("epsilon");
   // Only the decoupled (adamw) update uses weight_decay.
-  const double decay = ctx.intAttr("decoupled", 0) != 0 ? ctx.floatAttr("weight_decay", 0.0) : 0.0;
+  const double decay = ctx.intAttr("decoupled") != 0 ? ctx.floatAttr("weight_decay") : 0.0;
   expectLikeParam(ctx, param,
                   {{&grad, "grad"},
                    {&moment1, "moment1"},

@@ -31,7 +31,7 @@ void broadcastKernel(KernelContext &ctx) {
               broadcastStrides(x.shape()), 0, out.shape());
   // The gradient of a mean: each copy carries 1/(number of copies). The
   // factor is only known at run time when the batch dim is symbolic.
-  if (ctx.intAttr("mean", 0) && x.numel() > 0 && out.numel() > 0) {
+  if (ctx.intAttr("mean") && x.numel() > 0 && out.numel() > 0) {
     double factor = double(x.numel()) / double(out.numel());
     dispatchFloat(ctx, out.dtype(), [&](auto tag) {
       using T = decltype(tag);
