@@ -30,12 +30,22 @@ def LowerToArtifact : Pass<"distc-lower-to-artifact", "mlir::ModuleOp"> {
     ```
     After (`print`), on stdout:
     ```
+    artifact: <artifact>
+      ...
     symbols:
       $0 = x.dim0
+    buffers:
+      %0 w: f32[4,3] persistent
+      %1 x: f32[x.dim0,4] feed
+      %2 y: f32[x.dim0,3] temp
+    programs:
     predict/trainer/main
       feeds: x = %1
-      %2 = matmul(%1, %0) ...   // mul -> y
+      %2 = matmul(%1, %0) {trans_a = 0, trans_b = 0}   // mul -> y
       fetches: y = %2
+    inference:
+      program: 285 bytes
+      parameters: w
     ```
     A program that is not in mode form is an error:
     `program has no pd.mode/pd.kind: run the distc-derive-modes pass first`.
