@@ -2,7 +2,9 @@
 //
 // Parses, verifies, transforms and prints `pd` modules, like mlir-opt. Only
 // the pd dialect (and the builtin one) is registered: programs never contain
-// other dialects, and registering no more keeps the tool small.
+// other dialects, and registering no more keeps the tool small. Besides the
+// passes, distc's phases are registered as pipelines (`distc-pipeline-modes`,
+// ...), so lit tests run exactly the passes distc runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,12 +16,20 @@
 #ifdef DISTC_HAVE_TRANSFORMS
 #include "distc/Transforms/Passes.h"
 #endif
+#ifdef DISTC_HAVE_PIPELINE
+#include "distc/Pipeline/Passes.h"
+#include "distc/Pipeline/Pipeline.h"
+#endif
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<distc::pd::PdDialect>();
 #ifdef DISTC_HAVE_TRANSFORMS
   distc::registerDistcPasses();
+#endif
+#ifdef DISTC_HAVE_PIPELINE
+  distc::pipeline::registerDistcPipelinePasses();
+  distc::pipeline::registerDistcPipelines();
 #endif
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "distc optimizer driver\n", registry));

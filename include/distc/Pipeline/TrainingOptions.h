@@ -1,24 +1,24 @@
 //===- TrainingOptions.h - distc's optimizer settings -----------*- C++ -*-===//
 //
-// The optimizer, regularization, clipping and learning-rate schedule of a
-// train program, from `--config FILE` (JSON) overridden by command-line
-// flags. docs/compiler.md lists the keys and flags.
+// The optimizer, regularization, clipping, learning-rate schedule and
+// BuildStrategy settings of a train program, from a JSON config file
+// (`--config FILE`) overridden by explicitly given values (distc's flags,
+// distc-opt's pipeline options). docs/compiler.md lists the keys and flags.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DISTC_TOOLS_DISTC_TRAININGOPTIONS_H
-#define DISTC_TOOLS_DISTC_TRAININGOPTIONS_H
+#ifndef DISTC_PIPELINE_TRAININGOPTIONS_H
+#define DISTC_PIPELINE_TRAININGOPTIONS_H
 
 #include "distc/Artifact/ArtifactDesc.h"
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace distc::tools {
+namespace distc::pipeline {
 
 struct TrainingOptions {
   std::string optimizer; // empty: no train mode
@@ -49,7 +49,8 @@ struct TrainingOptions {
   nlohmann::json toJson() const;
 };
 
-/// Command-line flags that override the config file; unset ones do not.
+/// Values that override the config file (distc's flags); unset ones do not.
+/// Registering them as command-line flags is the tool's business.
 struct TrainingFlags {
   std::string config;
   std::optional<std::string> optimizer, loss, schedule;
@@ -65,15 +66,15 @@ struct TrainingFlags {
   bool fuseAllReduce = false; // a plain flag: given turns fusion on
   std::optional<double> fuseGradSizeMb;
   // ----------------------------------------------------------------------
-
-  /// Adds the flags to `app`.
-  void addTo(CLI::App &app);
+  // BuildStrategy's reduce and gradient-scale strategies, already checked
+  // against the spellings TrainingOptions lists.
+  std::optional<std::string> reduceStrategy, gradientScale;
 };
 
 /// Merges the config file (if any) and the flags into `out`, checking every
 /// value; on failure `error` names the key or flag.
 bool resolveTrainingOptions(const TrainingFlags &flags, TrainingOptions &out, std::string &error);
 
-} // namespace distc::tools
+} // namespace distc::pipeline
 
-#endif // DISTC_TOOLS_DISTC_TRAININGOPTIONS_H
+#endif // DISTC_PIPELINE_TRAININGOPTIONS_H

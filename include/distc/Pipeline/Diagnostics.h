@@ -1,12 +1,12 @@
-//===- CompilerDiagnostics.h - one-line diagnostics for distc -*- C++ -*-===//
+//===- Diagnostics.h - one-line diagnostics for distc ---------*- C++ -*-===//
 //
 // MLIR diagnostics printed as `distc: error: <location>: <message>` lines,
 // one per diagnostic (notes included), so scripts and lit can match them.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DISTC_TOOLS_DISTC_COMPILERDIAGNOSTICS_H
-#define DISTC_TOOLS_DISTC_COMPILERDIAGNOSTICS_H
+#ifndef DISTC_PIPELINE_DIAGNOSTICS_H
+#define DISTC_PIPELINE_DIAGNOSTICS_H
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -28,4 +28,4 @@ void reportError(llvm::StringRef message);
 
 } // namespace distc
 
-#endif // DISTC_TOOLS_DISTC_COMPILERDIAGNOSTICS_H
+#endif // DISTC_PIPELINE_DIAGNOSTICS_H

@@ -1,6 +1,6 @@
 //===- TrainingOptions.cpp - distc's optimizer settings -------------------===//
 
-#include "TrainingOptions.h"
+#include "distc/Pipeline/TrainingOptions.h"
 
 #include <cmath>
 #include <fstream>
@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-namespace distc::tools {
+namespace distc::pipeline {
 namespace {
 
 const std::set<std::string> kOptimizers = {"sgd", "momentum", "adam", "adamw"};
@@ -116,8 +116,10 @@ bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &
     return true;
   };
   if (!readChoice("reduce_strategy",
-                  {{"AllReduce", "all-reduce"}, {"all-reduce", "all-reduce"},
-                   {"Reduce", "reduce"}, {"reduce", "reduce"}},
+                  {{"AllReduce", "all-reduce"},
+                   {"all-reduce", "all-reduce"},
+                   {"Reduce", "reduce"},
+                   {"reduce", "reduce"}},
                   out.reduceStrategy) ||
       !readChoice("gradient_scale_strategy",
                   {{"CoeffNumDevice", "coeff-num-device"},
@@ -156,6 +158,15 @@ bool validate(TrainingOptions &o, std::string &error) {
   if (!(o.fuseGradSizeMb > 0) || !std::isfinite(o.fuseGradSizeMb))
     return bad("the all-reduce bucket size (fuse_grad_size_in_MB) must be positive, got " +
                std::to_string(o.fuseGradSizeMb));
+  // distc's flags and config file check these spellings as they read them;
+  // other callers (distc-opt's pipeline options) are checked here.
+  if (o.reduceStrategy != "all-reduce" && o.reduceStrategy != "reduce")
+    return bad("unknown reduce strategy '" + o.reduceStrategy +
+               "' (expected all-reduce or reduce)");
+  if (o.gradientScale != "coeff-num-device" && o.gradientScale != "one" &&
+      o.gradientScale != "customized")
+    return bad("unknown gradient scale strategy '" + o.gradientScale +
+               "' (expected coeff-num-device, one or customized)");
   if (!o.hasSchedule)
     return true;
   artifact::LRScheduleDesc &s = o.schedule;
@@ -182,56 +193,6 @@ bool validate(TrainingOptions &o, std::string &error) {
 }
 
 } // namespace
-
-void TrainingFlags::addTo(CLI::App &app) {
-  const char *group = "Training (train mode)";
-  app.add_option("--config", config, "JSON file with the settings below; flags override it")
-      ->group(group);
-  app.add_option("--optimizer", optimizer, "Adds the train mode: sgd, momentum, adam or adamw")
-      ->group(group);
-  app.add_option("--lr", lr, "Learning rate (default 0.01)")->group(group);
-  app.add_option("--momentum", momentum, "Momentum's mu (default 0.9)")->group(group);
-  // A callback, not add_flag(std::optional<bool>&): CLI11 treats an
-  // optional<bool> as a counter and sets it (to false) even when the flag is
-  // absent, which would override "nesterov": true from --config.
-  app.add_flag_callback("--nesterov", [this] { nesterov = true; }, "Nesterov momentum")
-      ->group(group);
-  app.add_option("--beta1", beta1, "Adam's beta1 (default 0.9)")->group(group);
-  app.add_option("--beta2", beta2, "Adam's beta2 (default 0.999)")->group(group);
-  app.add_option("--epsilon", epsilon, "Adam's epsilon (default 1e-8)")->group(group);
-  app.add_option("--weight-decay", weightDecay,
-                 "L2 decay coefficient (decoupled for adamw; default 0)")
-      ->group(group);
-  app.add_option("--clip-norm", clipNorm, "Clip gradients to this global norm (default: off)")
-      ->group(group);
-  app.add_option("--no-grad", noGrad, "Variables that get no gradient (repeatable)")
-      ->group(group)
-      ->delimiter(',');
-  app.add_option("--lr-schedule", schedule, "constant, step, piecewise or cosine")->group(group);
-  app.add_option("--lr-step-size", stepSize, "step: decay every N steps")->group(group);
-  app.add_option("--lr-gamma", gamma, "step: decay factor")->group(group);
-  app.add_option("--lr-boundaries", boundaries, "piecewise: step boundaries (comma-separated)")
-      ->group(group)
-      ->delimiter(',');
-  app.add_option("--lr-values", values, "piecewise: rates, one more than boundaries")
-      ->group(group)
-      ->delimiter(',');
-  app.add_option("--lr-decay-steps", decaySteps, "cosine: steps to decay over")->group(group);
-  app.add_option("--lr-end", endLr, "cosine: final rate (default 0)")->group(group);
-  app.add_option("--warmup-steps", warmupSteps, "Linear warmup steps (default 0)")->group(group);
-  app.add_option("--warmup-start-lr", warmupStartLr, "Rate at the first warmup step (default 0)")
-      ->group(group);
-
-  // --- BuildStrategy: fused all-reduce buckets ---
-  const char *parallel = "Data parallel (collective mode)";
-  app.add_flag("--fuse-all-reduce", fuseAllReduce,
-               "All-reduce the gradients in buckets, one collective each (fuse_all_reduce_ops)")
-      ->group(parallel);
-  app.add_option("--fuse-grad-size-mb", fuseGradSizeMb,
-                 "With --fuse-all-reduce: the largest bucket in MiB (fuse_grad_size_in_MB, "
-                 "default 32)")
-      ->group(parallel);
-}
 
 bool resolveTrainingOptions(const TrainingFlags &f, TrainingOptions &o, std::string &error) {
   if (!f.config.empty() && !readConfigFile(f.config, o, error))
@@ -272,6 +233,8 @@ bool resolveTrainingOptions(const TrainingFlags &f, TrainingOptions &o, std::str
   if (f.fuseAllReduce)
     o.fuseAllReduce = true;
   set(o.fuseGradSizeMb, f.fuseGradSizeMb);
+  set(o.reduceStrategy, f.reduceStrategy);
+  set(o.gradientScale, f.gradientScale);
   return validate(o, error);
 }
 
@@ -312,4 +275,4 @@ nlohmann::json TrainingOptions::toJson() const {
   return j;
 }
 
-} // namespace distc::tools
+} // namespace distc::pipeline

@@ -1,6 +1,6 @@
-//===- CompilerDiagnostics.cpp - one-line diagnostics for distc -----------===//
+//===- Diagnostics.cpp - one-line diagnostics for distc -------------------===//
 
-#include "CompilerDiagnostics.h"
+#include "distc/Pipeline/Diagnostics.h"
 
 #include "mlir/IR/Location.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,8 +47,6 @@ OneLineDiagnostics::OneLineDiagnostics(mlir::MLIRContext &context)
         return mlir::success();
       }) {}
 
-void reportError(llvm::StringRef message) {
-  llvm::errs() << "distc: error: " << message << "\n";
-}
+void reportError(llvm::StringRef message) { llvm::errs() << "distc: error: " << message << "\n"; }
 
 } // namespace distc

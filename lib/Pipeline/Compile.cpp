@@ -1,0 +1,133 @@
+//===- Compile.cpp - distc from options to artifact -----------------------===//
+
+#include "Emit.h"
+
+#include "distc/Dialect/Pd/PdDialect.h"
+#include "distc/Import/Import.h"
+#include "distc/Pipeline/Diagnostics.h"
+#include "distc/Pipeline/Pipeline.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+
+#include <optional>
+
+using namespace mlir;
+
+namespace distc::pipeline {
+namespace {
+
+LogicalResult fail(const std::string &message) {
+  reportError(message);
+  return failure();
+}
+
+/// "a, b or c" of the phase names `pick` accepts.
+std::string phaseList(bool (*pick)(const Phase &)) {
+  std::vector<std::string> names;
+  for (const Phase &phase : phases())
+    if (pick(phase))
+      names.push_back(phase.name.str());
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return list;
+}
+
+bool holdsPrograms(const Phase &phase) { return phase.result != PhaseResult::Artifact; }
+
+/// Where distc stops: the named phase, the last one holding programs when
+/// only a program is to be printed, else the last.
+const Phase &lastPhase(const CompileOptions &options) {
+  if (!options.compileTo.empty())
+    return *findPhase(options.compileTo);
+  const Phase *last = &phases().back();
+  if (!options.emit.empty())
+    for (const Phase &phase : phases())
+      if (holdsPrograms(phase))
+        last = &phase;
+  return *last;
+}
+
+} // namespace
+
+LogicalResult resolveCompileOptions(CompileOptions &options) {
+  if (options.output.empty() && options.compileTo.empty() && options.emit.empty())
+    return fail("nothing to do: give -o FILE, --compile-to PHASE or --emit FORM");
+  const Phase *stop = nullptr;
+  if (!options.compileTo.empty() && !(stop = findPhase(options.compileTo)))
+    return fail("unknown phase '" + options.compileTo + "' (expected " +
+                phaseList([](const Phase &) { return true; }) + ")");
+  if (!options.emit.empty() && options.emit != "program-json")
+    return fail("unknown --emit form '" + options.emit + "' (expected program-json)");
+  if (options.emit == "program-json" && stop && !holdsPrograms(*stop))
+    // The artifact is kernel calls over buffers, not a program: there is no
+    // ProgramDesc to print for it.
+    return fail("--emit=program-json prints a program; the " + options.compileTo +
+                " phase has none (use --compile-to=" + phaseList(holdsPrograms) +
+                ", or distc-dump for the artifact)");
+  if (options.rank >= 0 && (options.nranks == 0 || options.rank >= options.nranks))
+    return fail("--rank " + std::to_string(options.rank) + " needs --nranks N with N > " +
+                std::to_string(options.rank));
+  std::string error;
+  if (!resolveTrainingOptions(options.trainingFlags, options.training, error))
+    return fail(error);
+  // --- BuildStrategy: fused all-reduce buckets ---
+  if (options.training.fuseAllReduce && options.nranks == 0)
+    return fail("--fuse-all-reduce (fuse_all_reduce_ops) fuses the all-reduces of data "
+                "parallelism: give --nranks N");
+  return success();
+}
+
+int compile(CompileOptions options) {
+  if (failed(resolveCompileOptions(options)))
+    return 1;
+  DialectRegistry registry;
+  registry.insert<pd::PdDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Diagnostics name the op and variable themselves; a dump of the whole
+  // program after every error would bury them.
+  context.printOpOnDiagnostic(false);
+  OneLineDiagnostics diagnostics(context);
+
+  // Declared before the scopes that use it: its report, printed to stderr
+  // when it goes, needs every scope stopped.
+  DefaultTimingManager timing;
+  timing.setEnabled(options.timing);
+  TimingScope root = timing.getRootScope();
+
+  const Phase &last = lastPhase(options);
+  OwningOpRef<ModuleOp> module;
+  {
+    TimingScope importTiming = root.nest(phases().front().name);
+    std::optional<std::string> startup;
+    if (!options.startup.empty())
+      startup = options.startup;
+    module = importProgramFile(context, options.input, startup);
+  }
+  if (!module)
+    return 1;
+
+  // One pass manager per phase, so that the timing report groups the passes
+  // by phase.
+  for (const Phase &phase : phases()) {
+    if (phase.addPasses) {
+      PassManager pm(&context);
+      phase.addPasses(pm, options);
+      TimingScope phaseTiming = root.nest(phase.name);
+      if (options.timing)
+        pm.enableTiming(phaseTiming);
+      if (failed(pm.run(*module)))
+        return 1;
+    }
+    if (&phase == &last)
+      break;
+  }
+  if (last.result == PhaseResult::Artifact)
+    return 0;
+  return emitPrograms(*module, options, last.result);
+}
+
+} // namespace distc::pipeline

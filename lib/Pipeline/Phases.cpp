@@ -1,0 +1,222 @@
+//===- Phases.cpp - the phase table and its pass pipelines ----------------===//
+//
+// The one place that says which passes each phase runs, with which options:
+// distc runs these pipelines, and distc-opt registers them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Pipeline/Passes.h"
+#include "distc/Pipeline/Pipeline.h"
+#include "distc/Transforms/Passes.h"
+#include "distc/Transforms/ProgramUtils.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace distc::pipeline {
+namespace {
+
+/// The rate the learning-rate variable starts at: the schedule's rate at
+/// step 0 (the runtime overwrites it every step when there is a schedule).
+double initialLearningRate(const TrainingOptions &training) {
+  if (!training.hasSchedule)
+    return training.lr;
+  if (training.schedule.warmupSteps > 0)
+    return training.schedule.warmupStartLr;
+  if (training.schedule.kind == "piecewise")
+    return training.schedule.values.front();
+  return training.lr;
+}
+
+ApplyOptimizerOptions optimizerOptions(const TrainingOptions &training) {
+  ApplyOptimizerOptions o;
+  o.optimizer = training.optimizer;
+  o.lr = initialLearningRate(training);
+  o.momentum = training.momentum;
+  o.nesterov = training.nesterov;
+  o.beta1 = training.beta1;
+  o.beta2 = training.beta2;
+  o.epsilon = training.epsilon;
+  o.weightDecay = training.weightDecay;
+  o.clipNorm = training.clipNorm;
+  return o;
+}
+
+/// Collectives in a program compiled for one rank would be the identity and
+/// leave its gradients scaled for the ranks it was transpiled for: such a
+/// program needs --nranks.
+struct CheckSingleRankPass : PassWrapper<CheckSingleRankPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckSingleRankPass)
+
+  explicit CheckSingleRankPass(std::string source) : source(std::move(source)) {}
+  StringRef getName() const override { return "CheckSingleRank"; }
+  StringRef getArgument() const override { return "distc-check-single-rank"; }
+  StringRef getDescription() const override {
+    return "Refuse a program that communicates between ranks";
+  }
+
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    std::string collective = firstCollectiveOp(getOperation());
+    if (collective.empty())
+      return;
+    emitError(UnknownLoc::get(&getContext()))
+        << (source.empty() ? "the program" : source) << " communicates between ranks ("
+        << collective
+        << "): it was transpiled for data parallelism; give --nranks N, the number of ranks it "
+           "was transpiled for";
+    signalPassFailure();
+  }
+
+  std::string source;
+};
+
+void addModesPasses(OpPassManager &pm, const CompileOptions &options) {
+  const TrainingOptions &training = options.training;
+  DeriveModesOptions modes;
+  modes.loss = training.loss;
+  modes.train = !training.optimizer.empty();
+  pm.addPass(createDeriveModes(modes));
+  // Paddle's minimize: append_backward + apply_gradients.
+  if (!training.optimizer.empty()) {
+    AppendBackwardOptions backward;
+    backward.program = "train.main";
+    backward.loss = training.loss;
+    backward.noGrad.assign(training.noGrad.begin(), training.noGrad.end());
+    pm.addPass(createAppendBackward(backward));
+    pm.addPass(createApplyOptimizer(optimizerOptions(training)));
+  }
+  if (options.nranks > 0) {
+    DataParallelOptions dp;
+    dp.nranks = options.nranks;
+    dp.gradientScale = training.gradientScale;
+    dp.reduceStrategy = training.reduceStrategy;
+    pm.addPass(createDataParallel(dp));
+  }
+  // --- BuildStrategy: fused all-reduce buckets ---
+  if (training.fuseAllReduce) {
+    FuseAllReduceOptions fusion;
+    fusion.bucketMb = training.fuseGradSizeMb;
+    pm.addPass(createFuseAllReduce(fusion));
+  }
+  if (options.nranks == 0)
+    pm.addPass(std::make_unique<CheckSingleRankPass>(options.input));
+}
+
+void addArtifactPasses(OpPassManager &pm, const CompileOptions &options) {
+  LowerToArtifactOptions lowering;
+  // Stopping at the artifact prints it; running through writes it.
+  lowering.print = options.compileTo == "artifact";
+  if (!lowering.print)
+    lowering.output = options.output;
+  lowering.seed = options.seed;
+  lowering.source = options.input;
+  lowering.worldSize = std::max(options.nranks, 1);
+  pm.addPass(createLowerToArtifact(lowering, options.training));
+}
+
+// The phase table: adding a phase is adding a row (and its passes).
+const Phase kPhases[] = {
+    {"import", "the serial program as pd IR, verified (shape and dtype inference on every op)",
+     PhaseResult::SerialPrograms, nullptr},
+    {"modes",
+     "per-mode programs @<mode>.main / @<mode>.startup (distc-derive-modes), the train "
+     "program differentiated and optimized, data parallelism and fused all-reduce",
+     PhaseResult::ModePrograms, addModesPasses},
+    {"artifact",
+     "kernel calls over buffers (distc-lower-to-artifact), checked by the runtime's own loader",
+     PhaseResult::Artifact, addArtifactPasses},
+};
+
+/// distc's options as pass-pipeline options, for distc-opt. Only the ones
+/// the phases read; the rest of the training settings come from `config`.
+struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
+  Option<std::string> config{*this, "config",
+                             llvm::cl::desc("JSON training config, as distc --config")};
+  Option<std::string> loss{*this, "loss", llvm::cl::desc("Loss variable")};
+  Option<std::string> optimizer{
+      *this, "optimizer", llvm::cl::desc("Adds the train mode: sgd, momentum, adam or adamw")};
+  Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate")};
+  Option<int> nranks{*this, "nranks", llvm::cl::desc("Data-parallel trainer ranks (0: serial)"),
+                     llvm::cl::init(0)};
+  Option<std::string> gradientScale{*this, "gradient-scale",
+                                    llvm::cl::desc("coeff-num-device, one or customized")};
+  Option<std::string> reduceStrategy{*this, "reduce-strategy",
+                                     llvm::cl::desc("all-reduce or reduce")};
+  Option<bool> fuseAllReduce{*this, "fuse-all-reduce",
+                             llvm::cl::desc("All-reduce the gradients in buckets")};
+  Option<uint64_t> seed{*this, "seed", llvm::cl::desc("Program random seed"), llvm::cl::init(0)};
+  Option<std::string> output{*this, "output",
+                             llvm::cl::desc("artifact phase: write this file instead of printing")};
+};
+
+} // namespace
+
+llvm::ArrayRef<Phase> phases() { return kPhases; }
+
+const Phase *findPhase(llvm::StringRef name) {
+  for (const Phase &phase : kPhases)
+    if (phase.name == name)
+      return &phase;
+  return nullptr;
+}
+
+void buildPipeline(OpPassManager &pm, const Phase &last, const CompileOptions &options) {
+  for (const Phase &phase : kPhases) {
+    if (phase.addPasses)
+      phase.addPasses(pm, options);
+    if (&phase == &last)
+      break;
+  }
+}
+
+void registerDistcPipelines() {
+  for (const Phase &phase : kPhases) {
+    if (!phase.addPasses)
+      continue;
+    std::string name = ("distc-pipeline-" + phase.name).str();
+    std::string description = ("distc --compile-to=" + phase.name + ": " + phase.summary).str();
+    registerPassPipeline(
+        name, description,
+        [&phase](OpPassManager &pm, StringRef text,
+                 function_ref<LogicalResult(const Twine &)> errorHandler) {
+          PipelineOptions given;
+          if (failed(given.parseFromString(text)))
+            return failure();
+          CompileOptions options;
+          options.nranks = given.nranks;
+          options.seed = given.seed;
+          options.output = given.output;
+          // With an output file the pipeline runs through and writes it, as
+          // distc -o does.
+          if (options.output.empty())
+            options.compileTo = phase.name.str();
+          TrainingFlags &flags = options.trainingFlags;
+          flags.config = given.config;
+          if (given.loss.hasValue())
+            flags.loss = given.loss;
+          if (given.optimizer.hasValue())
+            flags.optimizer = given.optimizer;
+          if (given.lr.hasValue())
+            flags.lr = given.lr;
+          if (given.gradientScale.hasValue())
+            flags.gradientScale = given.gradientScale;
+          if (given.reduceStrategy.hasValue())
+            flags.reduceStrategy = given.reduceStrategy;
+          flags.fuseAllReduce = given.fuseAllReduce;
+          std::string error;
+          if (!resolveTrainingOptions(flags, options.training, error))
+            return errorHandler(error);
+          buildPipeline(pm, phase, options);
+          return success();
+        },
+        [](function_ref<void(const detail::PassOptions &)> handler) {
+          handler(PipelineOptions());
+        });
+  }
+}
+
+} // namespace distc::pipeline
