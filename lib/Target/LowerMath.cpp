@@ -78,6 +78,32 @@ LogicalResult ProgramLowering::lowerUnary(Operation *op, StringRef unaryOp) {
   return success();
 }
 
+LogicalResult ProgramLowering::lowerElementwiseKernel(Operation *op, StringRef kernel,
+                                                      ArrayRef<StringRef> floatAttrs) {
+  if (!isNeeded(op->getResult(0)))
+    return success();
+  std::optional<DimDesc> count = product(dimsOf(op->getOperand(0)));
+  std::vector<int32_t> inputs;
+  for (Value operand : op->getOperands()) {
+    std::optional<DimDesc> operandCount = product(dimsOf(operand));
+    if (count && operandCount && !sameDim(*count, *operandCount))
+      return error(op) << "operand " << nameOf(operand) << " has shape "
+                       << describe(dimsOf(operand)) << " but the kernel '" << kernel
+                       << "' maps it element by element onto "
+                       << describe(dimsOf(op->getOperand(0)));
+    inputs.push_back(bufferOf(operand));
+  }
+  FailureOr<int32_t> result = defineResult(op->getResult(0), dimsOf(op->getOperand(0)));
+  if (failed(result))
+    return failure();
+  pd::OpAttributes attrs(op);
+  std::vector<AttrDesc> kernelAttrs;
+  for (StringRef name : floatAttrs)
+    kernelAttrs.push_back(AttrDesc::ofFloat(name.str(), attrs.getFloat(name)));
+  emit(kernel, std::move(inputs), {*result}, std::move(kernelAttrs));
+  return success();
+}
+
 LogicalResult ProgramLowering::lowerScale(Operation *op) {
   Value x = op->getOperand(0);
   pd::OpAttributes attrs(op);

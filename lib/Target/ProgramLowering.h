@@ -83,6 +83,14 @@ public:
   // --- op families (LowerMath.cpp, LowerShape.cpp, LowerNn.cpp) ----------
   mlir::LogicalResult lowerElementwise(mlir::Operation *op, llvm::StringRef binaryOp);
   mlir::LogicalResult lowerUnary(mlir::Operation *op, llvm::StringRef unaryOp);
+  /// An op whose kernel takes the op's operands, in order, element by
+  /// element, and writes one result of the first operand's shape, with the
+  /// op's Float attributes `floatAttrs` passed on under the same names: the
+  /// whole lowering of an op whose kernel is declared that way (clip,
+  /// clip_grad). A result nothing uses (a gradient nobody asked for) is not
+  /// computed.
+  mlir::LogicalResult lowerElementwiseKernel(mlir::Operation *op, llvm::StringRef kernel,
+                                             llvm::ArrayRef<llvm::StringRef> floatAttrs);
   mlir::LogicalResult lowerScale(mlir::Operation *op);
   mlir::LogicalResult lowerCast(mlir::Operation *op);
   mlir::LogicalResult lowerAssign(mlir::Operation *op);
