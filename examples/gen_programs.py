@@ -392,6 +392,7 @@ def catalog_ops():
     for t in ("relu", "sigmoid", "tanh", "square", "mean"):
         unary(t)
     unary("gelu", {"approximate": ("BOOLEAN", True)})
+    unary("clip", {"min": ("FLOAT", -0.5), "max": ("FLOAT", 2.0)})
     unary("softmax", {"axis": ("INT", 1)})
     for t in ("reduce_sum", "reduce_mean"):
         unary(t, {"dim": ("INTS", [1]), "keep_dim": ("BOOLEAN", True),

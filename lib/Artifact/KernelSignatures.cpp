@@ -55,6 +55,8 @@ std::vector<KernelSignature> declareKernels() {
        "equal ranks r ≥ 2; a's last two dims are [M,K] ([K,M] if trans_a), b's [K,N] ([N,K] if "
        "trans_b); out is [..., M, N]; leading (batch) dims broadcast NumPy-style to out's. GEMM "
        "through BLAS"},
+      {"clip", kForward, "x", "out", {req("max", T::Float), req("min", T::Float)},
+       "out = min if x < min, max if x > max, else x (Paddle's clip); min > max is an error"},
       {"softmax", kForward, "x", "out", {req("axis", T::Int)},
        "numerically stable softmax along axis (≥ 0)"},
       {"reduce", kForward, "x", "out", {req("axes", T::Ints), req("op", T::String)},
@@ -110,6 +112,9 @@ std::vector<KernelSignature> declareKernels() {
        "form), `gelu_tanh` (tanh approximation, exact derivative of the forward formula, as "
        "Paddle), `square` (2·x·dout), `log` (dout/x), `abs` (dout·sign(x), 0 at 0), `neg` "
        "(−dout) v is the forward INPUT x. An unknown op is an error naming it"},
+      {"clip_grad", kTraining, "x, dout", "dx", {req("max", T::Float), req("min", T::Float)},
+       "dx = dout where min ≤ x ≤ max, else 0 (Paddle's clip_grad: at a bound the gradient "
+       "passes); min > max is an error"},
       {"softmax_grad", kTraining, "out, dout", "dx", {req("axis", T::Int)},
        "dx = out·(dout − Σ_axis dout·out)"},
       {"layer_norm_grad", kTraining, "x, scale?, dy", "dx, dscale?, dbias?",

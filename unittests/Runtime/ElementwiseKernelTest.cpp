@@ -162,3 +162,33 @@ TEST(UnaryKernel, AllOps) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(ClipKernel, ForwardAndGradientWithInclusiveBounds) {
+  const std::vector<AttrDesc> bounds = {AttrDesc::ofFloat("min", -0.5),
+                                        AttrDesc::ofFloat("max", 0.75)};
+  for (DType dt : {DType::Float32, DType::Float64}) {
+    // Below, at and above each bound.
+    Tensor x = tensorOf(dt, {2, 3}, {-2.0, -0.5, 0.25, 0.75, 1.0, -0.25});
+    std::vector<Tensor> out;
+    ASSERT_TRUE(runKernel("clip", {x}, {{dt, {2, 3}}}, bounds, out).ok());
+    expectClose(out[0], {-0.5, -0.5, 0.25, 0.75, 0.75, -0.25}, 0, 0);
+    // Paddle's clip_grad passes the gradient where min <= x <= max.
+    Tensor dout = tensorOf(dt, {2, 3}, {1, 2, 3, 4, 5, 6});
+    ASSERT_TRUE(runKernel("clip_grad", {x, dout}, {{dt, {2, 3}}}, bounds, out).ok());
+    expectClose(out[0], {0, 2, 3, 4, 0, 6}, 0, 0);
+  }
+}
+
+TEST(ClipKernel, EmptyBoundsAreAnError) {
+  Tensor x = tensorOf(DType::Float32, {2}, {0, 1});
+  std::vector<Tensor> out;
+  Status s = runKernel("clip", {x}, {{DType::Float32, {2}}},
+                       {AttrDesc::ofFloat("min", 1.0), AttrDesc::ofFloat("max", 0.0)}, out);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("min 1.000000 is greater than max 0.000000"), std::string::npos)
+      << s.message();
+}
+
+} // namespace

@@ -1,4 +1,4 @@
-//===- Elementwise.cpp - scale, binary (broadcasting), unary --------------===//
+//===- Elementwise.cpp - scale, binary (broadcasting), unary, clip --------===//
 
 #include "KernelUtils.h"
 #include "Registration.h"
@@ -241,12 +241,55 @@ void unaryKernel(KernelContext &ctx) {
   });
 }
 
+/// The [min, max] of clip and clip_grad, refused when empty (as Paddle
+/// refuses max < min).
+std::pair<double, double> clipBounds(const KernelContext &ctx) {
+  const double lo = ctx.floatAttr("min"), hi = ctx.floatAttr("max");
+  if (!(lo <= hi))
+    ctx.fail("clip bounds are empty: min " + std::to_string(lo) + " is greater than max " +
+             std::to_string(hi));
+  return {lo, hi};
+}
+
+void clipKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0);
+  Tensor &out = ctx.output(0);
+  expectSameDtype(ctx, x, out, "x", "out");
+  expectNumel(ctx, out, x.numel(), "out");
+  const auto [lo, hi] = clipBounds(ctx);
+  dispatchFloat(ctx, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T l = T(lo), h = T(hi);
+    parallelMap(x.data<T>(), out.data<T>(), x.numel(), kCheapGrain,
+                [l, h](T v) { return v < l ? l : (v > h ? h : v); });
+  });
+}
+
+void clipGradKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0), &dout = ctx.input(1);
+  Tensor &dx = ctx.output(0);
+  expectSameDtype(ctx, x, dout, "x", "dout");
+  expectSameDtype(ctx, x, dx, "x", "dx");
+  expectNumel(ctx, dout, x.numel(), "dout");
+  expectNumel(ctx, dx, x.numel(), "dx");
+  const auto [lo, hi] = clipBounds(ctx);
+  dispatchFloat(ctx, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T l = T(lo), h = T(hi);
+    // Element-wise, reading before writing: dx may share storage with dout.
+    parallelMap(x.data<T>(), dout.data<T>(), dx.data<T>(), x.numel(), kCheapGrain,
+                [l, h](T v, T g) { return v >= l && v <= h ? g : T(0); });
+  });
+}
+
 } // namespace
 
 void registerElementwiseKernels(KernelRegistry &r) {
   r.add("scale", scaleKernel);
   r.add("binary", binaryKernel);
   r.add("unary", unaryKernel);
+  r.add("clip", clipKernel);
+  r.add("clip_grad", clipGradKernel);
 }
 
 } // namespace distc::runtime::kernels

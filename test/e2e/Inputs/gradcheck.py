@@ -268,6 +268,11 @@ def activation(f):
     f.case("softmax", {"x": f.normal(2, 3, 4)}, lambda x: softmax(x))
     f.case("softmax_a0", {"x": f.normal(3, 4)}, lambda x: softmax(x, 0))
     f.case("softmax_a1", {"x": f.normal(2, 3, 4)}, lambda x: softmax(x, 1))
+    # clip to [-0.5, 0.8], inputs kept 0.05 away from both bounds (its kinks).
+    x = f.uniform(2, 3, 4, lo=-1.5, hi=1.5)
+    for bound in (-0.5, 0.8):
+        x = f._f32(np.where(np.abs(x - bound) < 0.05, x + 0.1, x))
+    f.case("clip", {"x": x}, lambda x: np.clip(x, -0.5, 0.8))
 
 
 def reduction(f):

@@ -1,5 +1,6 @@
 // Gradient check inputs (see grad-activation.test): relu, sigmoid, tanh,
-// sqrt, square, gelu (exact and tanh approximation), softmax on three axes.
+// sqrt, square, gelu (exact and tanh approximation), softmax on three axes,
+// clip.
 //
 // Each case is independent: its float inputs are the parameters <case>_<slot>,
 // its output k is weighted by the persistable <case>_r (<case>_r<k>), and
@@ -26,6 +27,8 @@ module {
   pd.var @softmax_a0_r persistable : tensor<3x4xf32>
   pd.var @softmax_a1_x persistable is_parameter : tensor<2x3x4xf32>
   pd.var @softmax_a1_r persistable : tensor<2x3x4xf32>
+  pd.var @clip_x persistable is_parameter : tensor<2x3x4xf32>
+  pd.var @clip_r persistable : tensor<2x3x4xf32>
   pd.program @main {
     // relu
     %relu_x = pd.read_var @relu_x : tensor<2x3x4xf32>
@@ -87,7 +90,13 @@ module {
     %softmax_a1_r = pd.read_var @softmax_a1_r : tensor<2x3x4xf32>
     %softmax_a1_m = pd.elementwise_mul %softmax_a1_o, %softmax_a1_r {pd.out_names = ["softmax_a1_m"]} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
     %softmax_a1_l = pd.mean %softmax_a1_m {pd.out_names = ["softmax_a1_l"]} : (tensor<2x3x4xf32>) -> tensor<f32>
-    %loss = pd.sum %relu_l, %sigmoid_l, %tanh_l, %sqrt_l, %square_l, %gelu_l, %gelu_tanh_l, %softmax_l, %softmax_a0_l, %softmax_a1_l {pd.out_names = ["loss"]} : (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
+    // clip
+    %clip_x = pd.read_var @clip_x : tensor<2x3x4xf32>
+    %clip_o = pd.clip %clip_x {min = -5.000000e-01 : f32, max = 8.000000e-01 : f32, pd.out_names = ["clip_o"]} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    %clip_r = pd.read_var @clip_r : tensor<2x3x4xf32>
+    %clip_m = pd.elementwise_mul %clip_o, %clip_r {pd.out_names = ["clip_m"]} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    %clip_l = pd.mean %clip_m {pd.out_names = ["clip_l"]} : (tensor<2x3x4xf32>) -> tensor<f32>
+    %loss = pd.sum %relu_l, %sigmoid_l, %tanh_l, %sqrt_l, %square_l, %gelu_l, %gelu_tanh_l, %softmax_l, %softmax_a0_l, %softmax_a1_l, %clip_l {pd.out_names = ["loss"]} : (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
     pd.fetch %loss : tensor<f32>
   }
 }

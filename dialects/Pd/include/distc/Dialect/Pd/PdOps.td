@@ -296,6 +296,16 @@ def Pd_SoftmaxOp : Pd_CatalogOp<"softmax", [Pure]> {
   let gradOp = "softmax_grad";
 }
 
+def Pd_ClipOp : Pd_CatalogOp<"clip", [Pure]> {
+  let summary = "X limited to [min, max]";
+  let arguments = (ins PdTensor:$X, F32Attr:$min, F32Attr:$max);
+  let results = (outs PdTensor:$Out);
+  let unsupportedInputs = ["Min", "Max"];
+  let inferRule = "inferSameAsX";
+  let lowering = [{ lowerElementwiseKernel(op, "clip", {"min", "max"}) }];
+  let gradOp = "clip_grad";
+}
+
 // --- Reductions --------------------------------------------------------------
 
 class Pd_ReduceOp<string mnemonic, string what, string kernelOp>
@@ -530,6 +540,11 @@ def Pd_GeluGradOp : Pd_GradOp<"gelu_grad", "gelu"> {
   let lowering = [{
     lowerUnaryGrad(op, pd::OpAttributes(op).getBool("approximate") ? "gelu_tanh" : "gelu")
   }];
+}
+def Pd_ClipGradOp : Pd_GradOp<"clip_grad", "clip"> {
+  let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, F32Attr:$min, F32Attr:$max);
+  let results = (outs PdTensor:$X_GRAD);
+  let lowering = [{ lowerElementwiseKernel(op, "clip_grad", {"min", "max"}) }];
 }
 def Pd_SoftmaxGradOp : Pd_GradOp<"softmax_grad", "softmax"> {
   let arguments = (ins PdTensor:$Out, PdTensor:$Out_GRAD, PdInt<"-1">:$axis);
