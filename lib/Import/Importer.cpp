@@ -86,6 +86,24 @@ private:
   FailureOr<int32_t> importColumn(Location loc, const proto::OpDesc &op);
   LogicalResult importFetch(Location loc, const proto::OpDesc &op);
   LogicalResult importCatalogOp(Location loc, const proto::OpDesc &op, const pd::OpSpec &spec);
+  /// The steps of importCatalogOp: operands by catalog input slot, and the
+  /// names and types of the results by catalog output slot.
+  struct CatalogOperands {
+    SmallVector<Value> values;
+    SmallVector<SmallVector<Type, 1>> typesBySlot;
+    SmallVector<int32_t> segments;
+  };
+  LogicalResult importOperands(Location loc, const pd::OpSpec &spec,
+                               const llvm::StringMap<const proto::OpDesc::Var *> &given,
+                               CatalogOperands &out);
+  struct CatalogResults {
+    SmallVector<Type> types;
+    SmallVector<std::string> names;
+    SmallVector<int32_t> segments;
+  };
+  LogicalResult nameResults(Location loc, const pd::OpSpec &spec,
+                            const llvm::StringMap<const proto::OpDesc::Var *> &given,
+                            ArrayRef<SmallVector<Type, 1>> resultsBySlot, CatalogResults &out);
 
   /// The value variable `name` holds before the current op, creating a
   /// read_var or an implicit feed on first use.
@@ -474,41 +492,48 @@ LogicalResult ProgramImporter::checkRawVariables(Location loc, const proto::OpDe
   return success();
 }
 
-LogicalResult ProgramImporter::importCatalogOp(Location loc, const proto::OpDesc &op,
-                                               const pd::OpSpec &spec) {
-  if (failed(checkRawVariables(loc, op)))
-    return failure();
-  std::string mlirName = "pd." + op.type();
-  std::optional<RegisteredOperationName> opName = RegisteredOperationName::lookup(mlirName, &ctx);
-  if (!opName)
-    return emitError(loc) << "op type '" << op.type()
-                          << "' is in the op catalog but the pd dialect does not define it";
-
-  // Inputs, by catalog slot.
-  llvm::StringMap<const proto::OpDesc::Var *> givenInputs;
-  for (const auto &slot : op.inputs()) {
-    if (!givenInputs.try_emplace(slot.parameter(), &slot).second)
-      return emitError(loc) << "input slot '" << slot.parameter() << "' given twice";
-    bool known = llvm::any_of(spec.inputs,
+/// The given slots of `op` by name; fails on a slot given twice, or on a
+/// non-empty slot that `catalogSlots` does not list (`unsupported` ones
+/// named as such). `kind` is "input" or "output".
+static LogicalResult
+collectSlots(Location loc, const proto::OpDesc &op, StringRef kind,
+             const google::protobuf::RepeatedPtrField<proto::OpDesc::Var> &slots,
+             ArrayRef<pd::SlotSpec> catalogSlots, ArrayRef<std::string_view> unsupported,
+             llvm::StringMap<const proto::OpDesc::Var *> &given) {
+  for (const auto &slot : slots) {
+    if (!given.try_emplace(slot.parameter(), &slot).second)
+      return emitError(loc) << kind << " slot '" << slot.parameter() << "' given twice";
+    bool known = llvm::any_of(catalogSlots,
                               [&](const pd::SlotSpec &s) { return s.name == slot.parameter(); });
     if (known || slot.arguments_size() == 0)
-      continue; // Paddle writes empty slots for inputs an op can take
-    if (llvm::is_contained(spec.unsupportedInputs, slot.parameter()))
-      return emitError(loc) << "input slot '" << slot.parameter() << "' of '" << op.type()
+      continue; // Paddle writes empty slots for those an op can take
+    if (llvm::is_contained(unsupported, slot.parameter()))
+      return emitError(loc) << kind << " slot '" << slot.parameter() << "' of '" << op.type()
                             << "' is not supported; give the value as an attribute instead";
     llvm::SmallVector<std::string_view> names;
-    for (const pd::SlotSpec &s : spec.inputs)
+    for (const pd::SlotSpec &s : catalogSlots)
       names.push_back(s.name);
-    return emitError(loc) << "unknown input slot '" << slot.parameter() << "' for '" << op.type()
-                          << "' (its input slots: " << quoteList(names) << ")";
+    return emitError(loc) << "unknown " << kind << " slot '" << slot.parameter() << "' for '"
+                          << op.type() << "' (its " << kind << " slots: " << quoteList(names)
+                          << ")";
   }
-  SmallVector<SmallVector<Type, 1>> operandsBySlot;
-  SmallVector<Value> operands;
-  SmallVector<int32_t> segments;
+  return success();
+}
+
+/// The given variable of catalog slot `name`, or null.
+static const proto::OpDesc::Var *givenSlot(const llvm::StringMap<const proto::OpDesc::Var *> &given,
+                                           StringRef name) {
+  auto it = given.find(name);
+  return it == given.end() ? nullptr : it->second;
+}
+
+LogicalResult
+ProgramImporter::importOperands(Location loc, const pd::OpSpec &spec,
+                                const llvm::StringMap<const proto::OpDesc::Var *> &given,
+                                CatalogOperands &out) {
   for (const pd::SlotSpec &slot : spec.inputs) {
-    auto it = givenInputs.find(slot.name);
-    const proto::OpDesc::Var *given = it == givenInputs.end() ? nullptr : it->second;
-    int count = given ? given->arguments_size() : 0;
+    const proto::OpDesc::Var *var = givenSlot(given, slot.name);
+    int count = var ? var->arguments_size() : 0;
     if (!slot.optional && !slot.variadic && count != 1)
       return emitError(loc) << "input slot '" << slot.name << "' needs exactly one variable, got "
                             << count;
@@ -517,20 +542,24 @@ LogicalResult ProgramImporter::importCatalogOp(Location loc, const proto::OpDesc
                             << count;
     SmallVector<Type, 1> types;
     for (int a = 0; a < count; ++a) {
-      FailureOr<Value> value = lookupInput(loc, slot.name, given->arguments(a));
+      FailureOr<Value> value = lookupInput(loc, slot.name, var->arguments(a));
       if (failed(value))
         return failure();
-      operands.push_back(*value);
+      out.values.push_back(*value);
       types.push_back(value->getType());
     }
-    operandsBySlot.push_back(std::move(types));
-    segments.push_back(count);
+    out.typesBySlot.push_back(std::move(types));
+    out.segments.push_back(count);
   }
+  return success();
+}
 
-  // Inherent attributes: every catalog attribute, given or defaulted, so
-  // that an op reads the same whether or not its program spelled defaults.
-  NamedAttrList inherent;
-  llvm::StringSet<> catalogNames;
+/// Every catalog attribute of `spec`, given in `op` or defaulted, so that
+/// an op reads the same whether or not its program spelled defaults; their
+/// names go to `catalogNames`.
+static LogicalResult importCatalogAttrs(MLIRContext &ctx, Location loc, const proto::OpDesc &op,
+                                        const pd::OpSpec &spec, NamedAttrList &inherent,
+                                        llvm::StringSet<> &catalogNames) {
   for (const pd::AttrSpec &attrSpec : spec.attrs) {
     catalogNames.insert(attrSpec.name);
     const proto::OpDesc::Attr *given = findAttr(op, attrSpec.name);
@@ -550,82 +579,108 @@ LogicalResult ProgramImporter::importCatalogOp(Location loc, const proto::OpDesc
     }
     inherent.append(attrSpec.name, value);
   }
-  NamedAttrList extra;
-  if (failed(importExtraAttrs(loc, op, catalogNames, extra, opName)))
-    return failure();
+  return success();
+}
 
-  // Outputs, by catalog slot.
-  llvm::StringMap<const proto::OpDesc::Var *> givenOutputs;
-  for (const auto &slot : op.outputs()) {
-    if (!givenOutputs.try_emplace(slot.parameter(), &slot).second)
-      return emitError(loc) << "output slot '" << slot.parameter() << "' given twice";
-    bool known = llvm::any_of(spec.outputs,
-                              [&](const pd::SlotSpec &s) { return s.name == slot.parameter(); });
-    if (!known && slot.arguments_size() > 0) {
-      llvm::SmallVector<std::string_view> names;
-      for (const pd::SlotSpec &s : spec.outputs)
-        names.push_back(s.name);
-      return emitError(loc) << "unknown output slot '" << slot.parameter() << "' for '" << op.type()
-                            << "' (its output slots: " << quoteList(names) << ")";
-    }
-  }
+/// The inferred result types of `op`, by catalog output slot; a variadic
+/// output slot has as many results as it names variables.
+static LogicalResult inferCatalogResults(MLIRContext &ctx, Location loc, const proto::OpDesc &op,
+                                         const pd::OpSpec &spec,
+                                         const llvm::StringMap<const proto::OpDesc::Var *> &given,
+                                         ArrayRef<SmallVector<Type, 1>> operandsBySlot,
+                                         const NamedAttrList &inherent,
+                                         SmallVector<SmallVector<Type, 1>> &resultsBySlot) {
   unsigned variadicCount = 0;
   for (const pd::SlotSpec &slot : spec.outputs)
     if (slot.variadic)
-      if (auto it = givenOutputs.find(slot.name); it != givenOutputs.end())
-        variadicCount = static_cast<unsigned>(it->second->arguments_size());
-
-  SmallVector<SmallVector<Type, 1>> resultsBySlot;
+      if (const proto::OpDesc::Var *var = givenSlot(given, slot.name))
+        variadicCount = static_cast<unsigned>(var->arguments_size());
   if (failed(pd::inferResultTypes(&ctx, loc, op.type(), operandsBySlot,
                                   inherent.getDictionary(&ctx), resultsBySlot, variadicCount)))
     return failure();
   if (resultsBySlot.size() != spec.outputs.size())
     return emitError(loc) << "shape inference returned " << resultsBySlot.size()
                           << " output slots, the op catalog lists " << spec.outputs.size();
+  return success();
+}
 
-  SmallVector<Type> resultTypes;
-  SmallVector<std::string> resultNames;
-  SmallVector<int32_t> resultSegments;
+LogicalResult ProgramImporter::nameResults(Location loc, const pd::OpSpec &spec,
+                                           const llvm::StringMap<const proto::OpDesc::Var *> &given,
+                                           ArrayRef<SmallVector<Type, 1>> resultsBySlot,
+                                           CatalogResults &out) {
   for (auto [slot, inferred] : llvm::zip_equal(spec.outputs, resultsBySlot)) {
-    auto it = givenOutputs.find(slot.name);
-    const proto::OpDesc::Var *given = it == givenOutputs.end() ? nullptr : it->second;
-    size_t count = given ? static_cast<size_t>(given->arguments_size()) : 0;
+    const proto::OpDesc::Var *var = givenSlot(given, slot.name);
+    size_t count = var ? static_cast<size_t>(var->arguments_size()) : 0;
     if (slot.variadic ? count != inferred.size() : (count > 1 || inferred.size() != 1))
       return emitError(loc) << "output slot '" << slot.name << "' names " << count
                             << " variables but the op produces " << inferred.size();
     for (size_t r = 0; r < inferred.size(); ++r) {
-      std::string name = r < count ? given->arguments(static_cast<int>(r)) : std::string();
+      std::string name = r < count ? var->arguments(static_cast<int>(r)) : std::string();
       // The communicator id has no tensor declaration to reconcile with.
       FailureOr<Type> type = isRawVariable(name) ? FailureOr<Type>(inferred[r])
                                                  : reconcile(loc, slot.name, name, inferred[r]);
       if (failed(type))
         return failure();
-      resultTypes.push_back(*type);
-      resultNames.push_back(name);
+      out.types.push_back(*type);
+      out.names.push_back(name);
     }
-    resultSegments.push_back(static_cast<int32_t>(inferred.size()));
+    out.segments.push_back(static_cast<int32_t>(inferred.size()));
   }
+  return success();
+}
+
+LogicalResult ProgramImporter::importCatalogOp(Location loc, const proto::OpDesc &op,
+                                               const pd::OpSpec &spec) {
+  if (failed(checkRawVariables(loc, op)))
+    return failure();
+  std::string mlirName = "pd." + op.type();
+  std::optional<RegisteredOperationName> opName = RegisteredOperationName::lookup(mlirName, &ctx);
+  if (!opName)
+    return emitError(loc) << "op type '" << op.type()
+                          << "' is in the op catalog but the pd dialect does not define it";
+
+  llvm::StringMap<const proto::OpDesc::Var *> givenInputs;
+  CatalogOperands operands;
+  if (failed(collectSlots(loc, op, "input", op.inputs(), spec.inputs, spec.unsupportedInputs,
+                          givenInputs)) ||
+      failed(importOperands(loc, spec, givenInputs, operands)))
+    return failure();
+
+  NamedAttrList inherent, extra;
+  llvm::StringSet<> catalogNames;
+  if (failed(importCatalogAttrs(ctx, loc, op, spec, inherent, catalogNames)) ||
+      failed(importExtraAttrs(loc, op, catalogNames, extra, opName)))
+    return failure();
+
+  llvm::StringMap<const proto::OpDesc::Var *> givenOutputs;
+  SmallVector<SmallVector<Type, 1>> resultsBySlot;
+  CatalogResults results;
+  if (failed(collectSlots(loc, op, "output", op.outputs(), spec.outputs, {}, givenOutputs)) ||
+      failed(inferCatalogResults(ctx, loc, op, spec, givenOutputs, operands.typesBySlot, inherent,
+                                 resultsBySlot)) ||
+      failed(nameResults(loc, spec, givenOutputs, resultsBySlot, results)))
+    return failure();
 
   OperationState state(loc, *opName);
-  state.addOperands(operands);
-  state.addTypes(resultTypes);
+  state.addOperands(operands.values);
+  state.addTypes(results.types);
   state.addAttributes(inherent);
   if (opName->hasTrait<OpTrait::AttrSizedOperandSegments>())
-    state.addAttribute("operandSegmentSizes", builder.getDenseI32ArrayAttr(segments));
+    state.addAttribute("operandSegmentSizes", builder.getDenseI32ArrayAttr(operands.segments));
   if (opName->hasTrait<OpTrait::AttrSizedResultSegments>())
-    state.addAttribute("resultSegmentSizes", builder.getDenseI32ArrayAttr(resultSegments));
+    state.addAttribute("resultSegmentSizes", builder.getDenseI32ArrayAttr(results.segments));
   state.addAttributes(extra);
-  SmallVector<StringRef> nameRefs(resultNames.begin(), resultNames.end());
+  SmallVector<StringRef> nameRefs(results.names.begin(), results.names.end());
   state.addAttribute(kOutNames, builder.getStrArrayAttr(nameRefs));
   Operation *created = builder.create(state);
 
   defining = created;
-  for (auto [name, result] : llvm::zip_equal(resultNames, created->getResults()))
+  for (auto [name, result] : llvm::zip_equal(results.names, created->getResults()))
     if (failed(define(loc, name, result)))
       return failure();
   defining = nullptr;
   if (isa<pd::CoalesceTensorOp>(created))
-    return recordCoalesce(loc, created, resultNames);
+    return recordCoalesce(loc, created, results.names);
   return success();
 }
 

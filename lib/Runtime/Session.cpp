@@ -7,7 +7,6 @@
 #include "distc/Runtime/SymbolBinding.h"
 
 #include <cstring>
-#include <functional>
 #include <new>
 
 namespace distc::runtime {
@@ -324,182 +323,221 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
   return s;
 }
 
-Status Session::executeCalls(const fb::Program &program, const TensorMap &feeds,
-                             TensorMap *fetches) {
-  const fb::Artifact &a = *artifact_->artifact();
-  const std::string where =
-      "program " + str(program.mode()) + "/" + str(program.role()) + "/" + kindName(program.kind());
+/// The state of one execution of a program: its buffers, bound in `env` as
+/// its calls first use them.
+struct Session::ProgramRun {
+  ProgramRun(const fb::Artifact &a, const fb::Program &program, const ProgramPlan &plan,
+             const TensorMap &feeds)
+      : a(a), program(program), plan(plan), feeds(feeds),
+        where("program " + str(program.mode()) + "/" + str(program.role()) + "/" +
+              kindName(program.kind())),
+        env(a.buffers()->size()), fedBuffer(a.buffers()->size(), false) {
+    if (program.feeds())
+      for (const fb::Feed *f : *program.feeds())
+        fedBuffer[f->buffer()] = true;
+  }
+
+  const fb::Artifact &a;
+  const fb::Program &program;
+  const ProgramPlan &plan;
+  const TensorMap &feeds;
+  /// "program MODE/ROLE/KIND", the start of every message.
+  const std::string where;
+  SymbolBindings bindings;
+  /// Per buffer: its tensor in this run, once materialized.
+  std::vector<Tensor> env;
+  /// Per buffer: whether one of the program's feeds writes it.
+  std::vector<bool> fedBuffer;
+};
+
+/// The error of `reader` (a call or a fetch) reading the persistable
+/// variable `variable` before anything initialized it.
+static Status readBeforeInitialized(const std::string &where, const std::string &reader,
+                                    const std::string &variable) {
+  return Status::error(where + ": " + reader + " reads '" + variable +
+                       "' before it was initialized; run the startup program "
+                       "(initialize) or load parameters (--params)");
+}
+
+Status Session::checkRanks(const ProgramPlan &programPlan) const {
   // Running the collective programs of an N-rank artifact on another
   // number of ranks would apply gradients scaled for N: refuse. Programs
   // without collectives (eval, predict) run anywhere.
-  const ProgramPlan &programPlan = plan(program);
+  const fb::Artifact &a = *artifact_->artifact();
   int ranks = collectives_ ? collectives_->size() : 1;
   if (programPlan.collective && a.world_size() != ranks)
     return Status::error(artifact_->name() + " is compiled for " + std::to_string(a.world_size()) +
                          " ranks but runs on " + std::to_string(ranks) +
                          ": start it on that many ranks, or recompile it with --nranks " +
                          std::to_string(ranks));
-  SymbolBindings bindings;
-  Status st = bindSymbols(a, program, feeds, bindings);
-  if (!st.ok())
-    return st;
+  return Status::success();
+}
 
-  uint32_t n = a.buffers()->size();
-  std::vector<Tensor> env(n);
-  std::vector<bool> fedBuffer(n, false);
-  if (program.feeds())
-    for (const fb::Feed *f : *program.feeds())
-      fedBuffer[f->buffer()] = true;
+Status Session::materialize(ProgramRun &run, int32_t i) {
+  std::vector<Tensor> &env = run.env;
+  if (env[i].defined())
+    return Status::success();
+  const fb::Artifact &a = run.a;
+  const std::string &where = run.where;
+  const fb::Buffer &b = *a.buffers()->Get(i);
+  std::string name = str(b.name());
+  switch (b.kind()) {
+  case fb::BufferKind::Persistent:
+    env[i] = persistent_[i];
+    return Status::success();
+  case fb::BufferKind::Feed: {
+    if (!run.fedBuffer[i])
+      return Status::error(where + " uses feed buffer '" + name +
+                           "', which is not one of its feeds");
+    for (const fb::Feed *f : *run.program.feeds())
+      if (f->buffer() == i) {
+        // A copy: kernels may write feed buffers in place, and the
+        // caller's tensors must stay untouched.
+        const Tensor &fed = run.feeds.at(str(f->name()));
+        env[i] = reusableBuffer(i, fed.dtype(), fed.shape());
+        backend_->copy(env[i].data(), fed.data(), fed.byteSize());
+        return Status::success();
+      }
+    return Status::error(where + ": feed buffer '" + name + "' has no feed");
+  }
+  case fb::BufferKind::Temp: {
+    Shape shape;
+    Status s = resolveShape(a, b, run.bindings, shape);
+    if (!s.ok())
+      return Status::error(where + ": " + s.message());
+    env[i] = reusableBuffer(i, static_cast<DType>(b.dtype()), shape);
+    if (run.plan.zeroEachRun[i])
+      backend_->zero(env[i]);
+    return Status::success();
+  }
+  case fb::BufferKind::View: {
+    int32_t base = b.alias_of();
+    Status s = materialize(run, base);
+    if (!s.ok())
+      return s;
+    Shape shape;
+    s = resolveShape(a, b, run.bindings, shape);
+    if (!s.ok())
+      return Status::error(where + ": " + s.message());
+    // A view lies within its base: all of it, or a slice from `offset`.
+    if (b.offset() < 0 || b.offset() + shapeNumel(shape) > env[base].numel())
+      return Status::error(where + ": view '" + name + "' " +
+                           formatType(static_cast<DType>(b.dtype()), shape) + " has " +
+                           std::to_string(shapeNumel(shape)) + " elements" +
+                           (b.offset() ? " at offset " + std::to_string(b.offset()) : "") +
+                           " but '" + str(a.buffers()->Get(base)->name()) + "' " +
+                           env[base].typeString() + " has " + std::to_string(env[base].numel()));
+    env[i] = Tensor::view(env[base], shape, b.offset());
+    return Status::success();
+  }
+  }
+  return Status::error(where + ": buffer '" + name + "' has an unknown kind");
+}
 
-  // Materializes buffer i (and, for views, its storage owner) for this run.
-  std::vector<uint8_t> visiting(n, 0);
-  std::function<Status(int32_t)> materialize = [&](int32_t i) -> Status {
-    if (env[i].defined())
-      return Status::success();
-    const fb::Buffer &b = *a.buffers()->Get(i);
-    std::string name = str(b.name());
-    switch (b.kind()) {
-    case fb::BufferKind::Persistent:
-      env[i] = persistent_[i];
-      return Status::success();
-    case fb::BufferKind::Feed: {
-      if (!fedBuffer[i])
-        return Status::error(where + " uses feed buffer '" + name +
-                             "', which is not one of its feeds");
-      for (const fb::Feed *f : *program.feeds())
-        if (f->buffer() == i) {
-          // A copy: kernels may write feed buffers in place, and the
-          // caller's tensors must stay untouched.
-          const Tensor &fed = feeds.at(str(f->name()));
-          env[i] = reusableBuffer(i, fed.dtype(), fed.shape());
-          backend_->copy(env[i].data(), fed.data(), fed.byteSize());
-          return Status::success();
-        }
-      return Status::error(where + ": feed buffer '" + name + "' has no feed");
-    }
-    case fb::BufferKind::Temp: {
-      Shape shape;
-      Status s = resolveShape(a, b, bindings, shape);
-      if (!s.ok())
-        return Status::error(where + ": " + s.message());
-      env[i] = reusableBuffer(i, static_cast<DType>(b.dtype()), shape);
-      if (programPlan.zeroEachRun[i])
-        backend_->zero(env[i]);
-      return Status::success();
-    }
-    case fb::BufferKind::View: {
-      int32_t base = b.alias_of();
-      Status s = materialize(base);
+Status Session::runCall(ProgramRun &run, uint32_t c) {
+  const fb::Artifact &a = run.a;
+  const std::string &where = run.where;
+  const fb::KernelCall &call = *run.program.calls()->Get(c);
+  // Built only for messages: a step runs hundreds of calls.
+  auto callLabel = [&] {
+    const std::string origin = str(call.origin());
+    return "'" + str(call.kernel()) + "'" + (origin.empty() ? "" : " (" + origin + ")");
+  };
+  std::vector<Tensor *> ins, outs;
+  if (call.inputs())
+    for (int32_t i : *call.inputs()) {
+      if (i < 0) {
+        ins.push_back(nullptr);
+        continue;
+      }
+      Status s = materialize(run, i);
       if (!s.ok())
         return s;
-      Shape shape;
-      s = resolveShape(a, b, bindings, shape);
+      int32_t root = storageRootOf(a, i);
+      if (a.buffers()->Get(root)->kind() == fb::BufferKind::Persistent && !initialized_[root])
+        return readBeforeInitialized(where, callLabel(), str(a.buffers()->Get(root)->name()));
+      ins.push_back(&run.env[i]);
+    }
+  if (call.outputs())
+    for (int32_t o : *call.outputs()) {
+      if (o < 0) {
+        outs.push_back(nullptr);
+        continue;
+      }
+      Status s = materialize(run, o);
       if (!s.ok())
-        return Status::error(where + ": " + s.message());
-      // A view lies within its base: all of it, or a slice from `offset`.
-      if (b.offset() < 0 || b.offset() + shapeNumel(shape) > env[base].numel())
-        return Status::error(where + ": view '" + name + "' " +
-                             formatType(static_cast<DType>(b.dtype()), shape) + " has " +
-                             std::to_string(shapeNumel(shape)) + " elements" +
-                             (b.offset() ? " at offset " + std::to_string(b.offset()) : "") +
-                             " but '" + str(a.buffers()->Get(base)->name()) + "' " +
-                             env[base].typeString() + " has " + std::to_string(env[base].numel()));
-      env[i] = Tensor::view(env[base], shape, b.offset());
-      return Status::success();
+        return s;
+      outs.push_back(&run.env[o]);
     }
-    }
-    return Status::error(where + ": buffer '" + name + "' has an unknown kind");
-  };
-  auto storageRoot = [&](int32_t i) { return storageRootOf(a, i); };
+  KernelFn fn = run.plan.kernels[c];
+  KernelContext ctx(call, std::move(ins), std::move(outs), collectives_.get(), backend_.get());
+  try {
+    fn(ctx);
+  } catch (const KernelError &e) {
+    return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
+                         e.what());
+  } catch (const std::bad_alloc &) {
+    throw;
+  } catch (const std::exception &e) {
+    // A library failure inside a kernel still names the call.
+    return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() +
+                         ": internal error: " + e.what());
+  }
+  // A program without c_wait (an artifact from before the runtime
+  // overlapped communication) must see each collective complete before
+  // its next call.
+  if (run.plan.startsCollective[c] && !run.plan.waits && collectives_)
+    if (Status w = collectives_->wait(); !w.ok())
+      return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
+                           w.message());
+  if (call.outputs())
+    for (int32_t o : *call.outputs())
+      if (o >= 0)
+        initialized_[storageRootOf(a, o)] = true;
+  return Status::success();
+}
 
+Status Session::fetchResults(ProgramRun &run, TensorMap &fetches) {
+  const fb::Artifact &a = run.a;
+  if (Status synced = backend_->synchronize(); !synced.ok())
+    return Status::error(run.where + ": " + synced.message());
+  for (const fb::Fetch *f : *run.program.fetches()) {
+    Status s = materialize(run, f->buffer());
+    if (!s.ok())
+      return s;
+    int32_t root = storageRootOf(a, f->buffer());
+    if (a.buffers()->Get(root)->kind() == fb::BufferKind::Persistent && !initialized_[root])
+      return readBeforeInitialized(run.where, "fetch '" + str(f->name()) + "'",
+                                   str(a.buffers()->Get(root)->name()));
+    fetches[str(f->name())] = run.env[f->buffer()].clone();
+  }
+  return Status::success();
+}
+
+Status Session::executeCalls(const fb::Program &program, const TensorMap &feeds,
+                             TensorMap *fetches) {
+  const ProgramPlan &programPlan = plan(program);
+  if (Status s = checkRanks(programPlan); !s.ok())
+    return s;
+  ProgramRun run(*artifact_->artifact(), program, programPlan, feeds);
+  if (Status s = bindSymbols(run.a, program, feeds, run.bindings); !s.ok())
+    return s;
   const int myRank = collectives_ ? collectives_->rank() : 0;
   try {
     if (program.calls())
       for (uint32_t c = 0; c < program.calls()->size(); ++c) {
-        const fb::KernelCall &call = *program.calls()->Get(c);
         // Reduce strategy: another rank owns this update.
-        if (call.rank() >= 0 && call.rank() != myRank)
+        const int owner = program.calls()->Get(c)->rank();
+        if (owner >= 0 && owner != myRank)
           continue;
-        // Built only for messages: a step runs hundreds of calls.
-        auto callLabel = [&] {
-          const std::string origin = str(call.origin());
-          return "'" + str(call.kernel()) + "'" + (origin.empty() ? "" : " (" + origin + ")");
-        };
-        std::vector<Tensor *> ins, outs;
-        if (call.inputs())
-          for (int32_t i : *call.inputs()) {
-            if (i < 0) {
-              ins.push_back(nullptr);
-              continue;
-            }
-            Status s = materialize(i);
-            if (!s.ok())
-              return s;
-            int32_t root = storageRoot(i);
-            if (a.buffers()->Get(root)->kind() == fb::BufferKind::Persistent && !initialized_[root])
-              return Status::error(where + ": " + callLabel() + " reads '" +
-                                   str(a.buffers()->Get(root)->name()) +
-                                   "' before it was initialized; run the startup program "
-                                   "(initialize) or load parameters (--params)");
-            ins.push_back(&env[i]);
-          }
-        if (call.outputs())
-          for (int32_t o : *call.outputs()) {
-            if (o < 0) {
-              outs.push_back(nullptr);
-              continue;
-            }
-            Status s = materialize(o);
-            if (!s.ok())
-              return s;
-            outs.push_back(&env[o]);
-          }
-        KernelFn fn = programPlan.kernels[c];
-        KernelContext ctx(call, std::move(ins), std::move(outs), collectives_.get(),
-                          backend_.get());
-        try {
-          fn(ctx);
-        } catch (const KernelError &e) {
-          return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
-                               e.what());
-        } catch (const std::bad_alloc &) {
-          throw;
-        } catch (const std::exception &e) {
-          // A library failure inside a kernel still names the call.
-          return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() +
-                               ": internal error: " + e.what());
-        }
-        // A program without c_wait (an artifact from before the runtime
-        // overlapped communication) must see each collective complete
-        // before its next call.
-        if (programPlan.startsCollective[c] && !programPlan.waits && collectives_)
-          if (Status w = collectives_->wait(); !w.ok())
-            return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
-                                 w.message());
-        if (call.outputs())
-          for (int32_t o : *call.outputs())
-            if (o >= 0)
-              initialized_[storageRoot(o)] = true;
-      }
-
-    if (fetches && program.fetches()) {
-      if (Status synced = backend_->synchronize(); !synced.ok())
-        return Status::error(where + ": " + synced.message());
-      for (const fb::Fetch *f : *program.fetches()) {
-        Status s = materialize(f->buffer());
-        if (!s.ok())
+        if (Status s = runCall(run, c); !s.ok())
           return s;
-        int32_t root = storageRoot(f->buffer());
-        if (a.buffers()->Get(root)->kind() == fb::BufferKind::Persistent && !initialized_[root])
-          return Status::error(where + ": fetch '" + str(f->name()) + "' reads '" +
-                               str(a.buffers()->Get(root)->name()) +
-                               "' before it was initialized; run the startup program "
-                               "(initialize) or load parameters (--params)");
-        (*fetches)[str(f->name())] = env[f->buffer()].clone();
       }
-    }
+    if (fetches && program.fetches())
+      if (Status s = fetchResults(run, *fetches); !s.ok())
+        return s;
   } catch (const std::bad_alloc &) {
-    return Status::error(where + ": out of memory");
+    return Status::error(run.where + ": out of memory");
   }
   return Status::success();
 }

@@ -89,8 +89,8 @@ Status rankPosition(const TrainingState &state, const std::string &checkpoint, b
                          (splitFiles ? "with" : "without") + " it");
   if (!splitFiles)
     return Status::success();
-  const nlohmann::json &all = extra.contains("rank_batchers") ? extra["rank_batchers"]
-                                                              : nlohmann::json();
+  const nlohmann::json &all =
+      extra.contains("rank_batchers") ? extra["rank_batchers"] : nlohmann::json();
   if (!all.is_array() || all.size() != size_t(worldSize))
     return Status::error("cannot resume from " + checkpoint + ": it holds the file positions of " +
                          std::to_string(all.is_array() ? all.size() : 0) + " ranks, this run has " +
@@ -351,8 +351,8 @@ Status checkResumable(const DistModel &model, const std::string &checkpoint,
                          " rows (" + std::to_string(savedWorldSize) + " ranks x --batch-size " +
                          std::to_string(savedBatch.value_or(*savedGlobal / savedWorldSize)) +
                          "), this run has " + std::to_string(batchSize * worldSize) + " (" +
-                         std::to_string(worldSize) + " ranks x " + std::to_string(batchSize) +
-                         ")" + fix);
+                         std::to_string(worldSize) + " ranks x " + std::to_string(batchSize) + ")" +
+                         fix);
     }
   }
   if (saved.batcher && saved.batcher->seed != seed)
@@ -430,31 +430,81 @@ Status evaluate(DistModel &model, const Dataset &data, int64_t batchSize, EvalRe
   return Status::success();
 }
 
-Status runTraining(DistModel &model, const TrainOptions &o, TrainReport &report) {
-  report = TrainReport();
-  const Clock::time_point start = Clock::now();
-  if (Status s = model.train(); !s.ok())
-    return s;
-  if (Status s = checkOptions(model, o); !s.ok())
-    return s;
+namespace {
 
-  // Data parallel: every rank runs this loop on its share of each global
-  // batch (or, with --split-files, on batches of its own files); the first
-  // worker alone writes metrics, progress, checkpoints and the exported
-  // models.
-  const int rank = detail::rankOf(model), worldSize = detail::worldSizeOf(model);
-  const bool firstWorker = rank == 0;
-  const bool splitFiles = o.splitFiles && worldSize > 1;
+/// One run of runTraining: the data, the batcher and the outputs its
+/// phases share. Data parallel: every rank runs it on its share of each
+/// global batch (or, with --split-files, on batches of its own files); the
+/// first worker alone writes metrics, progress, checkpoints and the
+/// exported models.
+class TrainingRun {
+public:
+  TrainingRun(DistModel &model, const TrainOptions &o, TrainReport &report)
+      : model(model), o(o), report(report), rank(detail::rankOf(model)),
+        worldSize(detail::worldSizeOf(model)), firstWorker(rank == 0),
+        splitFiles(o.splitFiles && worldSize > 1),
+        haveHeldOut(o.holdout > 0 || !o.evalData.empty()) {}
 
-  // Data: the training rows and the held-out ones.
+  /// The training rows and the held-out ones.
+  Status loadData();
+  /// The batcher over the training rows and the number of steps to run.
+  Status planSteps();
+  /// The startup program, then a checkpoint (--resume) or --init-from.
+  Status initializeParameters();
+  /// The metrics file and the progress reporter (first worker only).
+  Status openOutputs();
+  /// Train steps until the target, evaluating, reporting and saving on
+  /// the way.
+  Status trainSteps();
+  /// The final evaluation, checkpoint and exports.
+  Status finish();
+
+private:
+  /// Evaluates the held-out data at `step` into report.eval.
+  Status evaluateHeldOut(int64_t step);
+  /// Saves a checkpoint; every rank takes part.
+  Status saveCheckpoint();
+  /// Reports the pending steps (see PendingStep).
+  Status flushPendingSteps();
+
+  DistModel &model;
+  const TrainOptions &o;
+  TrainReport &report;
+  const int rank, worldSize;
+  const bool firstWorker, splitFiles, haveHeldOut;
+
+  Dataset train, heldOut;
+  Batcher batcher;
+  int64_t target = 0;
+  MetricsWriter metrics;
+  ProgressOptions po;
+  std::optional<ProgressReporter> progress;
+
+  int64_t lastSaved = -1;
+  int64_t lastEval = -1;
+  double trainSeconds = 0;
+  int64_t rowsTrained = 0;
+
+  // With several ranks a step's loss over the global batch is the
+  // row-weighted mean of the ranks' losses. Summing them over the ranks
+  // every step would add a collective to each step, so steps wait here,
+  // with their local sums, until a batch of them is summed at once: at the
+  // progress interval, before an evaluation or a checkpoint, and at the end.
+  struct PendingStep {
+    MetricsRecord record;
+    double lossTimesRows = 0;
+    double rows = 0;
+    double trainSeconds = 0;
+  };
+  std::vector<PendingStep> pending;
+};
+
+Status TrainingRun::loadData() {
   std::map<std::string, FeedSpec> trainFeeds = feedSpecs(model.session(), "train");
   Dataset all;
   const FileShard shard{rank, worldSize};
-  if (Status s = loadDataArguments(o.data, trainFeeds, all, splitFiles ? &shard : nullptr);
-      !s.ok())
+  if (Status s = loadDataArguments(o.data, trainFeeds, all, splitFiles ? &shard : nullptr); !s.ok())
     return s;
-  Dataset train, heldOut;
-  const bool haveHeldOut = o.holdout > 0 || !o.evalData.empty();
   if (o.holdout > 0) {
     if (Status s = splitDataset(all, o.holdout, o.seed, train, heldOut); !s.ok())
       return s;
@@ -476,14 +526,16 @@ Status runTraining(DistModel &model, const TrainOptions &o, TrainReport &report)
   }
   report.trainRows = train.numRows();
   report.evalRows = haveHeldOut ? heldOut.numRows() : 0;
+  return Status::success();
+}
 
+Status TrainingRun::planSteps() {
   BatcherOptions bo;
   bo.rank = splitFiles ? 0 : rank;
   bo.worldSize = splitFiles ? 1 : worldSize;
   bo.batchSize = o.batchSize;
   bo.shuffle = o.shuffle;
   bo.seed = o.seed;
-  Batcher batcher;
   if (Status s = Batcher::create(std::move(train), bo, batcher); !s.ok())
     return s;
   report.batchesPerEpoch = batcher.batchesPerEpoch();
@@ -505,9 +557,11 @@ Status runTraining(DistModel &model, const TrainOptions &o, TrainReport &report)
   if (!o.steps && epochSteps > 1e15)
     return Status::error("--epochs " + formatMetric(*o.epochs) + " is too many steps (" +
                          std::to_string(report.batchesPerEpoch) + " per epoch)");
-  const int64_t target = o.steps ? *o.steps : static_cast<int64_t>(epochSteps);
+  target = o.steps ? *o.steps : static_cast<int64_t>(epochSteps);
+  return Status::success();
+}
 
-  // Parameters: the startup program, then a checkpoint or --init-from.
+Status TrainingRun::initializeParameters() {
   if (Status s = model.initialize(); !s.ok())
     return s;
   if (o.resume) {
@@ -534,107 +588,97 @@ Status runTraining(DistModel &model, const TrainOptions &o, TrainReport &report)
       return s;
   }
   report.startStep = model.globalStep();
+  // A resumed run's state is already saved at its first step.
+  lastSaved = o.resume ? model.globalStep() : -1;
+  return Status::success();
+}
 
-  MetricsWriter metrics;
+Status TrainingRun::openOutputs() {
   if (!o.metricsPath.empty() && firstWorker)
     if (Status s = metrics.open(o.metricsPath, /*append=*/o.resume); !s.ok())
       return s;
-  ProgressOptions po;
   po.totalSteps = target;
   po.plainEvery = std::max<int64_t>(1, std::min<int64_t>(100, (target + 9) / 10));
   po.terminal = o.progressTerminal;
-  std::optional<ProgressReporter> progress;
   if (o.progress && firstWorker)
     progress.emplace(o.progress, po);
+  return Status::success();
+}
 
-  int64_t lastSaved = o.resume ? model.globalStep() : -1;
-  int64_t lastEval = -1;
-  double trainSeconds = 0;
-  int64_t rowsTrained = 0;
-  auto runEval = [&](int64_t step) -> Status {
-    EvalResult e;
-    if (Status s = evaluate(model, heldOut, o.batchSize, e); !s.ok())
-      return s;
-    lastEval = step;
-    if (progress)
-      progress->message("eval at step " + std::to_string(step) + ": " + e.format());
-    report.eval = std::move(e);
-    return Status::success();
-  };
-  auto save = [&]() -> Status {
-    // Every rank takes part: under the Reduce strategy the owners hand
-    // their optimizer state to the first worker, and with --split-files
-    // every rank its position in its files.
-    if (Status s = model.synchronizeState(); !s.ok())
+Status TrainingRun::evaluateHeldOut(int64_t step) {
+  EvalResult e;
+  if (Status s = evaluate(model, heldOut, o.batchSize, e); !s.ok())
+    return s;
+  lastEval = step;
+  if (progress)
+    progress->message("eval at step " + std::to_string(step) + ": " + e.format());
+  report.eval = std::move(e);
+  return Status::success();
+}
+
+Status TrainingRun::saveCheckpoint() {
+  // Every rank takes part: under the Reduce strategy the owners hand
+  // their optimizer state to the first worker, and with --split-files
+  // every rank its position in its files.
+  if (Status s = model.synchronizeState(); !s.ok())
+    return Status::error("cannot save a checkpoint: " + s.message());
+  nlohmann::json rankBatchers;
+  if (splitFiles) {
+    std::vector<double> positions(3 * size_t(worldSize), 0.0);
+    const BatcherState mine = batcher.state();
+    positions[3 * size_t(rank)] = double(mine.epoch);
+    positions[3 * size_t(rank) + 1] = double(mine.nextRow);
+    positions[3 * size_t(rank) + 2] = double(mine.rows);
+    if (Status s = detail::sumOverRanks(model, positions); !s.ok())
       return Status::error("cannot save a checkpoint: " + s.message());
-    nlohmann::json rankBatchers;
-    if (splitFiles) {
-      std::vector<double> positions(3 * size_t(worldSize), 0.0);
-      const BatcherState mine = batcher.state();
-      positions[3 * size_t(rank)] = double(mine.epoch);
-      positions[3 * size_t(rank) + 1] = double(mine.nextRow);
-      positions[3 * size_t(rank) + 2] = double(mine.rows);
-      if (Status s = detail::sumOverRanks(model, positions); !s.ok())
-        return Status::error("cannot save a checkpoint: " + s.message());
-      rankBatchers = nlohmann::json::array();
-      for (int r = 0; r < worldSize; ++r)
-        rankBatchers.push_back({int64_t(positions[3 * r]), int64_t(positions[3 * r + 1]),
-                                int64_t(positions[3 * r + 2])});
-    }
-    if (!firstWorker) {
-      lastSaved = model.globalStep();
-      return Status::success();
-    }
-    std::string saved;
-    if (Status s = saveTrainingCheckpoint(model, batcher, o, rankBatchers, saved); !s.ok())
-      return s;
+    rankBatchers = nlohmann::json::array();
+    for (int r = 0; r < worldSize; ++r)
+      rankBatchers.push_back({int64_t(positions[3 * r]), int64_t(positions[3 * r + 1]),
+                              int64_t(positions[3 * r + 2])});
+  }
+  if (!firstWorker) {
     lastSaved = model.globalStep();
+    return Status::success();
+  }
+  std::string saved;
+  if (Status s = saveTrainingCheckpoint(model, batcher, o, rankBatchers, saved); !s.ok())
+    return s;
+  lastSaved = model.globalStep();
+  if (progress)
+    progress->message("saved checkpoint " + saved);
+  return Status::success();
+}
+
+Status TrainingRun::flushPendingSteps() {
+  if (pending.empty())
+    return Status::success();
+  std::vector<double> sums;
+  for (const PendingStep &p : pending) {
+    sums.push_back(p.lossTimesRows);
+    sums.push_back(p.rows);
+  }
+  if (Status s = detail::sumOverRanks(model, sums); !s.ok())
+    return Status::error("train step " + std::to_string(pending.back().record.step) + ": " +
+                         s.message());
+  for (size_t i = 0; i < pending.size(); ++i) {
+    MetricsRecord &record = pending[i].record;
+    record.loss = sums[2 * i] / sums[2 * i + 1];
+    rowsTrained += static_cast<int64_t>(sums[2 * i + 1]);
+    record.samplesPerSec =
+        pending[i].trainSeconds > 0 ? double(rowsTrained) / pending[i].trainSeconds : 0;
+    report.losses.push_back(record.loss);
     if (progress)
-      progress->message("saved checkpoint " + saved);
-    return Status::success();
-  };
+      progress->update(record.step, record.epoch, record.loss, record.samplesPerSec);
+    if (metrics.isOpen())
+      if (Status s = metrics.write(record); !s.ok())
+        return s;
+  }
+  pending.clear();
+  return Status::success();
+}
 
-  // With several ranks a step's loss over the global batch is the
-  // row-weighted mean of the ranks' losses. Summing them over the ranks
-  // every step would add a collective to each step, so steps wait here,
-  // with their local sums, until a batch of them is summed at once: at the
-  // progress interval, before an evaluation or a checkpoint, and at the end.
-  struct PendingStep {
-    MetricsRecord record;
-    double lossTimesRows = 0;
-    double rows = 0;
-    double trainSeconds = 0;
-  };
-  std::vector<PendingStep> pending;
+Status TrainingRun::trainSteps() {
   const int64_t flushEvery = worldSize > 1 ? po.plainEvery : 1;
-  auto flush = [&]() -> Status {
-    if (pending.empty())
-      return Status::success();
-    std::vector<double> sums;
-    for (const PendingStep &p : pending) {
-      sums.push_back(p.lossTimesRows);
-      sums.push_back(p.rows);
-    }
-    if (Status s = detail::sumOverRanks(model, sums); !s.ok())
-      return Status::error("train step " + std::to_string(pending.back().record.step) + ": " +
-                           s.message());
-    for (size_t i = 0; i < pending.size(); ++i) {
-      MetricsRecord &record = pending[i].record;
-      record.loss = sums[2 * i] / sums[2 * i + 1];
-      rowsTrained += static_cast<int64_t>(sums[2 * i + 1]);
-      record.samplesPerSec =
-          pending[i].trainSeconds > 0 ? double(rowsTrained) / pending[i].trainSeconds : 0;
-      report.losses.push_back(record.loss);
-      if (progress)
-        progress->update(record.step, record.epoch, record.loss, record.samplesPerSec);
-      if (metrics.isOpen())
-        if (Status s = metrics.write(record); !s.ok())
-          return s;
-    }
-    pending.clear();
-    return Status::success();
-  };
-
   while (model.globalStep() < target) {
     Batch batch = batcher.next();
     const Clock::time_point stepStart = Clock::now();
@@ -662,28 +706,32 @@ Status runTraining(DistModel &model, const TrainOptions &o, TrainReport &report)
       // record then carries the evaluation.
       PendingStep current = std::move(pending.back());
       pending.pop_back();
-      if (Status s = flush(); !s.ok())
+      if (Status s = flushPendingSteps(); !s.ok())
         return s;
-      if (Status s = runEval(step); !s.ok())
+      if (Status s = evaluateHeldOut(step); !s.ok())
         return s;
       for (const auto &[name, value] : report.eval->metrics)
         current.record.extra[name] = value;
       pending.push_back(std::move(current));
     }
     if (evalNow || saveNow || step % flushEvery == 0 || step >= target)
-      if (Status s = flush(); !s.ok())
+      if (Status s = flushPendingSteps(); !s.ok())
         return s;
     if (saveNow)
-      if (Status s = save(); !s.ok())
+      if (Status s = saveCheckpoint(); !s.ok())
         return s;
   }
-  if (Status s = flush(); !s.ok())
+  return Status::success();
+}
+
+Status TrainingRun::finish() {
+  if (Status s = flushPendingSteps(); !s.ok())
     return s;
   if (haveHeldOut && lastEval != model.globalStep())
-    if (Status s = runEval(model.globalStep()); !s.ok())
+    if (Status s = evaluateHeldOut(model.globalStep()); !s.ok())
       return s;
   if (!o.checkpointDir.empty() && lastSaved != model.globalStep())
-    if (Status s = save(); !s.ok())
+    if (Status s = saveCheckpoint(); !s.ok())
       return s;
   if (progress)
     progress->finish();
@@ -698,6 +746,24 @@ Status runTraining(DistModel &model, const TrainOptions &o, TrainReport &report)
       return s;
   if (!o.saveInferencePrefix.empty() && firstWorker)
     if (Status s = saveInferenceModel(model, o.saveInferencePrefix); !s.ok())
+      return s;
+  return Status::success();
+}
+
+} // namespace
+
+Status runTraining(DistModel &model, const TrainOptions &o, TrainReport &report) {
+  report = TrainReport();
+  const Clock::time_point start = Clock::now();
+  if (Status s = model.train(); !s.ok())
+    return s;
+  if (Status s = checkOptions(model, o); !s.ok())
+    return s;
+  TrainingRun run(model, o, report);
+  for (Status (TrainingRun::*phase)() :
+       {&TrainingRun::loadData, &TrainingRun::planSteps, &TrainingRun::initializeParameters,
+        &TrainingRun::openOutputs, &TrainingRun::trainSteps, &TrainingRun::finish})
+    if (Status s = (run.*phase)(); !s.ok())
       return s;
   report.endStep = model.globalStep();
   report.seconds = secondsSince(start);

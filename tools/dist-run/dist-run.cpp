@@ -118,10 +118,14 @@ struct Options {
   distc::launch::LaunchOptions launch;
   std::string backend = "cpu";
   double rendezvousTimeout = 30;
+  // Read into o.train by finishTrainOptions.
+  double epochs = 0;
+  int64_t steps = 0;
+  bool noShuffle = false;
 };
 
-const std::vector<const char *> launcherFlags = {"--nproc-per-node", "--nnodes",   "--node-rank",
-                                                 "--master-addr",     "--master-port", "--log-dir",
+const std::vector<const char *> launcherFlags = {"--nproc-per-node", "--nnodes",      "--node-rank",
+                                                 "--master-addr",    "--master-port", "--log-dir",
                                                  "--job-token"};
 
 /// "--steps, --resume" for the given flags that were passed.
@@ -239,18 +243,10 @@ int runProgramLauncher(int argc, char **argv, int separator) {
   return distc::launch::runLauncher(l, std::vector<std::string>(argv + separator + 1, argv + argc));
 }
 
-int runTool(int argc, char **argv) {
-  // `dist-run [launcher flags] -- PROGRAM ...` launches another program.
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--")
-      return runProgramLauncher(argc, argv, i);
-  CLI::App app{"Runs a distc artifact on the CPU or a CUDA backend: predict or evaluate a batch, train, or "
-               "evaluate a dataset."};
-  Options o;
+/// The flags of `dist-run ARTIFACT ...` (docs/runtime.md, docs/training.md,
+/// docs/data-parallel.md), in the order --help lists them.
+void addArtifactOptions(CLI::App &app, Options &o) {
   training::TrainOptions &t = o.train;
-  double epochs = 0;
-  int64_t steps = 0;
-  bool noShuffle = false;
   app.add_option("artifact", o.artifactPath, "The artifact file written by distc")->required();
   app.add_option("--mode", o.mode, "Mode to run: train, eval, predict")->required();
   app.add_option("--params", o.paramsDir,
@@ -269,12 +265,12 @@ int runTool(int argc, char **argv) {
   app.add_option("--eval-data", t.evalData, "Held-out data instead of --holdout (repeatable)");
   app.add_option("--batch-size", t.batchSize, "Rows per batch (default 32)");
   app.add_option("--seed", t.seed, "Seed of the shuffle and the held-out split (default 0)");
-  app.add_flag("--no-shuffle", noShuffle, "Visit the rows in file order");
+  app.add_flag("--no-shuffle", o.noShuffle, "Visit the rows in file order");
   app.add_flag("--split-files", t.splitFiles,
                "Data parallel: each rank reads only its share of the --data file lists "
                "(wildcard paths) and batches its own rows");
-  app.add_option("--epochs", epochs, "Train until this many epochs (default 1)");
-  app.add_option("--steps", steps, "Train until this many optimizer steps");
+  app.add_option("--epochs", o.epochs, "Train until this many epochs (default 1)");
+  app.add_option("--steps", o.steps, "Train until this many optimizer steps");
   app.add_option("--metrics", t.metricsPath, "Append JSON Lines metrics to FILE");
   app.add_option("--eval-every", t.evalEvery, "Evaluate the held-out data every N steps");
   app.add_option("--save-every", t.saveEvery, "Save a checkpoint every N steps");
@@ -288,214 +284,244 @@ int runTool(int argc, char **argv) {
   app.add_option("--save-inference-model", t.saveInferencePrefix,
                  "At the end, write PREFIX.pdmodel and PREFIX.pdiparams");
   // Data parallel: the launcher (docs/data-parallel.md).
-  distc::launch::LaunchOptions &l = o.launch;
-  addLauncherOptions(app, l, o.rendezvousTimeout);
+  addLauncherOptions(app, o.launch, o.rendezvousTimeout);
   app.add_option("--backend", o.backend,
                  "Where the ranks run: cpu (default), or cuda (one CUDA device per rank, its "
                  "local rank; NCCL between ranks)");
   app.set_version_flag("--version", versionText,
                        "Print the version and the backends this machine can run, and exit");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success &e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError &e) {
-    return fail(e.what());
-  }
-  t.shuffle = !noShuffle;
-  if (app.count("--epochs"))
-    t.epochs = epochs;
-  if (app.count("--steps"))
-    t.steps = steps;
-  const std::string &mode = o.mode;
-  const std::string &artifactPath = o.artifactPath;
-  if (o.backend != "cpu" && o.backend != "cuda")
-    return fail("--backend " + o.backend + ": not one of cpu, cuda");
+}
 
-  // Who this process is: a worker of a job some launcher started, the
-  // launcher of a new job, or a process alone.
+/// Moves what the command line says about training into o.train: the
+/// shuffle flag is a negation, and --epochs/--steps count only when given
+/// (neither given means one epoch).
+void finishTrainOptions(const CLI::App &app, Options &o) {
+  o.train.shuffle = !o.noShuffle;
+  if (app.count("--epochs"))
+    o.train.epochs = o.epochs;
+  if (app.count("--steps"))
+    o.train.steps = o.steps;
+}
+
+/// Who this process is in a job.
+struct JobRole {
   distc::comm::RoleFacts facts;
+  /// A worker of a job some launcher (dist-run, mpirun, srun, ...) started.
+  bool launched = false;
+  /// The launcher of a new job (launcher flags, no launcher's environment).
+  bool launching = false;
+};
+
+/// Reads the launch environment into `role` and finishes the launcher
+/// options. A launcher's environment wins over launcher flags (the first
+/// worker says so), and only --mode train runs as a data-parallel job. An
+/// error message, or "" when the role is fine.
+std::string resolveJobRole(const CLI::App &app, Options &o, JobRole &role) {
+  distc::comm::RoleFacts &facts = role.facts;
   if (Status s = distc::comm::readRoleFacts(facts); !s.ok())
-    return fail("the launch environment: " + s.message());
-  const bool launched = facts.source != distc::comm::LaunchSource::None;
-  const bool launching = !launched && !givenFlags(app, launcherFlags).empty();
-  if (std::string problem = finishLauncherOptions(l, o.rendezvousTimeout); !problem.empty())
-    return fail(problem);
-  if (launched && !givenFlags(app, launcherFlags).empty() && !std::getenv("DISTC_LAUNCHER") &&
+    return "the launch environment: " + s.message();
+  const std::string launcherFlagsGiven = givenFlags(app, launcherFlags);
+  role.launched = facts.source != distc::comm::LaunchSource::None;
+  role.launching = !role.launched && !launcherFlagsGiven.empty();
+  if (std::string problem = finishLauncherOptions(o.launch, o.rendezvousTimeout); !problem.empty())
+    return problem;
+  if (role.launched && !launcherFlagsGiven.empty() && !std::getenv("DISTC_LAUNCHER") &&
       facts.isFirstWorker())
     std::fprintf(stderr, "dist-run: started by %s as %s; using that environment instead of %s\n",
                  distc::comm::launchSourceName(facts.source), facts.toString().c_str(),
-                 givenFlags(app, launcherFlags).c_str());
-  if ((launching || (launched && facts.workerNum > 1)) && mode != "train")
-    return fail("--mode " + mode +
-                " runs in one process; data-parallel jobs (--nproc-per-node, or a launcher's "
-                "environment) are for --mode train");
+                 launcherFlagsGiven.c_str());
+  if ((role.launching || (role.launched && facts.workerNum > 1)) && o.mode != "train")
+    return "--mode " + o.mode +
+           " runs in one process; data-parallel jobs (--nproc-per-node, or a launcher's "
+           "environment) are for --mode train";
+  return "";
+}
 
-  std::string error;
-  // The launcher only checks the artifact: its ranks take the devices.
-  auto model = openModel(artifactPath, launching ? "cpu" : o.backend, facts.localRank, error);
+/// The artifact, opened on the backend this process runs on (the launcher
+/// only checks the artifact: its ranks take the devices), with the mode
+/// asked for; null with `error`.
+std::unique_ptr<DistModel> openModelWithMode(const Options &o, const JobRole &role,
+                                             std::string &error) {
+  auto model =
+      openModel(o.artifactPath, role.launching ? "cpu" : o.backend, role.facts.localRank, error);
   if (!model)
-    return fail(error);
-  Session *session = &model->session();
-  if (!session->hasMode(mode)) {
+    return nullptr;
+  const Session &session = model->session();
+  if (!session.hasMode(o.mode)) {
     std::string list;
-    for (const std::string &m : session->modes())
+    for (const std::string &m : session.modes())
       list += (list.empty() ? "" : ", ") + m;
-    return fail(artifactPath + ": no mode '" + mode +
-                "'; the artifact has: " + (list.empty() ? "(none)" : list));
+    error = o.artifactPath + ": no mode '" + o.mode +
+            "'; the artifact has: " + (list.empty() ? "(none)" : list);
+    return nullptr;
   }
+  return model;
+}
 
-  const std::vector<const char *> batchFlags = {"--input", "--output", "--expected-output",
-                                                "--rtol", "--atol"};
-  const std::vector<const char *> trainOnly = {"--holdout",
-                                               "--eval-data",
-                                               "--seed",
-                                               "--no-shuffle",
-                                               "--split-files",
-                                               "--epochs",
-                                               "--steps",
-                                               "--eval-every",
-                                               "--save-every",
-                                               "--checkpoint-dir",
-                                               "--resume",
-                                               "--save-persistables",
-                                               "--save-inference-model"};
-  if (mode == "train") {
-    if (std::string given = givenFlags(app, batchFlags); !given.empty())
-      return fail(given + ": not for --mode train, which reads its batches from --data");
-    if (app.count("--params"))
-      return fail("--params: not for --mode train; use --init-from DIR for initial parameters");
-    if (!model->hasTraining())
-      return fail(artifactPath + " has a train program but no training table; recompile it "
+/// The flags of a run on one batch of --input files.
+const std::vector<const char *> batchFlags = {"--input", "--output", "--expected-output", "--rtol",
+                                              "--atol"};
+/// The flags only training takes.
+const std::vector<const char *> trainOnlyFlags = {"--holdout",
+                                                  "--eval-data",
+                                                  "--seed",
+                                                  "--no-shuffle",
+                                                  "--split-files",
+                                                  "--epochs",
+                                                  "--steps",
+                                                  "--eval-every",
+                                                  "--save-every",
+                                                  "--checkpoint-dir",
+                                                  "--resume",
+                                                  "--save-persistables",
+                                                  "--save-inference-model"};
+
+/// The launcher of a training job: after checking that the artifact is
+/// compiled for as many ranks as the flags start, runs this same command
+/// line once per rank (each copy finds the launcher's environment and
+/// joins the job).
+int launchTrainingJob(std::unique_ptr<DistModel> model, const Options &o, int argc, char **argv) {
+  const distc::launch::LaunchOptions &l = o.launch;
+  const int ranks = model->artifact()->world_size();
+  if (ranks != l.worldSize())
+    return fail(o.artifactPath + " is compiled for " + std::to_string(ranks) +
+                (ranks == 1 ? " rank" : " ranks") + " but --nproc-per-node " +
+                std::to_string(l.nprocPerNode) + " --nnodes " + std::to_string(l.nnodes) +
+                " starts " + std::to_string(l.worldSize()) + "; recompile it with distc --nranks " +
+                std::to_string(l.worldSize()));
+  model.reset();
+  std::string error;
+  const std::string self = distc::launch::selfExecutable(error);
+  if (self.empty())
+    return fail(error);
+  std::vector<std::string> command = {self};
+  command.insert(command.end(), argv + 1, argv + argc);
+  return distc::launch::runLauncher(l, command);
+}
+
+/// --mode train: launches a job, or trains as one of its ranks (or alone).
+int runTrainMode(const CLI::App &app, std::unique_ptr<DistModel> model, const Options &o,
+                 const JobRole &role, int argc, char **argv) {
+  if (std::string given = givenFlags(app, batchFlags); !given.empty())
+    return fail(given + ": not for --mode train, which reads its batches from --data");
+  if (app.count("--params"))
+    return fail("--params: not for --mode train; use --init-from DIR for initial parameters");
+  if (!model->hasTraining())
+    return fail(o.artifactPath + " has a train program but no training table; recompile it "
                                  "with a newer distc");
-    if (launching) {
-      const int ranks = model->artifact()->world_size();
-      if (ranks != l.worldSize())
-        return fail(artifactPath + " is compiled for " + std::to_string(ranks) +
-                    (ranks == 1 ? " rank" : " ranks") + " but --nproc-per-node " +
-                    std::to_string(l.nprocPerNode) + " --nnodes " + std::to_string(l.nnodes) +
-                    " starts " + std::to_string(l.worldSize()) +
-                    "; recompile it with distc --nranks " + std::to_string(l.worldSize()));
-      model.reset();
-      const std::string self = distc::launch::selfExecutable(error);
-      if (self.empty())
-        return fail(error);
-      std::vector<std::string> command = {self};
-      command.insert(command.end(), argv + 1, argv + argc);
-      return distc::launch::runLauncher(l, command);
-    }
-    const auto how =
-        o.backend == "cuda" ? distc::launch::JobComm::Nccl : distc::launch::JobComm::Gloo;
-    if (Status s = distc::launch::joinJob(facts, *model, l.connectTimeout, how, facts.localRank);
-        !s.ok())
-      return fail(s.message());
-    return runTraining(*model, o, facts.isFirstWorker());
-  }
-  if (std::string given = givenFlags(app, trainOnly); !given.empty())
-    return fail(given + ": only for --mode train");
-  if (!o.paramsDir.empty() && !t.initFrom.empty())
-    return fail("--params and --init-from are alternatives; give one");
-  if (!t.data.empty()) {
-    if (mode != "eval")
-      return fail("--data: only for --mode train and --mode eval");
-    if (std::string given = givenFlags(app, batchFlags); !given.empty())
-      return fail(given + ": not with --data; --mode eval --data evaluates the whole dataset");
-    return runDatasetEval(*model, o);
-  }
-  if (app.count("--batch-size") || app.count("--metrics"))
-    return fail(givenFlags(app, {"--batch-size", "--metrics"}) +
-                ": only for --mode train, or --mode eval with --data");
-  const std::vector<std::string> &inputs = o.inputs, &outputs = o.outputs, &expected = o.expected;
-  const std::string &paramsDir = o.paramsDir;
-  const double rtol = o.rtol, atol = o.atol;
-  const std::vector<ProgramIO> fetchList = session->fetches(mode);
+  if (role.launching)
+    return launchTrainingJob(std::move(model), o, argc, argv);
+  const auto how =
+      o.backend == "cuda" ? distc::launch::JobComm::Nccl : distc::launch::JobComm::Gloo;
+  if (Status s = distc::launch::joinJob(role.facts, *model, o.launch.connectTimeout, how,
+                                        role.facts.localRank);
+      !s.ok())
+    return fail(s.message());
+  return runTraining(*model, o, role.facts.isFirstWorker());
+}
 
-  // Validate the output requests before running anything.
-  bool printAll = false;
+/// What a batch run was asked for, read and checked before anything runs.
+struct BatchRequest {
+  TensorMap feeds;
+  /// --output NAME=@FILE, by fetch name.
   std::map<std::string, std::string> outputFiles;
+  /// --expected-output NAME=@FILE, in the order given.
+  std::vector<std::pair<std::string, Tensor>> references;
+  /// --output -, or neither --output nor --expected-output.
+  bool printAll = false;
+};
+
+/// Reads --output, --expected-output and --input into `request`, checking
+/// that every name is one of `fetchList` (or given once, for feeds). An
+/// error message, or "" when they are fine.
+std::string readBatchRequest(const Options &o, const std::vector<ProgramIO> &fetchList,
+                             BatchRequest &request) {
+  std::string error;
   auto isFetch = [&](const std::string &name) {
     for (const ProgramIO &f : fetchList)
       if (f.name == name)
         return true;
     return false;
   };
-  for (const std::string &o : outputs) {
-    if (o == "-") {
-      printAll = true;
+  for (const std::string &output : o.outputs) {
+    if (output == "-") {
+      request.printAll = true;
       continue;
     }
     std::string name, path;
-    if (!parseNamedFile(o, "--output", name, path, error))
-      return fail(error);
+    if (!parseNamedFile(output, "--output", name, path, error))
+      return error;
     if (!isFetch(name))
-      return fail("--output: no fetch named '" + name + "' in mode '" + mode +
-                  "'; fetches: " + joinNames(fetchList));
-    outputFiles[name] = path;
+      return "--output: no fetch named '" + name + "' in mode '" + o.mode +
+             "'; fetches: " + joinNames(fetchList);
+    request.outputFiles[name] = path;
   }
-  std::vector<std::pair<std::string, Tensor>> references;
-  for (const std::string &e : expected) {
+  for (const std::string &e : o.expected) {
     std::string name, path;
     if (!parseNamedFile(e, "--expected-output", name, path, error))
-      return fail(error);
+      return error;
     if (!isFetch(name))
-      return fail("--expected-output: no fetch named '" + name + "' in mode '" + mode +
-                  "'; fetches: " + joinNames(fetchList));
+      return "--expected-output: no fetch named '" + name + "' in mode '" + o.mode +
+             "'; fetches: " + joinNames(fetchList);
     Tensor ref;
     Status s = readNpy(path, ref);
     if (!s.ok())
-      return fail(s.message());
-    references.emplace_back(name, std::move(ref));
+      return s.message();
+    request.references.emplace_back(name, std::move(ref));
   }
-  TensorMap feeds;
-  for (const std::string &in : inputs) {
+  for (const std::string &in : o.inputs) {
     std::string name, path;
     if (!parseNamedFile(in, "--input", name, path, error))
-      return fail(error);
-    if (feeds.count(name))
-      return fail("--input '" + name + "' given twice");
+      return error;
+    if (request.feeds.count(name))
+      return "--input '" + name + "' given twice";
     Tensor t;
     Status s = readNpy(path, t);
     if (!s.ok())
-      return fail(s.message());
-    feeds[name] = std::move(t);
+      return s.message();
+    request.feeds[name] = std::move(t);
   }
+  // With neither --output nor --expected-output, printing is the point.
+  if (o.outputs.empty() && request.references.empty())
+    request.printAll = true;
+  return "";
+}
 
-  Status s;
-  if (!paramsDir.empty()) {
-    s = session->loadParams(paramsDir, mode);
-  } else if (!t.initFrom.empty()) {
+/// The state a batch run starts from: --params, --init-from, or the mode's
+/// startup program.
+Status initializeForBatch(DistModel &model, const Options &o) {
+  Session &session = model.session();
+  if (!o.paramsDir.empty())
+    return session.loadParams(o.paramsDir, o.mode);
+  if (!o.train.initFrom.empty()) {
     // The widest startup program first, so that every persistable variable
     // is initialized, then the parameters are replaced.
-    s = model->initialize();
+    Status s = model.initialize();
     if (s.ok())
-      s = training::loadInitialParameters(*model, t.initFrom);
-  } else {
-    s = session->initialize(mode);
+      s = training::loadInitialParameters(model, o.train.initFrom);
+    return s;
   }
-  if (!s.ok())
-    return fail(s.message());
-  TensorMap fetches;
-  s = session->run(mode, feeds, fetches);
-  if (!s.ok())
-    return fail(s.message());
+  return session.initialize(o.mode);
+}
 
-  for (const auto &[name, path] : outputFiles) {
+/// Writes, prints and compares the fetches as `request` asks; 1 when a
+/// fetch differs from its reference.
+int reportBatchResults(const BatchRequest &request, const std::vector<ProgramIO> &fetchList,
+                       const TensorMap &fetches, const Options &o) {
+  for (const auto &[name, path] : request.outputFiles) {
     Status w = writeNpy(path, fetches.at(name));
     if (!w.ok())
       return fail(w.message());
   }
-  // With neither --output nor --expected-output, printing is the point.
-  if (outputs.empty() && references.empty())
-    printAll = true;
-  if (printAll)
+  if (request.printAll)
     for (const ProgramIO &f : fetchList) {
       const Tensor &t = fetches.at(f.name);
       std::printf("%s: %s\n%s\n", f.name.c_str(), t.typeString().c_str(),
                   formatTensorValues(t).c_str());
     }
   bool allMatch = true;
-  for (const auto &[name, ref] : references) {
-    auto mismatch = compareTensors(fetches.at(name), ref, rtol, atol);
+  for (const auto &[name, ref] : request.references) {
+    auto mismatch = compareTensors(fetches.at(name), ref, o.rtol, o.atol);
     if (mismatch) {
       allMatch = false;
       std::printf("%s: %s\n", name.c_str(), mismatch->c_str());
@@ -509,6 +535,74 @@ int runTool(int argc, char **argv) {
     return 1;
   }
   return 0;
+}
+
+/// --mode eval or predict on one batch of --input files.
+int runBatch(DistModel &model, const Options &o) {
+  const std::vector<ProgramIO> fetchList = model.session().fetches(o.mode);
+  BatchRequest request;
+  if (std::string problem = readBatchRequest(o, fetchList, request); !problem.empty())
+    return fail(problem);
+  if (Status s = initializeForBatch(model, o); !s.ok())
+    return fail(s.message());
+  TensorMap fetches;
+  if (Status s = model.session().run(o.mode, request.feeds, fetches); !s.ok())
+    return fail(s.message());
+  return reportBatchResults(request, fetchList, fetches, o);
+}
+
+/// --mode eval or predict: a whole dataset (--data), or one batch.
+int runOneProcessMode(const CLI::App &app, DistModel &model, const Options &o) {
+  if (std::string given = givenFlags(app, trainOnlyFlags); !given.empty())
+    return fail(given + ": only for --mode train");
+  if (!o.paramsDir.empty() && !o.train.initFrom.empty())
+    return fail("--params and --init-from are alternatives; give one");
+  if (!o.train.data.empty()) {
+    if (o.mode != "eval")
+      return fail("--data: only for --mode train and --mode eval");
+    if (std::string given = givenFlags(app, batchFlags); !given.empty())
+      return fail(given + ": not with --data; --mode eval --data evaluates the whole dataset");
+    return runDatasetEval(model, o);
+  }
+  if (app.count("--batch-size") || app.count("--metrics"))
+    return fail(givenFlags(app, {"--batch-size", "--metrics"}) +
+                ": only for --mode train, or --mode eval with --data");
+  return runBatch(model, o);
+}
+
+int runTool(int argc, char **argv) {
+  // `dist-run [launcher flags] -- PROGRAM ...` launches another program.
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--")
+      return runProgramLauncher(argc, argv, i);
+  CLI::App app{
+      "Runs a distc artifact on the CPU or a CUDA backend: predict or evaluate a batch, train, or "
+      "evaluate a dataset."};
+  Options o;
+  addArtifactOptions(app, o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    return fail(e.what());
+  }
+  finishTrainOptions(app, o);
+  if (o.backend != "cpu" && o.backend != "cuda")
+    return fail("--backend " + o.backend + ": not one of cpu, cuda");
+
+  // Who this process is: a worker of a job some launcher started, the
+  // launcher of a new job, or a process alone.
+  JobRole role;
+  if (std::string problem = resolveJobRole(app, o, role); !problem.empty())
+    return fail(problem);
+  std::string error;
+  std::unique_ptr<DistModel> model = openModelWithMode(o, role, error);
+  if (!model)
+    return fail(error);
+  if (o.mode == "train")
+    return runTrainMode(app, std::move(model), o, role, argc, argv);
+  return runOneProcessMode(app, *model, o);
 }
 
 } // namespace

@@ -149,6 +149,19 @@ private:
     bool waits = false;
   };
   const ProgramPlan &plan(const distc::fb::Program &program);
+
+  /// The steps of executeCalls. A ProgramRun holds one execution's buffers.
+  struct ProgramRun;
+  /// Fails when the program calls collectives and the ranks differ from the
+  /// artifact's world size.
+  Status checkRanks(const ProgramPlan &programPlan) const;
+  /// Binds buffer i (and, for a view, its storage owner) for this run.
+  Status materialize(ProgramRun &run, int32_t i);
+  /// Runs call c: binds its buffers, calls its kernel, marks its outputs
+  /// initialized.
+  Status runCall(ProgramRun &run, uint32_t c);
+  /// Copies the program's fetches out into `fetches`.
+  Status fetchResults(ProgramRun &run, TensorMap &fetches);
   /// Storage for Temp or Feed buffer i of `dtype` and `shape`: the storage
   /// of an earlier run when it has that type, else newly allocated.
   Tensor reusableBuffer(int32_t i, DType dtype, const Shape &shape);

@@ -17,7 +17,8 @@ scenario may hang.
     unreachable A2     rank 1 of 2 with no master listening
     port-in-use A2     the launcher's master port is taken
     two-nodes A4       two launchers as nodes 0 and 1 (2 ranks each) on this
-                       machine: both succeed
+                       machine: both succeed; the first worker writes the
+                       steps' losses to DIR/two-nodes.jsonl
     nodes-disagree     node 1 says --nproc-per-node 1, node 0 says 2 (they
                        launch `true`)
     node-token A4      node 1 comes with another job token
@@ -182,6 +183,8 @@ def two_nodes(d, artifact, nproc1="2", token1=None):
             args[args.index("--steps") + 1] = "6"
             args[args.index("--batch-size") + 1] = "1"
             del args[args.index("--rendezvous-timeout"):args.index("--rendezvous-timeout") + 2]
+            # For the comparison with the serial run (data-parallel-failures.test).
+            args += ["--metrics", os.path.join(d, "two-nodes.jsonl")]
             args += flags
         else:
             args = ["dist-run"] + flags + ["--", "true"]
