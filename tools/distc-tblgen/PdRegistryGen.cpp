@@ -6,7 +6,8 @@
 //   -gen-pd-op-catalog      Paddle slots, attributes (AttrType, default),
 //                           unsupported inputs, initializer flag and
 //                           gradient op: the OpSpec table (OpCatalog.h)
-//   -gen-pd-infer-rules     op -> shape/dtype inference rule (ShapeInference)
+//   -gen-pd-infer-rules     op -> shape/dtype inference rule (ShapeInference),
+//                           and the rules' declarations (InferContext.h)
 //   -gen-pd-lowerings       op -> its lowering to runtime kernels (lib/Target)
 //   -gen-pd-gradient-rules  op -> its own gradient rule, for ops whose
 //                           backward is other forward ops (AppendBackward)
@@ -221,15 +222,30 @@ bool emitCatalog(const RecordKeeper &records, llvm::raw_ostream &os) {
 }
 
 bool emitInferRules(const RecordKeeper &records, llvm::raw_ostream &os) {
-  emitBanner(os, "Shape and dtype inference: {op type, rule} per catalog op.");
+  emitBanner(os, "Shape and dtype inference. With GET_PD_INFER_RULE_DECLS: the\n"
+                 "// declaration of every rule an op names (inside namespace infer); with\n"
+                 "// GET_PD_INFER_RULE_TABLE: {op type, rule} per catalog op.");
+  std::vector<std::pair<std::string, std::string>> table;
+  llvm::StringSet<> rules;
+  std::vector<std::string> ruleOrder;
   for (const Record *def : pdOps(records)) {
     if (!inCatalog(def))
       continue;
     llvm::StringRef rule = def->getValueAsString("inferRule");
     if (rule.empty())
       llvm::PrintFatalError(def->getLoc(), def->getName() + " declares no inferRule");
-    os << "{" << quoted(paddleType(Operator(def))) << ", infer::" << rule << "},\n";
+    table.emplace_back(paddleType(Operator(def)), rule.str());
+    if (rules.insert(rule).second)
+      ruleOrder.push_back(rule.str());
   }
+  os << "#ifdef GET_PD_INFER_RULE_DECLS\n#undef GET_PD_INFER_RULE_DECLS\n";
+  for (const std::string &rule : ruleOrder)
+    os << "::mlir::LogicalResult " << rule << "(InferContext &c);\n";
+  os << "#endif // GET_PD_INFER_RULE_DECLS\n\n";
+  os << "#ifdef GET_PD_INFER_RULE_TABLE\n#undef GET_PD_INFER_RULE_TABLE\n";
+  for (const auto &[type, rule] : table)
+    os << "{" << quoted(type) << ", infer::" << rule << "},\n";
+  os << "#endif // GET_PD_INFER_RULE_TABLE\n";
   return false;
 }
 

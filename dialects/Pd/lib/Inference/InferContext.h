@@ -104,35 +104,10 @@ int64_t product(llvm::ArrayRef<int64_t> dims);
 /// Returns std::nullopt when both are static and differ.
 std::optional<int64_t> mergeEqualDim(int64_t a, int64_t b);
 
-/// One rule per op family, each in its own file.
-mlir::LogicalResult inferElementwise(InferContext &c);
-mlir::LogicalResult inferSameAsX(InferContext &c);
-mlir::LogicalResult inferSoftmax(InferContext &c);
-mlir::LogicalResult inferCast(InferContext &c);
-mlir::LogicalResult inferMul(InferContext &c);
-mlir::LogicalResult inferMatmulV2(InferContext &c);
-mlir::LogicalResult inferReduce(InferContext &c);
-mlir::LogicalResult inferMean(InferContext &c);
-mlir::LogicalResult inferReshape2(InferContext &c);
-mlir::LogicalResult inferTranspose2(InferContext &c);
-mlir::LogicalResult inferConcat(InferContext &c);
-mlir::LogicalResult inferSplit(InferContext &c);
-mlir::LogicalResult inferSlice(InferContext &c);
-mlir::LogicalResult inferCoalesceTensor(InferContext &c);
-mlir::LogicalResult inferLookupTableV2(InferContext &c);
-mlir::LogicalResult inferLayerNorm(InferContext &c);
-mlir::LogicalResult inferDropout(InferContext &c);
-mlir::LogicalResult inferSoftmaxWithCrossEntropy(InferContext &c);
-mlir::LogicalResult inferTopKV2(InferContext &c);
-mlir::LogicalResult inferAccuracy(InferContext &c);
-mlir::LogicalResult inferCreation(InferContext &c);
-mlir::LogicalResult inferFeedFetch(InferContext &c);
-mlir::LogicalResult inferGrad(InferContext &c);
-mlir::LogicalResult inferOptimizer(InferContext &c);
-mlir::LogicalResult inferSum(InferContext &c);
-mlir::LogicalResult inferSquaredL2Norm(InferContext &c);
-mlir::LogicalResult inferCGenNcclId(InferContext &c);
-mlir::LogicalResult inferCCommInit(InferContext &c);
+/// The rules the ops of PdOps.td name (`inferRule`), one family per
+/// *Rules.cpp file; declared from the ops' definitions.
+#define GET_PD_INFER_RULE_DECLS
+#include "distc/Dialect/Pd/PdInferRules.inc"
 
 } // namespace distc::pd::infer
 

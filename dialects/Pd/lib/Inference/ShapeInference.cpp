@@ -27,6 +27,7 @@ static RuleFn lookupRule(StringRef type) {
   static const llvm::StringMap<RuleFn> rules = [] {
     llvm::StringMap<RuleFn> map;
     for (auto [name, rule] : std::initializer_list<std::pair<StringRef, RuleFn>>{
+#define GET_PD_INFER_RULE_TABLE
 #include "distc/Dialect/Pd/PdInferRules.inc"
          })
       map[name] = rule;
