@@ -3,6 +3,7 @@
 #include "distc/Artifact/ArtifactFile.h"
 #include "distc/Artifact/ArtifactValidator.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -167,7 +168,14 @@ std::unique_ptr<LoadedArtifact> LoadedArtifact::loadBytes(std::vector<uint8_t> f
                 " bytes is too short for a FlatBuffer");
   if (!fb::ArtifactBufferHasIdentifier(payload))
     return fail("payload is not a distc artifact FlatBuffer (file identifier is not 'DSTC')");
-  flatbuffers::Verifier verifier(payload, payloadSize);
+  // The verifier's table limit guards against buffers whose offsets share
+  // tables to make verification explode. A table takes at least 4 bytes, so
+  // a payload of n bytes holds at most n/4 distinct ones; the fixed default
+  // (one million) would reject a program of some 100k ops.
+  flatbuffers::Verifier::Options limits;
+  limits.max_tables = std::max<flatbuffers::uoffset_t>(
+      limits.max_tables, static_cast<flatbuffers::uoffset_t>(payloadSize / 4));
+  flatbuffers::Verifier verifier(payload, payloadSize, limits);
   if (!fb::VerifyArtifactBuffer(verifier))
     return fail("payload fails FlatBuffers verification (malformed or incompatible schema)");
   const fb::Artifact *artifact = fb::GetArtifact(payload);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 
 namespace distc::artifact {
 namespace {
@@ -258,14 +259,19 @@ private:
     return true;
   }
 
-  /// The persistent buffer named `name`, or null.
-  const fb::Buffer *persistentBuffer(const std::string &name) const {
-    for (uint32_t i = 0; i < numBuffers_; ++i) {
-      const fb::Buffer *b = a_.buffers()->Get(i);
-      if (b->kind() == fb::BufferKind::Persistent && str(b->name()) == name)
-        return b;
+  /// The (first) persistent buffer named `name`, or null. Indexed once:
+  /// the training table and the inference model name every parameter.
+  const fb::Buffer *persistentBuffer(const std::string &name) {
+    if (!persistentIndexed_) {
+      for (uint32_t i = 0; i < numBuffers_; ++i) {
+        const fb::Buffer *b = a_.buffers()->Get(i);
+        if (b->kind() == fb::BufferKind::Persistent)
+          persistentByName_.emplace(str(b->name()), b);
+      }
+      persistentIndexed_ = true;
     }
-    return nullptr;
+    auto it = persistentByName_.find(name);
+    return it == persistentByName_.end() ? nullptr : it->second;
   }
 
   bool checkPersistentNames(const std::string &where,
@@ -338,6 +344,8 @@ private:
   uint32_t numBuffers_ = 0;
   uint32_t numSymbols_ = 0;
   int32_t worldSize_ = 1;
+  bool persistentIndexed_ = false;
+  std::unordered_map<std::string, const fb::Buffer *> persistentByName_;
 };
 
 } // namespace

@@ -32,9 +32,12 @@ int32_t ProgramLowering::storageRootOf(int32_t buffer) const {
 bool ProgramLowering::storageFreeAfter(int32_t root, Operation *op) const {
   if (state.desc.buffers[root].kind != BufferKind::Temp)
     return false;
-  for (const auto &[value, buffer] : buffers) {
-    if (storageRootOf(buffer) != root)
-      continue;
+  auto values = valuesByRoot.find(root);
+  if (values == valuesByRoot.end())
+    return true;
+  for (Value value : values->second) {
+    if (storageRootOf(bufferOf(value)) != root)
+      continue; // bound again since
     for (Operation *user : value.getUsers())
       if (user != op && (user->getBlock() != op->getBlock() || op->isBeforeInBlock(user)))
         return false;
@@ -111,7 +114,7 @@ LogicalResult ProgramLowering::lowerCoalesceTensor(Operation *op) {
   if (attrs.getBool("set_constant") && !attrs.getBool("copy_data")) {
     emit("fill", {}, {*bucket}, {AttrDesc::ofFloat("value", attrs.getFloat("constant"))});
     for (auto [i, output] : llvm::enumerate(coalesce.getOutput()))
-      buffers[output] = sliceView(*bucket, offsets[i], dims[i], nameOf(output));
+      bind(output, sliceView(*bucket, offsets[i], dims[i], nameOf(output)));
     return success();
   }
   // Paddle leaves the Outputs undefined without copy_data or set_constant;
@@ -133,12 +136,17 @@ LogicalResult ProgramLowering::lowerCoalesceTensor(Operation *op) {
       storage.kind = BufferKind::View;
       storage.aliasOf = *bucket;
       storage.offset = offsets[i];
-      buffers[output] = view(in, dims[i]);
+      if (auto moved = valuesByRoot.find(root); moved != valuesByRoot.end()) {
+        SmallVector<Value, 2> values = std::move(moved->second);
+        valuesByRoot.erase(moved);
+        llvm::append_range(valuesByRoot[*bucket], values);
+      }
+      bind(output, view(in, dims[i]));
       continue;
     }
     int32_t slice = sliceView(*bucket, offsets[i], dims[i], nameOf(output));
     emit("copy", {in}, {slice});
-    buffers[output] = slice;
+    bind(output, slice);
   }
   return success();
 }
@@ -150,7 +158,7 @@ LogicalResult ProgramLowering::lowerFusedSlices(Operation *op) {
     std::optional<SymShape> dims = staticDims(slice.getType());
     if (!dims)
       return error(op) << "slice " << nameOf(slice) << " has no static type";
-    buffers[slice] = sliceView(base, offset, std::move(*dims), nameOf(slice));
+    bind(slice, sliceView(base, offset, std::move(*dims), nameOf(slice)));
   }
   return success();
 }

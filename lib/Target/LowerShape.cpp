@@ -66,7 +66,7 @@ LogicalResult ProgramLowering::bindXShape(Operation *op) {
     if (name != "pd.reshape2_grad" && name != "pd.transpose2_grad")
       return error(op) << "XShape is only meaningful to gradient ops";
   }
-  buffers[op->getResult(1)] = bufferOf(op->getOperand(0));
+  bind(op->getResult(1), bufferOf(op->getOperand(0)));
   return success();
 }
 

@@ -111,6 +111,11 @@ std::string ProgramLowering::nameOf(Value value) const {
   return "tmp_" + std::to_string(state.desc.buffers.size());
 }
 
+void ProgramLowering::bind(Value value, int32_t buffer) {
+  buffers[value] = buffer;
+  valuesByRoot[storageRootOf(buffer)].push_back(value);
+}
+
 InFlightDiagnostic ProgramLowering::error(Operation *op) const {
   InFlightDiagnostic diag = op->emitError();
   diag << "'" << opType(op) << "'";
@@ -181,7 +186,7 @@ FailureOr<int32_t> ProgramLowering::defineResult(Value result, SymShape dims,
   }
   if (buffer < 0)
     buffer = addBuffer(nameOf(result), *dtype, std::move(dims), BufferKind::Temp);
-  buffers[result] = buffer;
+  bind(result, buffer);
   return buffer;
 }
 
@@ -196,7 +201,7 @@ FailureOr<int32_t> ProgramLowering::defineView(Value result, int32_t source, Sym
     if (i < static_cast<size_t>(type.getRank()) && !type.isDynamicDim(i))
       d = DimDesc::fixed(type.getDimSize(i));
   int32_t buffer = view(source, std::move(dims));
-  buffers[result] = buffer;
+  bind(result, buffer);
   return buffer;
 }
 
@@ -234,7 +239,7 @@ LogicalResult ProgramLowering::lowerFeed(Operation *op) {
   if (failed(dtype))
     return error(op) << "feed element type " << type.getElementType() << " is not supported";
   int32_t buffer = addBuffer(name, *dtype, std::move(dims), BufferKind::Feed);
-  buffers[result] = buffer;
+  bind(result, buffer);
   program.feeds.push_back({name, buffer});
   return success();
 }
@@ -254,7 +259,7 @@ LogicalResult ProgramLowering::lowerReadVar(Operation *op) {
   auto it = ref ? state.persistentBuffers.find(ref.getValue()) : state.persistentBuffers.end();
   if (it == state.persistentBuffers.end())
     return op->emitError("read of an undeclared persistable variable");
-  buffers[op->getResult(0)] = it->second;
+  bind(op->getResult(0), it->second);
   return success();
 }
 

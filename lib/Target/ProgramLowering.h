@@ -59,6 +59,9 @@ public:
   int32_t stepCounter();
   std::vector<artifact::BufferDesc> &artifactBuffers() { return state.desc.buffers; }
   int32_t bufferOf(mlir::Value value) const { return buffers.lookup(value); }
+  /// Binds `value` to `buffer`. Every binding goes through here, so that
+  /// the values living in a storage are known without scanning them all.
+  void bind(mlir::Value value, int32_t buffer);
   SymShape dimsOf(mlir::Value value) const { return dimsOf(bufferOf(value)); }
   /// Binds `result` to a new buffer with `dims` (reconciled with its static
   /// type), or to the persistent buffer it is written to — unless the op
@@ -179,6 +182,10 @@ private:
   ArtifactState &state;
   artifact::ProgramDesc &program;
   llvm::DenseMap<mlir::Value, int32_t> buffers;
+  /// The values bound to each storage root (storageRootOf of their buffer
+  /// when bound; a root that becomes a view of a fused bucket hands its
+  /// values on to the bucket), so that storageFreeAfter looks at those only.
+  llvm::DenseMap<int32_t, llvm::SmallVector<mlir::Value, 2>> valuesByRoot;
   /// c_gen_nccl_id's communicator ids: values bound to no buffer.
   llvm::DenseSet<mlir::Value> communicatorIds;
   std::string origin; // the op being lowered, for KernelCallDesc::origin

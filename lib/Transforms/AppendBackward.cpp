@@ -93,11 +93,12 @@ private:
 /// Values computed from a trainable parameter: the only ones whose
 /// gradients anyone needs.
 LogicalResult BackwardBuilder::markRequiresGrad() {
-  ModuleOp module = program->getParentOfType<ModuleOp>();
+  // One table for all reads: lookupSymbolIn would scan the module's
+  // variables for each.
+  SymbolTable symbols(program->getParentOfType<ModuleOp>());
   for (Operation &op : program->getRegion(0).front()) {
     if (auto read = dyn_cast<pd::ReadVarOp>(op)) {
-      auto var = SymbolTable::lookupSymbolIn(module, read.getVarAttr());
-      auto varOp = dyn_cast_or_null<pd::VarOp>(var);
+      auto varOp = symbols.lookup<pd::VarOp>(read.getVarAttr().getAttr());
       if (varOp && varOp.getIsParameter() && !varOp.getStopGradient() &&
           !noGrad.contains(read.getVar()) && isa<FloatType>(read.getType().getElementType()))
         requiresGrad.insert(read.getResult());

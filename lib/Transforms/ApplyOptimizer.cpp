@@ -52,9 +52,10 @@ struct ParamGrad {
 
 class OptimizerBuilder {
 public:
-  OptimizerBuilder(ModuleOp module, Operation *main, Operation *startup)
-      : module(module), main(main), startup(startup), builder(module.getContext()),
-        startupBuilder(module.getContext()) {
+  OptimizerBuilder(ModuleOp module, SymbolTable &symbols, Operation *main, Operation *startup)
+      : module(module), symbols(symbols), main(main), startup(startup),
+        builder(module.getContext()), startupBuilder(module.getContext()),
+        firstProgram(firstProgramOf(module)) {
     builder.setInsertionPointToEnd(&main->getRegion(0).front());
     startupBuilder.setInsertionPointToEnd(&startup->getRegion(0).front());
   }
@@ -62,16 +63,16 @@ public:
   /// Declares persistable `name` of `type`, initialized to `value` by the
   /// startup program, and reads it in the train program.
   FailureOr<Value> stateVariable(StringRef name, RankedTensorType type, double value) {
-    if (SymbolTable::lookupSymbolIn(module, name))
+    if (symbols.lookup(name))
       return emitError(main->getLoc())
              << "cannot add optimizer variable '" << name << "': the program already has one";
     OpBuilder declare(module.getContext());
-    declare.setInsertionPoint(firstProgram());
+    declare.setInsertionPoint(firstProgram);
     OperationState var(main->getLoc(), pd::VarOp::getOperationName());
     var.addAttribute("sym_name", declare.getStringAttr(name));
     var.addAttribute("type", TypeAttr::get(type));
     var.addAttribute("persistable", declare.getUnitAttr());
-    declare.create(var);
+    symbols.insert(declare.create(var));
 
     FailureOr<pd::VarDataType> dtype = pd::getPaddleDType(type.getElementType());
     if (failed(dtype))
@@ -114,7 +115,7 @@ private:
     at.create(write);
   }
 
-  Operation *firstProgram() {
+  static Operation *firstProgramOf(ModuleOp module) {
     for (Operation &op : module.getBody()->getOperations())
       if (isa<pd::ProgramOp>(op))
         return &op;
@@ -122,24 +123,29 @@ private:
   }
 
   ModuleOp module;
+  SymbolTable &symbols;
   Operation *main;
   Operation *startup;
   OpBuilder builder;
   OpBuilder startupBuilder;
+  /// Where new variables are declared: before the first program, which
+  /// stays first (variables go before it), so it is found once.
+  Operation *firstProgram;
 };
 
 struct ApplyOptimizerPass : impl::ApplyOptimizerBase<ApplyOptimizerPass> {
   using ApplyOptimizerBase::ApplyOptimizerBase;
 
   /// Trainable parameters that have a gradient in `main`, by name.
-  SmallVector<ParamGrad> parameterGrads(ModuleOp module, Operation *main) {
+  SmallVector<ParamGrad> parameterGrads(const SymbolTable &symbols, Operation *main) {
     std::map<std::string, ParamGrad> found;
+    llvm::StringMap<Value> variables = variablesByName(main);
     main->walk([&](pd::ReadVarOp read) {
-      auto var = dyn_cast_or_null<pd::VarOp>(SymbolTable::lookupSymbolIn(module, read.getVarAttr()));
+      auto var = symbols.lookup<pd::VarOp>(read.getVarAttr().getAttr());
       if (!var || !var.getIsParameter() || var.getStopGradient())
         return;
       std::string name = read.getVar().str();
-      if (Value grad = findVariable(main, name + "@GRAD"); grad && !found.count(name))
+      if (Value grad = variables.lookup(name + "@GRAD"); grad && !found.count(name))
         found[name] = {name, read.getResult(), grad};
     });
     SmallVector<ParamGrad> params;
@@ -280,12 +286,15 @@ struct ApplyOptimizerPass : impl::ApplyOptimizerBase<ApplyOptimizerPass> {
                          << "' (expected sgd, momentum, adam or adamw)";
       return signalPassFailure();
     }
-    SmallVector<ParamGrad> params = parameterGrads(module, main);
+    // One symbol table for all lookups: SymbolTable::lookupSymbolIn scans
+    // the module, which declares every variable.
+    SymbolTable symbols(module);
+    SmallVector<ParamGrad> params = parameterGrads(symbols, main);
     if (params.empty()) {
       main->emitError("no trainable parameter has a gradient: run distc-append-backward first");
       return signalPassFailure();
     }
-    OptimizerBuilder b(module, main, startupProgram);
+    OptimizerBuilder b(module, symbols, main, startupProgram);
     if (clipNorm < 0 || weightDecay < 0 || lr < 0) {
       module.emitError("lr, weight decay and the clip norm must not be negative");
       return signalPassFailure();

@@ -40,6 +40,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <map>
 #include <set>
@@ -67,6 +68,7 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
   /// the value in its Grad slot (after clipping and decay, if any), traced
   /// back to `<param>@GRAD`, the gradient the backward pass produced.
   LogicalResult parameterGrads(Operation *train, std::map<std::string, Value> &grads) {
+    llvm::StringMap<Value> variables = variablesByName(train);
     for (Operation &op : train->getRegion(0).front()) {
       if (!(opRole(&op) & pd::OpRole::Optimize))
         continue;
@@ -75,7 +77,7 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
       if (paramSlot < 0)
         continue;
       std::string param = variableName(operandsOfSlot(&op, *spec, paramSlot).front());
-      Value grad = findVariable(train, param + "@GRAD");
+      Value grad = variables.lookup(param + "@GRAD");
       if (!grad)
         return op.emitError() << "optimizer op for '" << param << "' has no gradient '" << param
                               << "@GRAD' to all-reduce";
@@ -153,8 +155,13 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
     }
 
     // The optimizer reads the reduced gradients after the communication
-    // stream is done with them.
+    // stream is done with them. The ops from `first` on are collected before
+    // the syncs go in: asking isBeforeInBlock of each use after inserting
+    // ops would renumber the block again and again.
     Operation *first = firstOptimizeOp(train);
+    llvm::SmallPtrSet<Operation *, 32> fromFirst;
+    for (Operation *op = first; op; op = op->getNextNode())
+      fromFirst.insert(op);
     b.setInsertionPoint(first);
     for (auto &[param, value] : reduced) {
       auto sync = pd::buildCatalogOp(b, first->getLoc(), "c_sync_comm_stream", {{value}},
@@ -165,10 +172,8 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
         return failure();
       Value original = grads[param];
       Value synced = (*sync)->getResult(0);
-      original.replaceUsesWithIf(synced, [&](OpOperand &use) {
-        Operation *user = use.getOwner();
-        return user->getBlock() == first->getBlock() && !user->isBeforeInBlock(first);
-      });
+      original.replaceUsesWithIf(
+          synced, [&](OpOperand &use) { return fromFirst.contains(use.getOwner()); });
       syncedGrads[param] = synced;
     }
     if (reduceStrategy)
@@ -304,8 +309,9 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
     SmallVector<pd::WriteVarOp> writes;
     startup->walk([&](pd::WriteVarOp write) { writes.push_back(write); });
     OpBuilder b(module.getContext());
+    SymbolTable symbols(module); // lookupSymbolIn would scan the module per write
     for (pd::WriteVarOp write : writes) {
-      auto var = dyn_cast_or_null<pd::VarOp>(SymbolTable::lookupSymbolIn(module, write.getVarAttr()));
+      auto var = symbols.lookup<pd::VarOp>(write.getVarAttr().getAttr());
       if (!var || !var.getIsParameter() ||
           isa_and_nonnull<pd::CBroadcastOp>(write.getValue().getDefiningOp()))
         continue;

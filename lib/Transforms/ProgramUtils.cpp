@@ -16,18 +16,32 @@ Operation *findProgram(ModuleOp module, StringRef name) {
   return nullptr;
 }
 
-Value findVariable(Operation *program, StringRef name) {
-  Value found;
+/// Calls `fn(name, value)` for every named op result of `program`, in walk
+/// order, so that a later definition of a name comes after an earlier one.
+template <typename Fn> static void forEachNamedResult(Operation *program, Fn fn) {
   program->walk([&](Operation *op) {
     auto names = op->getAttrOfType<ArrayAttr>(pd::kOutNamesAttr);
     if (!names)
       return;
     for (auto [i, attr] : llvm::enumerate(names))
-      if (auto str = dyn_cast<StringAttr>(attr);
-          str && str.getValue() == name && i < op->getNumResults())
-        found = op->getResult(i);
+      if (auto str = dyn_cast<StringAttr>(attr); str && i < op->getNumResults())
+        fn(str.getValue(), op->getResult(i));
+  });
+}
+
+Value findVariable(Operation *program, StringRef name) {
+  Value found;
+  forEachNamedResult(program, [&](StringRef defined, Value value) {
+    if (defined == name)
+      found = value;
   });
   return found;
+}
+
+llvm::StringMap<Value> variablesByName(Operation *program) {
+  llvm::StringMap<Value> values;
+  forEachNamedResult(program, [&](StringRef name, Value value) { values[name] = value; });
+  return values;
 }
 
 std::string variableName(Value value) {

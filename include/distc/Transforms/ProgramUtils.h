@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <set>
@@ -28,6 +29,11 @@ mlir::Operation *findProgram(mlir::ModuleOp module, llvm::StringRef name);
 /// definition wins, as in a ProgramDesc where a name may be rewritten. Null
 /// when no op defines it.
 mlir::Value findVariable(mlir::Operation *program, llvm::StringRef name);
+
+/// findVariable for every name at once, from one walk of `program`: passes
+/// that look up a variable per parameter use it so that their cost stays
+/// linear in the program's size.
+llvm::StringMap<mlir::Value> variablesByName(mlir::Operation *program);
 
 /// The Paddle variable name of `value`: its entry in the defining op's
 /// `pd.out_names`, or the variable a `pd.read_var` reads; "" if unnamed.
