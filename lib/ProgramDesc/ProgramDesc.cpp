@@ -1,9 +1,9 @@
 //===- ProgramDesc.cpp - Read and write Paddle programs -------------------===//
 //
-// JSON goes through two parsers on purpose: nlohmann/json first, because its
-// syntax errors carry a line and column into the file; then protobuf's JSON
-// transcoder, which maps the text onto framework.proto and names any field
-// that does not fit. Required fields are checked after a partial parse so the
+// JSON is read by protobuf's JSON transcoder, which maps the text onto
+// framework.proto and names any field that does not fit; when it refuses
+// the text, nlohmann/json says whether it is JSON at all, since its syntax
+// errors carry a line and column into the file. Required fields are checked after a partial parse so the
 // error can name each missing one.
 //
 //===----------------------------------------------------------------------===//
@@ -76,39 +76,46 @@ std::string typeUrl() {
   return std::string(kTypeUrlPrefix) + "/" + ProgramDesc::descriptor()->full_name();
 }
 
+/// The message for JSON protobuf refused: nlohmann's syntax error, with a
+/// line and column, when the text is not JSON at all; else the schema error.
+std::string jsonError(std::string_view bytes, std::string_view sourceName,
+                      std::string_view schemaError) {
+  // accept() builds no document; only a failing input is parsed again for
+  // the message.
+  if (OrderedJson::accept(bytes.begin(), bytes.end()))
+    return prefixed(sourceName, "JSON does not match the ProgramDesc schema" +
+                                    (schemaError.empty() ? std::string()
+                                                         : ": " + oneLine(std::string(schemaError))));
+  std::string what = "syntax error";
+  try {
+    (void)OrderedJson::parse(bytes.begin(), bytes.end());
+  } catch (const std::exception &e) {
+    // "[json.exception.parse_error.101] parse error at line L, column C:
+    // ..."; the bracketed id means nothing to a user.
+    what = e.what();
+    size_t close = what.find("] ");
+    if (close != std::string::npos)
+      what = what.substr(close + 2);
+  }
+  return prefixed(sourceName, "malformed JSON: " + oneLine(what));
+}
+
 bool parseJson(std::string_view bytes, std::string_view sourceName, ProgramDesc &program,
                std::string &error) {
-  // Syntax first, for a position in the file. accept() builds no document;
-  // only a failing input is parsed again for the message.
-  if (!OrderedJson::accept(bytes.begin(), bytes.end())) {
-    std::string what = "syntax error";
-    try {
-      (void)OrderedJson::parse(bytes.begin(), bytes.end());
-    } catch (const std::exception &e) {
-      // "[json.exception.parse_error.101] parse error at line L, column C:
-      // ..."; the bracketed id means nothing to a user.
-      what = e.what();
-      size_t close = what.find("] ");
-      if (close != std::string::npos)
-        what = what.substr(close + 2);
-    }
-    error = prefixed(sourceName, "malformed JSON: " + oneLine(what));
-    return false;
-  }
-
-  // Then the schema.
+  // Protobuf's transcoder reads the text once on the way that succeeds;
+  // nlohmann only explains a failure (a position for a syntax error), so a
+  // large program is not parsed twice.
   std::string binary;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
   auto status = google::protobuf::util::JsonToBinaryString(typeResolver(), typeUrl(),
                                                            std::string(bytes), &binary, options);
   if (!status.ok()) {
-    error = prefixed(sourceName, "JSON does not match the ProgramDesc schema: " +
-                                     oneLine(std::string(status.message())));
+    error = jsonError(bytes, sourceName, std::string(status.message()));
     return false;
   }
   if (!program.ParsePartialFromString(binary)) {
-    error = prefixed(sourceName, "JSON does not match the ProgramDesc schema");
+    error = jsonError(bytes, sourceName, "");
     return false;
   }
   return checkComplete(program, sourceName, error);
