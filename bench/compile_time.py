@@ -5,15 +5,15 @@ and whether it depends on the number of ranks.
 Run through bench/run-bench-compile.sh. For each size (train ops, about 8 a
 layer: mul, elementwise_add, relu, their three gradient ops and two adam
 ops) it writes a deep MLP (bench/programs.py's mlp) of that many layers,
-compiles it with Adam for each number of ranks, and prints the wall time of
-each phase, as `distc --compile-to=PHASE` stops after it (printing it to
-/dev/null), and of a full `-o` compile. See docs/benchmarks.md, "Compile
-time".
+compiles it with Adam for each number of ranks (`distc -o --timing`), and
+prints the seconds of each phase as distc's timing report gives them and the
+wall time of the whole run. See docs/benchmarks.md, "Compile time".
 """
 
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -37,9 +37,6 @@ def parse_args():
                    help="comma-separated train-op counts (default: 1000,10000,100000)")
     p.add_argument("--nranks", default="2,1024",
                    help="comma-separated numbers of ranks (default: 2,1024)")
-    p.add_argument("--phases", default=",".join(PHASES) + ",total",
-                   help="comma-separated, from import, modes, artifact and total (a full -o "
-                   "compile) (default: all)")
     p.add_argument("--timeout", type=float, default=600,
                    help="seconds one compile may take before it is reported as a timeout "
                    "(default 600)")
@@ -59,11 +56,15 @@ def write_mlp(work, train_ops):
     return base + ".main.json", base + ".startup.json", loss, layers
 
 
-def time_compile(distc, main, startup, loss, nranks, phase, out, timeout):
-    """Seconds of one distc run, or None when it failed or timed out."""
+# A top-level line of distc's --timing report: "    2.7247 ( 32.1%)  import".
+PHASE_LINE = re.compile(r"^\s+([0-9.]+) \(\s*[0-9.]+%\)  (\w+)$")
+
+
+def time_compile(distc, main, startup, loss, nranks, out, timeout):
+    """{phase: seconds, "total": wall seconds} of one `distc -o --timing`
+    run, or None when it failed or timed out."""
     cmd = [distc, main, "--startup", startup, "--loss", loss, "--optimizer", "adam",
-           "--nranks", str(nranks)]
-    cmd += ["-o", out] if phase == "total" else ["--compile-to=" + phase]
+           "--nranks", str(nranks), "-o", out, "--timing"]
     start = time.perf_counter()
     try:
         proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -72,41 +73,45 @@ def time_compile(distc, main, startup, loss, nranks, phase, out, timeout):
         log("  timed out after %.0f s: %s" % (timeout, " ".join(cmd)))
         return None
     seconds = time.perf_counter() - start
+    report = proc.stderr.decode(errors="replace")
     if proc.returncode != 0:
-        log("  failed (%d): %s\n%s" % (proc.returncode, " ".join(cmd),
-                                       proc.stderr.decode(errors="replace")[-2000:]))
+        log("  failed (%d): %s\n%s" % (proc.returncode, " ".join(cmd), report[-2000:]))
         return None
-    return seconds
+    times = {"total": seconds}
+    for line in report.splitlines():
+        m = PHASE_LINE.match(line)
+        if m and m.group(2) in PHASES:
+            times[m.group(2)] = float(m.group(1))
+    return times
 
 
 def run(work):
     distc = os.path.join(ARGS.build_dir, "bin", "distc")
     sizes = [int(s) for s in ARGS.sizes.split(",")]
     nranks = [int(n) for n in ARGS.nranks.split(",")]
-    phases = ARGS.phases.split(",")
+    columns = list(PHASES) + ["total"]
     log("distc compile time, %s, %d cores" % (cpu_model(), os.cpu_count()))
     rows = []
     failed = False
     for size in sizes:
         main, startup, loss, layers = write_mlp(work, size)
         for n in nranks:
+            log("  %d train ops (%d layers), %d ranks" % (size, layers, n))
+            out = os.path.join(work, "mlp-%d-%d.distc" % (layers, n))
+            times = time_compile(distc, main, startup, loss, n, out, ARGS.timeout)
+            failed |= times is None
             row = {"train_ops": size, "layers": layers, "nranks": n}
-            for phase in phases:
-                log("  %d train ops (%d layers), %d ranks: %s" % (size, layers, n, phase))
-                out = os.path.join(work, "mlp-%d-%d.distc" % (layers, n))
-                row[phase] = time_compile(distc, main, startup, loss, n, phase, out,
-                                          ARGS.timeout)
-                failed |= row[phase] is None
+            row.update({c: (times or {}).get(c) for c in columns})
             rows.append(row)
 
-    header = ["train ops", "layers", "ranks"] + phases
+    header = ["train ops", "layers", "ranks"] + columns
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
         cells = [str(row["train_ops"]), str(row["layers"]), str(row["nranks"])]
-        cells += ["-" if row[p] is None else "%.2f" % row[p] for p in phases]
+        cells += ["-" if row[c] is None else "%.2f" % row[c] for c in columns]
         print("| " + " | ".join(cells) + " |")
-    print("(seconds; import/modes/artifact: distc --compile-to=PHASE, total: distc -o)")
+    print("(seconds; phases as distc --timing reports them, total: the whole distc -o run)")
     if ARGS.json:
         with open(ARGS.json, "w") as f:
             json.dump({"cpu": cpu_model(), "cores": os.cpu_count(), "rows": rows}, f, indent=1)

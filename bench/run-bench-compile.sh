@@ -5,7 +5,7 @@
 #   bench/run-bench-compile.sh [BUILD_DIR] [compile_time.py options...]
 #
 # BUILD_DIR (default: build/ in the checkout) must hold bin/distc. Options go
-# to bench/compile_time.py (--sizes, --nranks, --phases, --work-dir, --json;
+# to bench/compile_time.py (--sizes, --nranks, --timeout, --work-dir, --json;
 # bench/run-bench-compile.sh --help lists them). Needs only the system Python.
 set -euo pipefail
 
