@@ -26,7 +26,7 @@ from bench_util import cpu_model, log, run_in_work_dir  # noqa: E402
 
 TRAIN_OPS_PER_LAYER = 8
 WIDTH = 4  # small layers: the compile time, not the tensors, is measured
-PHASES = ("import", "modes", "artifact")
+PHASES = ("import", "modes", "distributed", "optimized", "artifact")
 
 
 def parse_args():

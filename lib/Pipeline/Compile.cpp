@@ -112,14 +112,14 @@ int compile(CompileOptions options) {
     return 1;
 
   // One pass manager per phase, so that the timing report groups the passes
-  // by phase.
-  for (const Phase &phase : phases()) {
+  // by phase. The IR is verified once, after the last phase that changes
+  // it, rather than after every pass: the passes keep it valid (distc-opt,
+  // which the lit tests drive, verifies after each one), and on large
+  // programs each verification costs as much as a pass.
+  ArrayRef<Phase> table = phases();
+  for (const Phase &phase : table) {
     if (phase.addPasses) {
       PassManager pm(&context);
-      // The IR is verified once at the end of each phase that changes it
-      // rather than after every pass: the passes keep it valid (distc-opt's
-      // lit tests verify after each one), and on large programs
-      // verification costs as much as a pass. Lowering leaves it unchanged.
       pm.enableVerifier(false);
       phase.addPasses(pm, options);
       TimingScope phaseTiming = root.nest(phase.name);
@@ -127,7 +127,8 @@ int compile(CompileOptions options) {
         pm.enableTiming(phaseTiming);
       if (failed(pm.run(*module)))
         return 1;
-      if (holdsPrograms(phase)) {
+      bool lastProgramPhase = &phase == &last || !holdsPrograms(*(&phase + 1));
+      if (holdsPrograms(phase) && lastProgramPhase) {
         TimingScope verifyTiming = phaseTiming.nest("verify");
         if (failed(verify(*module)))
           return 1;

@@ -89,21 +89,31 @@ void addModesPasses(OpPassManager &pm, const CompileOptions &options) {
     pm.addPass(createAppendBackward(backward));
     pm.addPass(createApplyOptimizer(optimizerOptions(training)));
   }
-  if (options.nranks > 0) {
-    DataParallelOptions dp;
-    dp.nranks = options.nranks;
-    dp.gradientScale = training.gradientScale;
-    dp.reduceStrategy = training.reduceStrategy;
-    pm.addPass(createDataParallel(dp));
+}
+
+/// The distributed strategy: Paddle's collective transpile with --nranks;
+/// without it, a program that already communicates is refused.
+void addDistributedPasses(OpPassManager &pm, const CompileOptions &options) {
+  const TrainingOptions &training = options.training;
+  if (options.nranks == 0) {
+    pm.addPass(std::make_unique<CheckSingleRankPass>(options.input));
+    return;
   }
-  // --- BuildStrategy: fused all-reduce buckets ---
+  DataParallelOptions dp;
+  dp.nranks = options.nranks;
+  dp.gradientScale = training.gradientScale;
+  dp.reduceStrategy = training.reduceStrategy;
+  pm.addPass(createDataParallel(dp));
+}
+
+/// BuildStrategy's optimizations of the distributed programs.
+void addOptimizedPasses(OpPassManager &pm, const CompileOptions &options) {
+  const TrainingOptions &training = options.training;
   if (training.fuseAllReduce) {
     FuseAllReduceOptions fusion;
     fusion.bucketMb = training.fuseGradSizeMb;
     pm.addPass(createFuseAllReduce(fusion));
   }
-  if (options.nranks == 0)
-    pm.addPass(std::make_unique<CheckSingleRankPass>(options.input));
 }
 
 void addArtifactPasses(OpPassManager &pm, const CompileOptions &options) {
@@ -124,8 +134,14 @@ const Phase kPhases[] = {
      PhaseResult::SerialPrograms, nullptr},
     {"modes",
      "per-mode programs @<mode>.main / @<mode>.startup (distc-derive-modes), the train "
-     "program differentiated and optimized, data parallelism and fused all-reduce",
+     "program differentiated and given its optimizer (distc-append-backward, "
+     "distc-apply-optimizer)",
      PhaseResult::ModePrograms, addModesPasses},
+    {"distributed",
+     "the programs every rank runs: data parallelism with --nranks (distc-data-parallel)",
+     PhaseResult::ModePrograms, addDistributedPasses},
+    {"optimized", "BuildStrategy's optimizations: fused all-reduce buckets (distc-fuse-all-reduce)",
+     PhaseResult::ModePrograms, addOptimizedPasses},
     {"artifact",
      "kernel calls over buffers (distc-lower-to-artifact), checked by the runtime's own loader",
      PhaseResult::Artifact, addArtifactPasses},
