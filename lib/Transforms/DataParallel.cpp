@@ -88,6 +88,22 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
     return success();
   }
 
+  /// Paddle's CoeffNumDevice and One replace the op that seeds the backward
+  /// pass (the backward|loss `fill_constant` of `<loss>@GRAD`) by their own,
+  /// which writes 1/N or 1 whatever the program's op wrote; Customized keeps
+  /// the program's op, for a loss gradient the user chose. distc scales the
+  /// gradients rather than the seed, so the seed is reset to 1 here.
+  void resetLossGradientSeed(Operation *train, OpBuilder &b) {
+    for (Operation &op : train->getRegion(0).front()) {
+      if (op.getName().getStringRef() != "pd.fill_constant" ||
+          opRole(&op) != (pd::OpRole::Backward | pd::OpRole::Loss))
+        continue;
+      auto value = op.getAttrOfType<FloatAttr>("value");
+      if (value && value.getValueAsDouble() != 1.0)
+        op.setAttr("value", b.getF32FloatAttr(1.0f));
+    }
+  }
+
   /// The first optimizer-role op of `train` (clipping, decay or update).
   Operation *firstOptimizeOp(Operation *train) {
     for (Operation &op : train->getRegion(0).front())
@@ -104,6 +120,8 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
     // CoeffNumDevice averages the ranks' gradients; One and Customized leave
     // the sum (the user's loss is then already scaled, or meant as a sum).
     bool average = gradientScale == "coeff-num-device";
+    if (gradientScale != "customized")
+      resetLossGradientSeed(train, b);
     double scale = 1.0 / nranks;
 
     // Order the gradients by where the backward pass finishes them.

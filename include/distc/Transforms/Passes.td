@@ -144,7 +144,10 @@ def DataParallel : Pass<"distc-data-parallel", "mlir::ModuleOp"> {
     program for every rank. In the train program each parameter gradient
     `p@GRAD` is, right where the backward pass finishes it, scaled by
     1/nranks (`coeff-num-device`; `one` and `customized` leave the sum) and
-    summed over the ranks by `c_allreduce_sum`; a `c_sync_calc_stream`
+    summed over the ranks by `c_allreduce_sum`. `coeff-num-device` and `one`
+    also reset the backward pass's seed (the backward|loss `fill_constant`
+    of `<loss>@GRAD`) to 1, as Paddle replaces it by its own; `customized`
+    keeps the program's seed, the loss gradient its author chose; a `c_sync_calc_stream`
     precedes the first and a `c_sync_comm_stream` per gradient precedes the
     first optimizer op, which reads the reduced gradients. The startup
     program first sets up the communicator as Paddle's `_init_communicator`
