@@ -75,6 +75,12 @@ private:
   LogicalResult markRequiresGrad();
   LogicalResult backwardOf(Operation *op);
   LogicalResult genericRule(Operation *op, const pd::OpSpec &spec, StringRef gradType);
+  LogicalResult gradOpInputs(Operation *op, const pd::OpSpec &spec, const pd::OpSpec &gradSpec,
+                             SmallVector<SmallVector<Value, 1>> &slots, bool &anyOutputGrad);
+  void gradOpTargets(Operation *op, const pd::OpSpec &spec, const pd::OpSpec &gradSpec,
+                     SmallVector<Value> &targets, SmallVector<std::string> &names,
+                     unsigned &numVariadic);
+  FailureOr<Operation *> seedLossGradient(Value loss);
   FailureOr<Value> gradOf(Value value);
   FailureOr<Value> zeroGradOf(Value value);
   void contribute(Value forward, Value grad);
@@ -175,12 +181,16 @@ SmallVector<NamedAttribute> BackwardBuilder::copyAttrs(Operation *forward,
   return attrs;
 }
 
-LogicalResult BackwardBuilder::genericRule(Operation *op, const pd::OpSpec &spec,
-                                           StringRef gradType) {
-  const pd::OpSpec *gradSpec = pd::lookupOp(std::string_view(gradType.data(), gradType.size()));
-  SmallVector<SmallVector<Value, 1>> slots;
-  bool anyOutputGrad = false;
-  for (const pd::SlotSpec &slot : gradSpec->inputs) {
+/// The grad op's input slots, by name: `S@GRAD` is the gradient of
+/// forward output S (zeros for one nothing differentiated), any other slot
+/// the forward op's input or output of that name. `anyOutputGrad` says
+/// whether any output of the op has a gradient at all.
+LogicalResult BackwardBuilder::gradOpInputs(Operation *op, const pd::OpSpec &spec,
+                                            const pd::OpSpec &gradSpec,
+                                            SmallVector<SmallVector<Value, 1>> &slots,
+                                            bool &anyOutputGrad) {
+  anyOutputGrad = false;
+  for (const pd::SlotSpec &slot : gradSpec.inputs) {
     StringRef name(slot.name.data(), slot.name.size());
     if (name.consume_back("@GRAD")) {
       int out = findSlot(spec.outputs, name);
@@ -205,19 +215,22 @@ LogicalResult BackwardBuilder::genericRule(Operation *op, const pd::OpSpec &spec
     } else if (int out = findSlot(spec.outputs, name); out >= 0) {
       slots.push_back(resultsOfSlot(op, spec, out));
     } else {
-      return op->emitError() << "internal: " << gradType << " slot '" << name
+      return op->emitError() << "internal: " << gradSpec.type << " slot '" << name
                              << "' matches nothing of " << spec.type;
     }
   }
-  if (!anyOutputGrad)
-    return success();
+  return success();
+}
 
-  // Name each gradient output after the forward input it belongs to; the
-  // ones nothing needs stay unnamed (Paddle leaves them out).
-  SmallVector<std::string> names;
-  SmallVector<Value> targets;
-  unsigned numVariadic = 0;
-  for (const pd::SlotSpec &slot : gradSpec->outputs) {
+/// The forward input each result of the grad op is the gradient of (null
+/// for an absent optional input), and the result's name: the input's
+/// `@GRAD`, or none for one nothing needs (Paddle leaves it out).
+/// `numVariadic` is the size of a variadic gradient slot.
+void BackwardBuilder::gradOpTargets(Operation *op, const pd::OpSpec &spec,
+                                    const pd::OpSpec &gradSpec, SmallVector<Value> &targets,
+                                    SmallVector<std::string> &names, unsigned &numVariadic) {
+  numVariadic = 0;
+  for (const pd::SlotSpec &slot : gradSpec.outputs) {
     StringRef name(slot.name.data(), slot.name.size());
     name.consume_back("@GRAD");
     int in = findSlot(spec.inputs, name);
@@ -233,6 +246,21 @@ LogicalResult BackwardBuilder::genericRule(Operation *op, const pd::OpSpec &spec
       targets.push_back(v);
     }
   }
+}
+
+LogicalResult BackwardBuilder::genericRule(Operation *op, const pd::OpSpec &spec,
+                                           StringRef gradType) {
+  const pd::OpSpec *gradSpec = pd::lookupOp(std::string_view(gradType.data(), gradType.size()));
+  SmallVector<SmallVector<Value, 1>> slots;
+  bool anyOutputGrad = false;
+  if (failed(gradOpInputs(op, spec, *gradSpec, slots, anyOutputGrad)))
+    return failure();
+  if (!anyOutputGrad)
+    return success();
+  SmallVector<Value> targets;
+  SmallVector<std::string> names;
+  unsigned numVariadic = 0;
+  gradOpTargets(op, spec, *gradSpec, targets, names, numVariadic);
   FailureOr<Operation *> grad = pd::buildCatalogOp(builder, op->getLoc(), gradType, slots,
                                                    copyAttrs(op, *gradSpec), names, numVariadic);
   if (failed(grad))
@@ -356,14 +384,8 @@ LogicalResult BackwardBuilder::backwardOf(Operation *op) {
                          << "'); the loss depends on it through a trainable parameter";
 }
 
-LogicalResult BackwardBuilder::run(Value loss) {
-  if (failed(markRequiresGrad()))
-    return failure();
-  if (!requiresGrad.count(loss))
-    return emitError(loss.getLoc())
-           << "loss '" << variableName(loss) << "' does not depend on any trainable parameter";
-
-  // d loss / d loss = 1, as Paddle's fill_constant with role backward|loss.
+/// d loss / d loss = 1, as Paddle's fill_constant with role backward|loss.
+FailureOr<Operation *> BackwardBuilder::seedLossGradient(Value loss) {
   auto lossType = cast<RankedTensorType>(loss.getType());
   SmallVector<int64_t> shape(lossType.getShape());
   FailureOr<pd::VarDataType> dtype = pd::getPaddleDType(lossType.getElementType());
@@ -381,14 +403,26 @@ LogicalResult BackwardBuilder::run(Value loss) {
   if (failed(seed))
     return failure();
   contributions[loss].push_back((*seed)->getResult(0));
+  return seed;
+}
 
+LogicalResult BackwardBuilder::run(Value loss) {
+  if (failed(markRequiresGrad()))
+    return failure();
+  if (!requiresGrad.count(loss))
+    return emitError(loss.getLoc())
+           << "loss '" << variableName(loss) << "' does not depend on any trainable parameter";
+  FailureOr<Operation *> seed = seedLossGradient(loss);
+  if (failed(seed))
+    return failure();
+
+  // The forward ops in reverse: each gets its backward, each trainable
+  // parameter read its gradient.
   SmallVector<Operation *> forward;
   for (Operation &op : program->getRegion(0).front())
     if (&op != *seed)
       forward.push_back(&op);
   for (Operation *op : llvm::reverse(forward)) {
-    if (op == (*seed))
-      continue;
     if (op->getName().getStringRef() == "pd.read_var") {
       Value param = op->getResult(0);
       if (!requiresGrad.count(param))

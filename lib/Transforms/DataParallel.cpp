@@ -112,36 +112,63 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
     return nullptr;
   }
 
+  /// The train program, transpiled: each gradient scaled and communicated
+  /// where the backward pass finishes it, the optimizer reading the results
+  /// after the communication stream, and under the Reduce strategy each
+  /// update restricted to its parameter's owner.
   LogicalResult transpileTrain(Operation *train) {
     std::map<std::string, Value> grads;
     if (failed(parameterGrads(train, grads)))
       return failure();
     OpBuilder b(train->getContext());
-    // CoeffNumDevice averages the ranks' gradients; One and Customized leave
-    // the sum (the user's loss is then already scaled, or meant as a sum).
-    bool average = gradientScale == "coeff-num-device";
     if (gradientScale != "customized")
       resetLossGradientSeed(train, b);
-    double scale = 1.0 / nranks;
-
-    // Order the gradients by where the backward pass finishes them.
-    std::vector<std::pair<Operation *, std::string>> order;
-    for (auto &[param, grad] : grads)
-      order.push_back({grad.getDefiningOp(), param});
-    llvm::sort(order, [](auto &a, auto &b) { return a.first->isBeforeInBlock(b.first); });
-
+    std::vector<std::pair<Operation *, std::string>> order = finishingOrder(grads);
     const bool reduceStrategy = this->reduceStrategy == "reduce";
     std::map<std::string, int> owners;
     if (reduceStrategy)
       owners = assignOwners(order, grads);
-
-    bool synced = false;
     std::map<std::string, Value> reduced;
+    if (failed(communicateGradients(b, order, grads, owners, reduced)))
+      return failure();
+    Operation *first = firstOptimizeOp(train);
+    if (failed(syncBeforeOptimizer(b, first, grads, reduced)))
+      return failure();
+    if (reduceStrategy)
+      return restrictUpdatesToOwners(train, first, owners);
+    return success();
+  }
+
+  /// The gradients, as (the op that finishes it, its parameter), in the
+  /// order the backward pass finishes them.
+  std::vector<std::pair<Operation *, std::string>>
+  finishingOrder(const std::map<std::string, Value> &grads) {
+    std::vector<std::pair<Operation *, std::string>> order;
+    for (auto &[param, grad] : grads)
+      order.push_back({grad.getDefiningOp(), param});
+    llvm::sort(order, [](auto &a, auto &b) { return a.first->isBeforeInBlock(b.first); });
+    return order;
+  }
+
+  /// Right after the op that finishes each gradient: the compute-stream sync
+  /// (once, before the first collective, as Paddle), the 1/N scale
+  /// (CoeffNumDevice; One and Customized leave the sum: the user's loss is
+  /// then already scaled, or meant as a sum) and the all-reduce, or under
+  /// the Reduce strategy the reduce to the parameter's owner. `reduced`
+  /// gets each parameter's communicated gradient.
+  LogicalResult communicateGradients(OpBuilder &b,
+                                     const std::vector<std::pair<Operation *, std::string>> &order,
+                                     std::map<std::string, Value> &grads,
+                                     std::map<std::string, int> &owners,
+                                     std::map<std::string, Value> &reduced) {
+    const bool average = gradientScale == "coeff-num-device";
+    const bool reduceStrategy = this->reduceStrategy == "reduce";
+    const double scale = 1.0 / nranks;
+    bool synced = false;
     for (auto &[def, param] : order) {
       Value grad = grads[param];
       b.setInsertionPointAfter(def);
       if (!synced) {
-        // Paddle syncs the compute stream once, before the first collective.
         auto sync = pd::buildCatalogOp(b, def->getLoc(), "c_sync_calc_stream", {{grad}},
                                        {backwardRole(b)}, {param + "@GRAD"});
         if (failed(sync))
@@ -171,12 +198,17 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
         return failure();
       reduced[param] = (*communicated)->getResult(0);
     }
+    return success();
+  }
 
-    // The optimizer reads the reduced gradients after the communication
-    // stream is done with them. The ops from `first` on are collected before
-    // the syncs go in: asking isBeforeInBlock of each use after inserting
-    // ops would renumber the block again and again.
-    Operation *first = firstOptimizeOp(train);
+  /// A `c_sync_comm_stream` per communicated gradient before `first`, the
+  /// first optimizer op; the optimizer reads the synced gradients. The ops
+  /// from `first` on are collected before the syncs go in: asking
+  /// isBeforeInBlock of each use after inserting ops would renumber the
+  /// block again and again.
+  LogicalResult syncBeforeOptimizer(OpBuilder &b, Operation *first,
+                                    std::map<std::string, Value> &grads,
+                                    const std::map<std::string, Value> &reduced) {
     llvm::SmallPtrSet<Operation *, 32> fromFirst;
     for (Operation *op = first; op; op = op->getNextNode())
       fromFirst.insert(op);
@@ -194,8 +226,6 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
           synced, [&](OpOperand &use) { return fromFirst.contains(use.getOwner()); });
       syncedGrads[param] = synced;
     }
-    if (reduceStrategy)
-      return restrictUpdatesToOwners(train, first, owners);
     return success();
   }
 
