@@ -7,7 +7,7 @@
 // parameters through stateDict/setStateDict. The batch is made up from the
 // feeds' declared types (random values in [-1, 1), integer feeds get
 // row % 2, a valid class index), so the program runs on any such artifact;
-// a real program would read its data instead (see lib/Training).
+// a real program would read its data instead (see lib/runtime/Training).
 //
 // Build: part of the runtime build (target distc-api-example); it links
 // only DistcRuntime. See docs/runtime.md.

@@ -12,7 +12,7 @@
 //          --master-addr A --master-port P --log-dir DIR] [training options]
 // dist-run --nproc-per-node N [launcher flags] -- PROGRAM ARGS...
 //
-// Training is a thin client of lib/Training's runTraining (TrainLoop.h).
+// Training is a thin client of lib/runtime/Training's runTraining (TrainLoop.h).
 // With --nproc-per-node, dist-run is the launcher of a data-parallel job
 // (Launcher.h); a copy of dist-run that finds a launcher's environment is a
 // worker and joins the job (JoinJob.h).

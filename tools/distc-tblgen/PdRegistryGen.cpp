@@ -8,7 +8,7 @@
 //                           gradient op: the OpSpec table (OpCatalog.h)
 //   -gen-pd-infer-rules     op -> shape/dtype inference rule (ShapeInference),
 //                           and the rules' declarations (InferContext.h)
-//   -gen-pd-lowerings       op -> its lowering to runtime kernels (lib/Target)
+//   -gen-pd-lowerings       op -> its lowering to runtime kernels (lib/compiler/Target)
 //   -gen-pd-gradient-rules  op -> its own gradient rule, for ops whose
 //                           backward is other forward ops (AppendBackward)
 //

@@ -3,7 +3,7 @@
 //   distc PROGRAM [--startup FILE] [--loss VAR] -o OUT.distc
 //
 // Command-line parsing only: the options, the phases `--compile-to` stops
-// after and everything they do are lib/Pipeline's (docs/compiler.md).
+// after and everything they do are lib/compiler/Pipeline's (docs/compiler.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -9,7 +9,7 @@
 
 #include "TestArtifacts.h"
 
-#include "../../lib/Runtime/CommStream.h"
+#include "../../lib/runtime/Runtime/CommStream.h"
 
 #include <gtest/gtest.h>
 

@@ -12,8 +12,8 @@
 
 #include "TestArtifacts.h"
 
-#include "../../lib/Runtime/Kernels/KernelUtils.h"
-#include "../../lib/Runtime/Kernels/VectorMath.h"
+#include "../../lib/runtime/Runtime/Kernels/KernelUtils.h"
+#include "../../lib/runtime/Runtime/Kernels/VectorMath.h"
 
 #include <gtest/gtest.h>
 

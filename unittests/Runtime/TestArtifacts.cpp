@@ -2,7 +2,7 @@
 
 #include "TestArtifacts.h"
 
-#include "../../lib/Runtime/Kernels/KernelUtils.h"
+#include "../../lib/runtime/Runtime/Kernels/KernelUtils.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 //
 // What the collective kernels (c_allreduce, c_broadcast, c_reduce) need from a
 // communicator, as an interface the runtime owns: the communication library
-// (lib/Comm, which depends on the runtime) implements it, so the runtime
+// (lib/runtime/Comm, which depends on the runtime) implements it, so the runtime
 // never depends on Gloo or NCCL. A Session without one runs as the only
 // rank, where every collective is the identity.
 //

@@ -34,7 +34,7 @@ def Pd_Dialect : Dialect {
 class Pd_Op<string mnemonic, list<Trait> traits = []>
     : Op<Pd_Dialect, mnemonic, traits> {
   // Its lowering to runtime kernels: an expression calling a member of
-  // ProgramLowering (lib/Target) on `op`, e.g. `lowerUnary(op, "relu")`.
+  // ProgramLowering (lib/compiler/Target) on `op`, e.g. `lowerUnary(op, "relu")`.
   // Required for catalog ops.
   code lowering = "";
 

@@ -1,6 +1,6 @@
 //===- ProgramLowering.h - lowering state for one pd.program --*- C++ -*-===//
 //
-// Private to lib/Target. One ProgramLowering turns one pd.program into one
+// Private to lib/compiler/Target. One ProgramLowering turns one pd.program into one
 // artifact Program; the op-family files (LowerMath.cpp, LowerShape.cpp,
 // LowerNn.cpp, ...) implement its `lower*` members, and each op's
 // definition in PdOps.td names the member that lowers it (`lowering`).

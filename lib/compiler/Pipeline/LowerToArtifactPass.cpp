@@ -1,6 +1,6 @@
 //===- LowerToArtifactPass.cpp - the artifact phase -----------------------===//
 //
-// Lowers the mode programs (lib/Target), adds what the runtime needs beside
+// Lowers the mode programs (lib/compiler/Target), adds what the runtime needs beside
 // the kernel calls (the Training table, the inference model), checks the
 // result with the runtime's loader and writes or prints it.
 //
