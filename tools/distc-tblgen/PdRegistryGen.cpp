@@ -123,8 +123,7 @@ std::vector<Slot> outputSlots(const Operator &op) {
     if (std::none_of(slots.begin(), slots.end(),
                      [&](const Slot &s) { return s.name == paddleSlotName(entry.getKey()); }))
       llvm::PrintFatalError(def->getLoc(), "optionalOutputs names '" + entry.getKey().str() +
-                                               "', which is no result of " +
-                                               op.getOperationName());
+                                               "', which is no result of " + op.getOperationName());
   return slots;
 }
 

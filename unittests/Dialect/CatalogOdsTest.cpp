@@ -17,8 +17,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
-#include <utility>
 #include <string>
+#include <utility>
 
 using namespace mlir;
 using namespace distc::pd;
@@ -69,8 +69,8 @@ template <template <typename> class Zero, template <typename> class One,
           template <unsigned> class N, template <unsigned> class AtLeast,
           template <typename> class Variadic>
 bool hasCountTrait(RegisteredOperationName op, unsigned numFixed, bool variable) {
-  return hasCountTraitImpl<Zero, One, N, AtLeast, Variadic>(
-      op, numFixed, variable, std::make_index_sequence<kMaxGroups>());
+  return hasCountTraitImpl<Zero, One, N, AtLeast, Variadic>(op, numFixed, variable,
+                                                            std::make_index_sequence<kMaxGroups>());
 }
 
 bool hasOperandCount(RegisteredOperationName op, unsigned numFixed, bool variable) {

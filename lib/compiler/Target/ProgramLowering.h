@@ -188,7 +188,7 @@ private:
   llvm::DenseMap<int32_t, llvm::SmallVector<mlir::Value, 2>> valuesByRoot;
   /// c_gen_nccl_id's communicator ids: values bound to no buffer.
   llvm::DenseSet<mlir::Value> communicatorIds;
-  std::string origin; // the op being lowered, for KernelCallDesc::origin
+  std::string origin;     // the op being lowered, for KernelCallDesc::origin
   int32_t ownerRank = -1; // its owner_rank (Reduce strategy), for KernelCallDesc::rank
 };
 

@@ -234,7 +234,8 @@ void BackwardBuilder::gradOpTargets(Operation *op, const pd::OpSpec &spec,
     StringRef name(slot.name.data(), slot.name.size());
     name.consume_back("@GRAD");
     int in = findSlot(spec.inputs, name);
-    SmallVector<Value, 1> forward = in >= 0 ? operandsOfSlot(op, spec, in) : SmallVector<Value, 1>();
+    SmallVector<Value, 1> forward =
+        in >= 0 ? operandsOfSlot(op, spec, in) : SmallVector<Value, 1>();
     if (slot.variadic)
       numVariadic = forward.size();
     if (forward.empty() && !slot.variadic) { // absent optional input
@@ -353,8 +354,7 @@ LogicalResult BackwardBuilder::splitGrad(Operation *op, Value) {
 static BackwardBuilder::GradRule lookupGradRule(StringRef type) {
   static const llvm::StringMap<BackwardBuilder::GradRule> rules = [] {
     llvm::StringMap<BackwardBuilder::GradRule> map;
-    for (auto [name, rule] :
-         std::initializer_list<std::pair<StringRef, BackwardBuilder::GradRule>>{
+    for (auto [name, rule] : std::initializer_list<std::pair<StringRef, BackwardBuilder::GradRule>>{
 #include "distc/Dialect/Pd/PdGradientRules.inc"
          })
       map[name] = rule;
@@ -390,8 +390,9 @@ FailureOr<Operation *> BackwardBuilder::seedLossGradient(Value loss) {
   SmallVector<int64_t> shape(lossType.getShape());
   FailureOr<pd::VarDataType> dtype = pd::getPaddleDType(lossType.getElementType());
   if (failed(dtype))
-    return emitError(loss.getLoc()) << "loss '" << variableName(loss) << "' has element type "
-                                    << lossType.getElementType() << ", which Paddle cannot represent";
+    return emitError(loss.getLoc())
+           << "loss '" << variableName(loss) << "' has element type " << lossType.getElementType()
+           << ", which Paddle cannot represent";
   FailureOr<Operation *> seed = pd::buildCatalogOp(
       builder, loss.getLoc(), "fill_constant", {},
       {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape)),

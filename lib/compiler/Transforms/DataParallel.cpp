@@ -214,10 +214,9 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
       fromFirst.insert(op);
     b.setInsertionPoint(first);
     for (auto &[param, value] : reduced) {
-      auto sync = pd::buildCatalogOp(b, first->getLoc(), "c_sync_comm_stream", {{value}},
-                                     {b.getNamedAttr("ring_id", b.getI32IntegerAttr(0)),
-                                      backwardRole(b)},
-                                     {param + "@GRAD"});
+      auto sync = pd::buildCatalogOp(
+          b, first->getLoc(), "c_sync_comm_stream", {{value}},
+          {b.getNamedAttr("ring_id", b.getI32IntegerAttr(0)), backwardRole(b)}, {param + "@GRAD"});
       if (failed(sync))
         return failure();
       Value original = grads[param];
@@ -364,11 +363,11 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
           isa_and_nonnull<pd::CBroadcastOp>(write.getValue().getDefiningOp()))
         continue;
       b.setInsertionPoint(write);
-      auto broadcast = pd::buildCatalogOp(
-          b, write.getLoc(), "c_broadcast", {{write.getValue()}},
-          {b.getNamedAttr("ring_id", b.getI32IntegerAttr(0)),
-           b.getNamedAttr("root", b.getI32IntegerAttr(0)), backwardRole(b)},
-          {write.getVar().str()});
+      auto broadcast =
+          pd::buildCatalogOp(b, write.getLoc(), "c_broadcast", {{write.getValue()}},
+                             {b.getNamedAttr("ring_id", b.getI32IntegerAttr(0)),
+                              b.getNamedAttr("root", b.getI32IntegerAttr(0)), backwardRole(b)},
+                             {write.getVar().str()});
       if (failed(broadcast))
         return failure();
       write->setOperand(0, (*broadcast)->getResult(0));

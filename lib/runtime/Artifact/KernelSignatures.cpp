@@ -31,6 +31,9 @@ constexpr const char *kCollective = "Collective";
 /// The declarations, by family. Operand lists name each operand; `name?` is
 /// optional (may be -1), `names...` is any number of at least one.
 std::vector<KernelSignature> declareKernels() {
+  // One declaration per block reads as a table; clang-format would put
+  // every field on a line of its own.
+  // clang-format off
   return {
       // --- Forward ----------------------------------------------------------
       {"fill", kForward, "", "out", {req("value", T::Float)},
@@ -187,6 +190,7 @@ std::vector<KernelSignature> declareKernels() {
        "before the program ran. A program with this call is a collective one (see "
        "`world_size` in docs/artifact.md)"},
   };
+  // clang-format on
 }
 
 /// Fills the operand counts and optional masks from an operand list.
@@ -289,8 +293,8 @@ void printKernelReference(std::ostream &os) {
       if (std::string_view(k.family) != family)
         continue;
       auto operands = [](const char *list) { return *list ? list : "—"; };
-      os << "| `" << k.name << "` | " << operands(k.inputNames) << " → "
-         << operands(k.outputNames) << " | ";
+      os << "| `" << k.name << "` | " << operands(k.inputNames) << " → " << operands(k.outputNames)
+         << " | ";
       for (size_t i = 0; i < k.attrs.size(); ++i) {
         const AttrSignature &a = k.attrs[i];
         os << (i ? "; " : "") << "`" << a.name << "`: " << attrTypeName(a.type);

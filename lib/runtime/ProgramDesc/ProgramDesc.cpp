@@ -3,8 +3,8 @@
 // JSON is read by protobuf's JSON transcoder, which maps the text onto
 // framework.proto and names any field that does not fit; when it refuses
 // the text, nlohmann/json says whether it is JSON at all, since its syntax
-// errors carry a line and column into the file. Required fields are checked after a partial parse so the
-// error can name each missing one.
+// errors carry a line and column into the file. Required fields are checked after a partial parse
+// so the error can name each missing one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,9 +83,10 @@ std::string jsonError(std::string_view bytes, std::string_view sourceName,
   // accept() builds no document; only a failing input is parsed again for
   // the message.
   if (OrderedJson::accept(bytes.begin(), bytes.end()))
-    return prefixed(sourceName, "JSON does not match the ProgramDesc schema" +
-                                    (schemaError.empty() ? std::string()
-                                                         : ": " + oneLine(std::string(schemaError))));
+    return prefixed(
+        sourceName,
+        "JSON does not match the ProgramDesc schema" +
+            (schemaError.empty() ? std::string() : ": " + oneLine(std::string(schemaError))));
   std::string what = "syntax error";
   try {
     (void)OrderedJson::parse(bytes.begin(), bytes.end());

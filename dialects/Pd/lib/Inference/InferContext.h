@@ -84,7 +84,6 @@ public:
   mlir::LogicalResult requireSameElementType(unsigned a, unsigned b) const;
 
 private:
-
   mlir::MLIRContext *ctx;
   mlir::Location loc;
   const OpSpec &spec;

@@ -58,7 +58,8 @@ struct MinOp {
 };
 
 /// Calls f(Op{}) for the binary op named `name`; fails on an unknown name.
-template <typename F> void dispatchBinaryOp(const KernelContext &ctx, const std::string &name, F f) {
+template <typename F>
+void dispatchBinaryOp(const KernelContext &ctx, const std::string &name, F f) {
   if (name == "add")
     return f(AddOp{});
   if (name == "sub")
@@ -78,7 +79,8 @@ template <typename F> void dispatchBinaryOp(const KernelContext &ctx, const std:
 /// where each step is 0 (a broadcast operand) or 1. The four step patterns
 /// are separate loops, so each vectorizes.
 template <typename T, typename Op>
-DISTC_ALWAYS_INLINE void binaryRow(Op op, const T *x, int64_t sx, const T *y, int64_t sy, T *dst, int64_t n) {
+DISTC_ALWAYS_INLINE void binaryRow(Op op, const T *x, int64_t sx, const T *y, int64_t sy, T *dst,
+                                   int64_t n) {
   if (sx == 1 && sy == 1)
     return mapElements(x, y, dst, n, op);
   if (sx == 1) {
