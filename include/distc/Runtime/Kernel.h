@@ -3,10 +3,10 @@
 // A kernel is a function over a KernelContext: the call from the artifact
 // (attributes, origin) and its input and output tensors, already allocated
 // with their resolved shapes. Kernels validate shapes and dtypes against
-// docs/artifact.md and report a violation with KernelContext::fail, which
-// throws KernelError; the executor catches it at the call boundary and adds
-// the kernel name and the call's origin to the message. No exception leaves
-// the runtime library.
+// their declarations (KernelSignatures.h, docs/kernels.md) and report a
+// violation with KernelContext::fail, which throws KernelError; the executor
+// catches it at the call boundary and adds the kernel name and the call's
+// origin to the message. No exception leaves the runtime library.
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,7 +98,7 @@ private:
   std::map<std::string, KernelFn, std::less<>> kernels_;
 };
 
-/// The CPU kernels: every kernel of docs/artifact.md.
+/// The CPU kernels: every kernel of docs/kernels.md.
 const KernelRegistry &cpuKernelRegistry();
 
 } // namespace distc::runtime

@@ -1,6 +1,6 @@
 //===- LowerGrad.cpp - backward ops to runtime kernels --------------------===//
 //
-// Paddle's `<op>_grad` ops become the training kernels of docs/artifact.md
+// Paddle's `<op>_grad` ops become the training kernels of docs/kernels.md
 // plus views, matmuls and reductions. Broadcasting in the forward op shows
 // up here as a sum over the broadcast axes. A gradient result nothing uses
 // (Paddle would not have asked for it) is not computed.
