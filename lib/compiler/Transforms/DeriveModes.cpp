@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace distc {
@@ -65,31 +66,13 @@ int countFetches(Operation *program) {
   return n;
 }
 
-/// The feeds `value` is computed from.
-llvm::SmallPtrSet<Operation *, 8> feedsOf(Value value) {
-  llvm::SmallPtrSet<Operation *, 8> feeds;
-  llvm::SmallPtrSet<Operation *, 32> seen;
-  SmallVector<Operation *> worklist;
-  if (Operation *def = value.getDefiningOp())
-    worklist.push_back(def);
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (!seen.insert(op).second)
-      continue;
-    if (op->getName().getStringRef() == "pd.feed")
-      feeds.insert(op);
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        worklist.push_back(def);
-  }
-  return feeds;
-}
-
 /// Label feeds: those that reach a loss or metric through its `Label` input
 /// slot (softmax_with_cross_entropy, accuracy, ...), as Paddle names it.
 /// Predictions cannot depend on labels, which a predict call does not have.
+/// One walk back from every Label operand at once, sharing what it has
+/// seen, so the cost is the program's size however many losses it has.
 llvm::SmallPtrSet<Operation *, 8> labelFeeds(Operation *program) {
-  llvm::SmallPtrSet<Operation *, 8> labels;
+  SmallVector<Operation *> worklist;
   program->walk([&](Operation *op) {
     StringRef name = op->getName().getStringRef();
     if (!name.consume_front("pd."))
@@ -99,25 +82,43 @@ llvm::SmallPtrSet<Operation *, 8> labelFeeds(Operation *program) {
       return;
     for (auto [i, slot] : llvm::enumerate(spec->inputs))
       if (slot.name == "Label")
-        for (Operation *feed : feedsOf(op->getOperand(i)))
-          labels.insert(feed);
+        if (Operation *def = op->getOperand(i).getDefiningOp())
+          worklist.push_back(def);
   });
+  llvm::SmallPtrSet<Operation *, 8> labels;
+  llvm::DenseSet<Operation *> seen;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!seen.insert(op).second)
+      continue;
+    if (op->getName().getStringRef() == "pd.feed")
+      labels.insert(op);
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+  }
   return labels;
 }
 
-/// Removes the fetches of `program` that depend on a label feed.
+/// Removes the fetches of `program` that depend on a label feed: which
+/// values do is carried forward through the program in one walk (its ops
+/// are in SSA order, every operand defined before its use).
 void removeLabelDependentFetches(Operation *program) {
   llvm::SmallPtrSet<Operation *, 8> labels = labelFeeds(program);
+  llvm::DenseSet<Operation *> dependent(labels.begin(), labels.end());
   SmallVector<Operation *> doomed;
-  program->walk([&](Operation *op) {
-    if (op->getName().getStringRef() != "pd.fetch")
-      return;
-    for (Operation *feed : feedsOf(op->getOperand(0)))
-      if (labels.contains(feed)) {
-        doomed.push_back(op);
-        return;
-      }
-  });
+  for (Operation &op : program->getRegion(0).front()) {
+    bool fromLabel = llvm::any_of(op.getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && dependent.contains(def);
+    });
+    if (!fromLabel)
+      continue;
+    if (op.getName().getStringRef() == "pd.fetch")
+      doomed.push_back(&op);
+    else
+      dependent.insert(&op);
+  }
   for (Operation *op : doomed)
     op->erase();
 }

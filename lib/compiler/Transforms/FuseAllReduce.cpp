@@ -244,7 +244,7 @@ struct FuseAllReducePass : impl::FuseAllReduceBase<FuseAllReducePass> {
     };
     if (onlyWaits && !waits.empty()) {
       Operation *first = *llvm::min_element(
-          waits, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+          waits, [&](Operation *x, Operation *y) { return position[x] < position[y]; });
       b.setInsertionPoint(first);
       auto wait = pd::buildCatalogOp(
           b, first->getLoc(), "c_sync_comm_stream", {{reduced}},
@@ -298,6 +298,10 @@ struct FuseAllReducePass : impl::FuseAllReduceBase<FuseAllReducePass> {
     }
   }
 
+  /// Each op's place in the train program before fusion (the waits a
+  /// bucket compares are all there from the start).
+  llvm::DenseMap<Operation *, size_t> position;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!(bucketMb > 0)) {
@@ -314,6 +318,12 @@ struct FuseAllReducePass : impl::FuseAllReduceBase<FuseAllReducePass> {
     }
     int64_t cap = std::max<int64_t>(1, static_cast<int64_t>(bucketMb * 1024.0 * 1024.0));
     std::vector<std::vector<Reduction>> buckets = bucketize(collect(train), cap);
+    // Positions of the ops before any bucket changes the block: asking
+    // isBeforeInBlock after each bucket's insertions would renumber the
+    // whole block once per bucket.
+    position.clear();
+    for (auto [i, op] : llvm::enumerate(train->getRegion(0).front()))
+      position[&op] = i;
     OpBuilder b(module.getContext());
     for (std::vector<Reduction> &bucket : buckets)
       if (bucket.size() > 1 && failed(fuse(bucket, b)))
