@@ -17,8 +17,9 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler
   # training data and checkpoints: gzip/CRC32 (zlib), .npz archives (libzip)
   zlib1g-dev libzip-dev
-  # CPU kernels and tests
-  libopenblas-dev libgtest-dev
+  # CPU kernels and tests; libFuzzer's runtime for the fuzz smoke runs
+  # (without it the fuzzers quietly drop out of the suite)
+  libopenblas-dev libgtest-dev libclang-rt-22-dev
   # collectives between processes (Gloo over TCP)
   libgloo-dev
   # reference numerics in tests
