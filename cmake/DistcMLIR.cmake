@@ -33,3 +33,14 @@ function(distc_add_compiler_library name)
   endif()
   target_link_libraries(${name} PUBLIC ${ARG_LINK} ${DISTC_MLIR_LIBS})
 endfunction()
+
+# Runs TableGen into `out`, an absolute path in the build tree's include/
+# (generated headers live there under their include spelling). LLVM's
+# tablegen() takes the output relative to the current binary directory: an
+# absolute one names an output that never exists, and ninja would run the
+# generator again on every build.
+function(distc_tablegen project out)
+  file(RELATIVE_PATH rel ${CMAKE_CURRENT_BINARY_DIR} ${out})
+  tablegen(${project} ${rel} ${ARGN})
+  set(TABLEGEN_OUTPUT ${TABLEGEN_OUTPUT} PARENT_SCOPE)
+endfunction()
