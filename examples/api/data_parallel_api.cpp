@@ -17,7 +17,7 @@
 //     artifact's checksum as the fingerprint every rank must share,
 //  3. gives the model's collective kernels that communicator and
 //     initializes it (the startup program broadcasts rank 0's parameters),
-//  4. trains a few steps, each rank on its own made-up batch,
+//  4. trains a few steps, each rank on its share of one made-up batch,
 //  5. uses the role maker's collectives: the mean loss over the workers
 //     (all_reduce_worker), every worker's loss (all_gather), and a barrier.
 // Only the first worker prints.
@@ -33,6 +33,7 @@
 #include "distc/Runtime/DistModel.h"
 
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <random>
 
@@ -48,7 +49,7 @@ int fail(const std::string &what, const std::string &message) {
 }
 
 /// A made-up batch for the model's feeds: random floats, class 0 or 1 for
-/// integer feeds; the seed makes each rank's batch its own.
+/// integer feeds.
 runtime::TensorMap makeBatch(const DistModel &model, int64_t rows, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(-1, 1);
@@ -69,6 +70,25 @@ runtime::TensorMap makeBatch(const DistModel &model, int64_t rows, uint64_t seed
   }
   return batch;
 }
+
+/// Rows [begin, begin + count) of every tensor of `batch`, whose leading
+/// dim is the batch.
+runtime::TensorMap rowsOf(const runtime::TensorMap &batch, int64_t begin, int64_t count) {
+  runtime::TensorMap part;
+  for (const auto &[name, tensor] : batch) {
+    runtime::Shape shape = tensor.shape();
+    const size_t rowBytes = tensor.byteSize() / static_cast<size_t>(shape[0]);
+    shape[0] = count;
+    runtime::Tensor rows(tensor.dtype(), shape);
+    std::memcpy(rows.data(), static_cast<const uint8_t *>(tensor.data()) + begin * rowBytes,
+                count * rowBytes);
+    part[name] = rows;
+  }
+  return part;
+}
+
+/// The rows of the global batch every step trains on, shared out evenly.
+constexpr int64_t kGlobalRows = 8;
 
 } // namespace
 
@@ -108,11 +128,17 @@ int main(int argc, char **argv) {
   if (roles.isFirstWorker())
     std::printf("%s\n", roles.toString().c_str());
 
-  // 4. Train: every rank its own batch; the gradients are averaged over
-  //    the ranks inside the train program.
+  // 4. Train: every rank its share of one global batch; the gradients are
+  //    averaged over the ranks inside the train program, so the job trains
+  //    as one process would on the whole batch.
   if (Status s = model->train(); !s.ok())
     return fail("train", s.message());
-  runtime::TensorMap batch = makeBatch(*model, 8, 1000 + roles.workerIndex());
+  if (kGlobalRows % roles.workerNum() != 0)
+    return fail("sharding the batch", std::to_string(kGlobalRows) + " rows do not divide over " +
+                                          std::to_string(roles.workerNum()) + " workers");
+  const int64_t share = kGlobalRows / roles.workerNum();
+  runtime::TensorMap batch =
+      rowsOf(makeBatch(*model, kGlobalRows, 1000), roles.workerIndex() * share, share);
   for (int i = 0; i < steps; ++i) {
     runtime::StepResult result;
     if (Status s = model->step(batch, result); !s.ok())
