@@ -33,8 +33,8 @@
 #include "distc/Runtime/DistModel.h"
 
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 using namespace distc;
