@@ -344,18 +344,18 @@ LogicalResult ProgramLowering::lowerCommunicatorSetup(Operation *op) {
 
 using LowerFn = LogicalResult (*)(ProgramLowering &, Operation *);
 
-/// The lowering `pd.<type>` declares in PdOps.td (`lowering`), keyed by
-/// the full op name; null for an op without one.
-static LowerFn lookupLowering(StringRef opName) {
+/// The lowering op `type` declares in PdOps.td (`lowering`); null for an
+/// op without one.
+static LowerFn lookupLowering(StringRef type) {
   static const llvm::StringMap<LowerFn> lowerings = [] {
     llvm::StringMap<LowerFn> map;
     for (auto [type, lower] : std::initializer_list<std::pair<StringRef, LowerFn>>{
 #include "distc/Dialect/Pd/PdLowerings.inc"
          })
-      map[("pd." + type).str()] = lower;
+      map[type] = lower;
     return map;
   }();
-  return lowerings.lookup(opName);
+  return lowerings.lookup(type);
 }
 
 LogicalResult ProgramLowering::lowerOp(Operation *op) {
@@ -367,7 +367,7 @@ LogicalResult ProgramLowering::lowerOp(Operation *op) {
   auto owner = op->getAttrOfType<IntegerAttr>("owner_rank");
   ownerRank = owner ? static_cast<int32_t>(owner.getInt()) : -1;
 
-  LowerFn lowerFn = lookupLowering(op->getName().getStringRef());
+  LowerFn lowerFn = lookupLowering(type);
   if (!lowerFn)
     return error(op) << "no lowering to runtime kernels for this op";
   for (Value operand : op->getOperands())

@@ -158,15 +158,15 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
   /// gets each parameter's communicated gradient.
   LogicalResult communicateGradients(OpBuilder &b,
                                      const std::vector<std::pair<Operation *, std::string>> &order,
-                                     std::map<std::string, Value> &grads,
-                                     std::map<std::string, int> &owners,
+                                     const std::map<std::string, Value> &grads,
+                                     const std::map<std::string, int> &owners,
                                      std::map<std::string, Value> &reduced) {
     const bool average = gradientScale == "coeff-num-device";
     const bool reduceStrategy = this->reduceStrategy == "reduce";
     const double scale = 1.0 / nranks;
     bool synced = false;
     for (auto &[def, param] : order) {
-      Value grad = grads[param];
+      Value grad = grads.at(param);
       b.setInsertionPointAfter(def);
       if (!synced) {
         auto sync = pd::buildCatalogOp(b, def->getLoc(), "c_sync_calc_stream", {{grad}},
@@ -190,7 +190,7 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
       SmallVector<NamedAttribute> attrs = {b.getNamedAttr("ring_id", b.getI32IntegerAttr(0)),
                                            backwardRole(b)};
       if (reduceStrategy)
-        attrs.push_back(b.getNamedAttr("root_id", b.getI32IntegerAttr(owners[param])));
+        attrs.push_back(b.getNamedAttr("root_id", b.getI32IntegerAttr(owners.at(param))));
       auto communicated =
           pd::buildCatalogOp(b, def->getLoc(), reduceStrategy ? "c_reduce_sum" : "c_allreduce_sum",
                              {{input}}, attrs, {param + "@GRAD"});
@@ -207,7 +207,7 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
   /// isBeforeInBlock of each use after inserting ops would renumber the
   /// block again and again.
   LogicalResult syncBeforeOptimizer(OpBuilder &b, Operation *first,
-                                    std::map<std::string, Value> &grads,
+                                    const std::map<std::string, Value> &grads,
                                     const std::map<std::string, Value> &reduced) {
     llvm::SmallPtrSet<Operation *, 32> fromFirst;
     for (Operation *op = first; op; op = op->getNextNode())
@@ -219,7 +219,7 @@ struct DataParallelPass : impl::DataParallelBase<DataParallelPass> {
           {b.getNamedAttr("ring_id", b.getI32IntegerAttr(0)), backwardRole(b)}, {param + "@GRAD"});
       if (failed(sync))
         return failure();
-      Value original = grads[param];
+      Value original = grads.at(param);
       Value synced = (*sync)->getResult(0);
       original.replaceUsesWithIf(
           synced, [&](OpOperand &use) { return fromFirst.contains(use.getOwner()); });
