@@ -87,6 +87,10 @@ def time_compile(distc, main, startup, loss, nranks, out, timeout):
 
 def run(work):
     distc = os.path.join(ARGS.build_dir, "bin", "distc")
+    if not os.access(distc, os.X_OK):
+        log("compile_time.py: error: no distc at %s (build first, or give the build "
+            "directory)" % distc)
+        return 2
     sizes = [int(s) for s in ARGS.sizes.split(",")]
     nranks = [int(n) for n in ARGS.nranks.split(",")]
     columns = list(PHASES) + ["total"]

@@ -10,10 +10,6 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-build="$(dirname "$here")/build"
-if [[ $# -gt 0 && "$1" != -* ]]; then
-  build="$1"
-  shift
-fi
+source "$here/build-dir.sh"
 
 exec /usr/bin/python3 "$here/compile_time.py" --build-dir "$build" "$@"

@@ -14,11 +14,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-build="$(dirname "$here")/build"
-if [[ $# -gt 0 && "$1" != -* ]]; then
-  build="$1"
-  shift
-fi
+source "$here/build-dir.sh"
 
 source "$here/python-deps.sh"
 
