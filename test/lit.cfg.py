@@ -22,6 +22,12 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 config.substitutions.append(
     ("%examples", os.path.join(os.path.dirname(config.test_source_root), "examples")))
 config.substitutions.append(("%shared_data", config.distc_shared_data))
+# TableGen include paths, for distc-tblgen tests: the pd dialect's and MLIR's.
+config.substitutions.append(
+    ("%pd_include", os.path.join(os.path.dirname(config.test_source_root), "dialects", "Pd",
+                                 "include")))
+config.substitutions.append(
+    ("%mlir_include", os.path.join(os.path.dirname(config.llvm_tools_dir), "include")))
 # Debian's numpy is installed for the system interpreter, not for any other
 # python3 that may come first on PATH.
 config.substitutions.append(("%python", "/usr/bin/python3"))
