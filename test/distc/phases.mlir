@@ -43,10 +43,10 @@
 
 // STARTUP: "type": "uniform_random"
 
-// NOLOSS: distc: error: {{.*}}loss variable 'nope' is not defined by the main program
-// NOTSCALAR: distc: error: {{.*}}loss variable 'y' must be a scalar
+// NOLOSS: phases.mlir:{{[0-9]+}}:{{[0-9]+}}: error: loss variable 'nope' is not defined by the main program
+// NOTSCALAR: phases.mlir:{{[0-9]+}}:{{[0-9]+}}: error: loss variable 'y' must be a scalar
 // NOTHING: distc: error: nothing to do: give -o FILE, --compile-to PHASE or --emit FORM
-// MISSING: distc: error: {{.*}}missing.json
+// MISSING: missing.json: error: cannot open file
 
 module {
   pd.var @w persistable is_parameter : tensor<4x3xf32>

@@ -24,12 +24,14 @@
 
 #include "JoinJob.h"
 #include "Launcher.h"
+#include "common/CliChecks.h"
 
 #include "distc/Comm/NcclCommunicator.h"
 #include "distc/Comm/RoleMaker.h"
 #include "distc/Runtime/CudaBackend.h"
 #include "distc/Runtime/DistModel.h"
 #include "distc/Runtime/Npy.h"
+#include "distc/Runtime/ToolOutput.h"
 #include "distc/Runtime/Session.h"
 #include "distc/Runtime/TensorFormat.h"
 #include "distc/Training/Metrics.h"
@@ -49,7 +51,7 @@ namespace {
 
 int fail(const std::string &message) {
   std::fflush(stdout);
-  std::fprintf(stderr, "dist-run: error: %s\n", message.c_str());
+  std::fprintf(stderr, "dist-run: error: %s\n", distc::printableLine(message).c_str());
   return 1;
 }
 
@@ -264,7 +266,8 @@ void addArtifactOptions(CLI::App &app, Options &o) {
   app.add_option("--holdout", t.holdout, "Fraction of the data held out for evaluation");
   app.add_option("--eval-data", t.evalData, "Held-out data instead of --holdout (repeatable)");
   app.add_option("--batch-size", t.batchSize, "Rows per batch (default 32)");
-  app.add_option("--seed", t.seed, "Seed of the shuffle and the held-out split (default 0)");
+  app.add_option("--seed", t.seed, "Seed of the shuffle and the held-out split (default 0)")
+      ->check(distc::tools::unsignedDecimal());
   app.add_flag("--no-shuffle", o.noShuffle, "Visit the rows in file order");
   app.add_flag("--split-files", t.splitFiles,
                "Data parallel: each rank reads only its share of the --data file lists "
@@ -609,7 +612,10 @@ int runTool(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   try {
-    return runTool(argc, argv);
+    int status = runTool(argc, argv);
+    if (std::string problem = distc::standardOutputError(); !problem.empty())
+      return fail("cannot write to standard output: " + problem);
+    return status;
   } catch (const std::bad_alloc &) {
     return fail("out of memory");
   } catch (const std::exception &e) {

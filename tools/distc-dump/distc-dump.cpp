@@ -18,6 +18,7 @@
 #include "distc/Artifact/ArtifactFile.h"
 #include "distc/Artifact/KernelSignatures.h"
 #include "distc/Runtime/ArtifactPrinter.h"
+#include "distc/Runtime/ToolOutput.h"
 
 #include <CLI/CLI.hpp>
 
@@ -27,6 +28,15 @@
 #include <string>
 
 using namespace distc;
+
+/// Exit status 0 only when the printout reached standard output.
+static int finishOutput() {
+  std::string problem = distc::standardOutputError();
+  if (problem.empty())
+    return 0;
+  std::fprintf(stderr, "distc-dump: error: cannot write to standard output: %s\n", problem.c_str());
+  return 1;
+}
 
 int main(int argc, char **argv) {
   CLI::App app{"Prints a distc artifact: header, symbols, buffers and programs."};
@@ -41,12 +51,12 @@ int main(int argc, char **argv) {
   } catch (const CLI::Success &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
-    std::fprintf(stderr, "distc-dump: error: %s\n", e.what());
+    std::fprintf(stderr, "distc-dump: error: %s\n", distc::printableLine(e.what()).c_str());
     return 1;
   }
   if (kernelReference) {
     artifact::printKernelReference(std::cout);
-    return 0;
+    return finishOutput();
   }
   if (path.empty()) {
     std::fprintf(stderr, "distc-dump: error: artifact is required\n");
@@ -55,9 +65,9 @@ int main(int argc, char **argv) {
   std::string error;
   auto loaded = artifact::LoadedArtifact::loadFile(path, error);
   if (!loaded) {
-    std::fprintf(stderr, "distc-dump: error: %s\n", error.c_str());
+    std::fprintf(stderr, "distc-dump: error: %s\n", distc::printableLine(error).c_str());
     return 1;
   }
   runtime::printArtifact(*loaded, stdout);
-  return 0;
+  return finishOutput();
 }

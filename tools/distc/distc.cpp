@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "common/CliChecks.h"
+#include "distc/Pipeline/Diagnostics.h"
 #include "distc/Pipeline/Pipeline.h"
 
 #include <CLI/CLI.hpp>
@@ -106,7 +108,8 @@ int main(int argc, char **argv) {
   app.add_option("--loss", options.trainingFlags.loss, "Loss variable; adds the eval mode");
   addTrainingFlags(app, options.trainingFlags);
   app.add_option("--seed", options.seed,
-                 "Program random seed for initializers whose seed attribute is 0");
+                 "Program random seed for initializers whose seed attribute is 0")
+      ->check(distc::tools::unsignedDecimal());
   addParallelFlags(app, options);
 
   std::vector<std::string> phaseNames;
@@ -125,8 +128,12 @@ int main(int argc, char **argv) {
   app.add_flag("--timing", options.timing, "Print the time of every phase and pass to stderr");
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError &e) {
+  } catch (const CLI::Success &e) {
     return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    // Same form and exit status as every other distc error.
+    distc::reportError(e.what());
+    return 1;
   }
   return distc::pipeline::compile(std::move(options));
 }

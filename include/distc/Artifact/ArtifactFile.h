@@ -44,8 +44,10 @@ std::vector<uint8_t> makeArtifactFileBytes(const std::vector<uint8_t> &payload);
 
 /// Writes header + payload to `path` atomically: the bytes go to a temporary
 /// file in the same directory which is then renamed over `path`, so readers
-/// never see a partial file. On failure returns false, removes the temporary
-/// file and sets `error` to a message naming the path and the system error.
+/// never see a partial file. `-` means standard output (refused when it is a
+/// terminal), and an existing non-regular file (a device, a FIFO) is written
+/// in place. On failure returns false, removes the temporary file and sets
+/// `error` to a message naming the path and the system error.
 bool writeArtifactFile(const std::string &path, const std::vector<uint8_t> &payload,
                        std::string &error);
 

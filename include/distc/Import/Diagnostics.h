@@ -5,7 +5,10 @@
 // line numbers, so the op index and its first output identify the op. This
 // handler prints such diagnostics as one line
 //   prog.json: op #7 'elementwise_add' (output fc_0.tmp_1): error: ...
-// and ordinary source locations as `file:line:col: error: ...`.
+// and ordinary source locations as `file:line:col: error: ...`; a diagnostic
+// without a location is `<tool>: error: ...` when a tool name is given.
+// Control characters in messages (a NUL in a variable name, say) are
+// escaped so the line stays whole and printable.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +31,12 @@ std::string formatProgramLocation(mlir::Location loc);
 /// to `os` while alive.
 class ProgramDiagnosticHandler : public mlir::ScopedDiagnosticHandler {
 public:
-  ProgramDiagnosticHandler(mlir::MLIRContext *ctx, llvm::raw_ostream &os);
+  ProgramDiagnosticHandler(mlir::MLIRContext *ctx, llvm::raw_ostream &os,
+                           llvm::StringRef toolName = "");
+  bool sawError() const { return errors > 0; }
+
+private:
+  int errors = 0;
 };
 
 } // namespace distc

@@ -1,27 +1,19 @@
 //===- Diagnostics.h - one-line diagnostics for distc ---------*- C++ -*-===//
 //
-// MLIR diagnostics printed as `distc: error: <location>: <message>` lines,
-// one per diagnostic (notes included), so scripts and lit can match them.
+// distc prints MLIR diagnostics through the program-oriented handler of
+// distc/Import/Diagnostics.h (`prog.json: op #7 'relu' (output y): error:
+// ...`); errors with no location at all read `distc: error: ...`.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DISTC_PIPELINE_DIAGNOSTICS_H
 #define DISTC_PIPELINE_DIAGNOSTICS_H
 
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
+#include "distc/Import/Diagnostics.h"
+
+#include "llvm/ADT/StringRef.h"
 
 namespace distc {
-
-class OneLineDiagnostics {
-public:
-  explicit OneLineDiagnostics(mlir::MLIRContext &context);
-  bool sawError() const { return errors > 0; }
-
-private:
-  mlir::ScopedDiagnosticHandler handler;
-  int errors = 0;
-};
 
 /// Prints an error that has no MLIR location, in the same format.
 void reportError(llvm::StringRef message);

@@ -2,6 +2,8 @@
 
 #include "distc/Import/Diagnostics.h"
 
+#include "distc/Runtime/ToolOutput.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
@@ -48,29 +50,29 @@ const char *severityName(DiagnosticSeverity severity) {
   return "error";
 }
 
-void printOne(llvm::raw_ostream &os, Location loc, DiagnosticSeverity severity,
-              const std::string &message) {
+void printOne(llvm::raw_ostream &os, llvm::StringRef toolName, Location loc,
+              DiagnosticSeverity severity, const std::string &message) {
   std::string where = formatProgramLocation(loc);
   if (!where.empty())
-    os << where << ": ";
-  // One line per diagnostic, whatever the message holds.
-  std::string text = message;
-  for (char &c : text)
-    if (c == '\n')
-      c = ' ';
-  os << severityName(severity) << ": " << text << "\n";
+    os << printableLine(where) << ": ";
+  else if (!toolName.empty())
+    os << toolName << ": ";
+  os << severityName(severity) << ": " << printableLine(message) << "\n";
 }
 
 } // namespace
 
 std::string formatProgramLocation(Location loc) { return formatLoc(loc, 0); }
 
-ProgramDiagnosticHandler::ProgramDiagnosticHandler(MLIRContext *ctx, llvm::raw_ostream &os)
+ProgramDiagnosticHandler::ProgramDiagnosticHandler(MLIRContext *ctx, llvm::raw_ostream &os,
+                                                   llvm::StringRef toolName)
     : ScopedDiagnosticHandler(ctx) {
-  setHandler([&os](Diagnostic &diag) {
-    printOne(os, diag.getLocation(), diag.getSeverity(), diag.str());
+  setHandler([this, &os, tool = toolName.str()](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      ++errors;
+    printOne(os, tool, diag.getLocation(), diag.getSeverity(), diag.str());
     for (Diagnostic &note : diag.getNotes())
-      printOne(os, note.getLocation(), note.getSeverity(), note.str());
+      printOne(os, tool, note.getLocation(), note.getSeverity(), note.str());
     os.flush();
     return success();
   });

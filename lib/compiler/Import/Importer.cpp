@@ -735,6 +735,28 @@ LogicalResult checkSingleBlock(MLIRContext &ctx, const proto::ProgramDesc &progr
   return success();
 }
 
+/// The startup program runs once, before any data exists; a feed in it (a
+/// feed op, or a variable read before anything writes it) could never be
+/// satisfied, so it is refused here rather than at the first run.
+LogicalResult checkStartupHasNoFeeds(ModuleOp module) {
+  for (auto program : module.getOps<pd::ProgramOp>()) {
+    if (program.getSymName() != "startup")
+      continue;
+    WalkResult result = program.walk([](pd::FeedOp feed) {
+      auto names = feed->getAttrOfType<ArrayAttr>(kOutNames);
+      std::string name = names && !names.empty() ? cast<StringAttr>(names[0]).str() : "?";
+      feed.emitError() << "the startup program feeds '" << name
+                       << "', but it runs once before any data is fed; initialize '" << name
+                       << "' with an op (fill_constant, uniform_random, ...) or move the feed "
+                          "to the main program";
+      return WalkResult::interrupt();
+    });
+    if (result.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
+
 } // namespace
 
 void loadImportDialects(MLIRContext &ctx) { ctx.getOrLoadDialect<pd::PdDialect>(); }
@@ -783,6 +805,8 @@ OwningOpRef<ModuleOp> importProgram(MLIRContext &ctx, const programdesc::Program
   if (failed(importOne(main, "main", mainSource, mainLoc)))
     return nullptr;
   if (startup && failed(importOne(*startup, "startup", startupSource, startupLoc)))
+    return nullptr;
+  if (startup && failed(checkStartupHasNoFeeds(*module)))
     return nullptr;
   if (failed(verify(*module)))
     return nullptr;

@@ -6,11 +6,14 @@
 #include "distc/Import/Import.h"
 #include "distc/Pipeline/Diagnostics.h"
 #include "distc/Pipeline/Pipeline.h"
+#include "distc/Runtime/ToolOutput.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 
@@ -68,6 +71,8 @@ LogicalResult resolveCompileOptions(CompileOptions &options) {
     return fail("--emit=program-json prints a program; the " + options.compileTo +
                 " phase has none (use --compile-to=" + phaseList(holdsPrograms) +
                 ", or distc-dump for the artifact)");
+  if (options.output == "-" && (!options.compileTo.empty() || !options.emit.empty()))
+    return fail("-o - and --compile-to/--emit would both write to standard output; give -o FILE");
   if (options.rank >= 0 && (options.nranks == 0 || options.rank >= options.nranks))
     return fail("--rank " + std::to_string(options.rank) + " needs --nranks N with N > " +
                 std::to_string(options.rank));
@@ -81,7 +86,24 @@ LogicalResult resolveCompileOptions(CompileOptions &options) {
   return success();
 }
 
-int compile(CompileOptions options) {
+/// The phases print through llvm::outs(), std::cout and C's stdout; the
+/// exit status is 0 only when all of it reached standard output.
+static int checkStandardOutput(int status) {
+  llvm::outs().flush();
+  std::error_code llvmError = llvm::outs().error();
+  std::string problem = distc::standardOutputError();
+  if (!llvmError && problem.empty())
+    return status;
+  llvm::outs().clear_error(); // else LLVM aborts at exit over the same error
+  reportError("cannot write to standard output: " + (llvmError ? llvmError.message() : problem));
+  return 1;
+}
+
+static int runPhases(CompileOptions options);
+
+int compile(CompileOptions options) { return checkStandardOutput(runPhases(std::move(options))); }
+
+static int runPhases(CompileOptions options) {
   if (failed(resolveCompileOptions(options)))
     return 1;
   DialectRegistry registry;
@@ -91,7 +113,7 @@ int compile(CompileOptions options) {
   // Diagnostics name the op and variable themselves; a dump of the whole
   // program after every error would bury them.
   context.printOpOnDiagnostic(false);
-  OneLineDiagnostics diagnostics(context);
+  ProgramDiagnosticHandler diagnostics(&context, llvm::errs(), "distc");
 
   // Declared before the scopes that use it: its report, printed to stderr
   // when it goes, needs every scope stopped.

@@ -117,11 +117,16 @@ void ProgramLowering::bind(Value value, int32_t buffer) {
 }
 
 InFlightDiagnostic ProgramLowering::error(Operation *op) const {
-  InFlightDiagnostic diag = op->emitError();
-  diag << "'" << opType(op) << "'";
+  std::string label = "'" + opType(op).str() + "'";
   if (op->getNumResults() > 0)
-    diag << " (output " << nameOf(op->getResult(0)) << ")";
-  diag << ": ";
+    label += " (output " + nameOf(op->getResult(0)) + ")";
+  InFlightDiagnostic diag = op->emitError();
+  // An imported op's location already reads "op #N 'type' (output x)"; ops
+  // the compiler made (gradients, optimizer updates) carry their forward
+  // op's location and need their own label.
+  auto named = dyn_cast<NameLoc>(op->getLoc());
+  if (!named || !named.getName().getValue().ends_with(label))
+    diag << label << ": ";
   return diag;
 }
 
@@ -163,7 +168,15 @@ FailureOr<int32_t> ProgramLowering::defineResult(Value result, SymShape dims,
                 << " but its type says " << type;
       return failure();
     }
-    d = DimDesc::fixed(type.getDimSize(i)); // the type proves it static
+    // A size computed from a fed dim changes with every batch; a program
+    // that declares it static (a fixed batch, 0, a typo) would fail on the
+    // first batch of another size, so it is refused here, not at run time.
+    if (!d.isStatic()) {
+      error(op) << "dim " << i << " of " << nameOf(result) << " is declared "
+                << type.getDimSize(i) << " but it is " << toString(d, state.desc.symbols)
+                << ", which follows the fed batch; declare it -1";
+      return failure();
+    }
   }
   FailureOr<artifact::DType> dtype = toArtifactDType(type.getElementType());
   if (failed(dtype)) {

@@ -68,9 +68,48 @@ std::vector<uint8_t> makeArtifactFileBytes(const std::vector<uint8_t> &payload) 
   return out;
 }
 
+/// Writes to an existing stream (standard output, a device, a FIFO): there
+/// is nothing to rename over, and the write itself must be checked.
+bool writeToStream(int fd, const std::string &name, const std::vector<uint8_t> &bytes,
+                   std::string &error) {
+  if (!writeAll(fd, bytes.data(), bytes.size())) {
+    error = sysError("write the artifact to", name);
+    return false;
+  }
+  return true;
+}
+
 bool writeArtifactFile(const std::string &path, const std::vector<uint8_t> &payload,
                        std::string &error) {
   std::vector<uint8_t> bytes = makeArtifactFileBytes(payload);
+  if (path == "-") {
+    if (::isatty(STDOUT_FILENO)) {
+      error = "not writing a binary artifact to a terminal: redirect standard output or give "
+              "-o FILE";
+      return false;
+    }
+    return writeToStream(STDOUT_FILENO, "standard output", bytes, error);
+  }
+  // Only a regular file is replaced by rename: renaming over a device such
+  // as /dev/null would replace the device itself.
+  struct stat existing;
+  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    if (S_ISDIR(existing.st_mode)) {
+      error = "cannot write the artifact to '" + path + "': it is a directory";
+      return false;
+    }
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      error = sysError("open", path);
+      return false;
+    }
+    bool ok = writeToStream(fd, path, bytes, error);
+    if (::close(fd) != 0 && ok) {
+      error = sysError("close", path);
+      return false;
+    }
+    return ok;
+  }
   // The temporary lives next to the target so that rename() stays within one
   // file system and is atomic.
   std::string tmp = path + ".tmp.XXXXXX";

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 namespace distc::programdesc {
@@ -62,6 +63,28 @@ bool checkComplete(const ProgramDesc &program, std::string_view sourceName, std:
     error = prefixed(sourceName, "empty program: it has no blocks");
     return false;
   }
+  // Paddle numbers blocks by position; block 0 is the root (parent -1) and
+  // every other block nests in one before it, so parents form a tree.
+  for (int i = 0; i < program.blocks_size(); ++i) {
+    const auto &block = program.blocks(i);
+    std::string where = "blocks[" + std::to_string(i) + "]";
+    if (block.idx() != i) {
+      error = prefixed(sourceName, "malformed program: " + where + " has idx " +
+                                       std::to_string(block.idx()) + "; blocks are numbered by "
+                                       "position");
+      return false;
+    }
+    bool parentOk = i == 0 ? block.parent_idx() == -1
+                           : block.parent_idx() >= 0 && block.parent_idx() < i;
+    if (!parentOk) {
+      error = prefixed(sourceName,
+                       "malformed program: " + where + " has parent_idx " +
+                           std::to_string(block.parent_idx()) +
+                           (i == 0 ? "; the root block's parent_idx is -1"
+                                   : "; a sub-block's parent is a block before it"));
+      return false;
+    }
+  }
   return true;
 }
 
@@ -101,8 +124,99 @@ std::string jsonError(std::string_view bytes, std::string_view sourceName,
   return prefixed(sourceName, "malformed JSON: " + oneLine(what));
 }
 
+/// Walks the JSON text once (no document is built) for what protobuf's
+/// transcoder lets through silently: a key given twice in one object (the
+/// last would win), and `null` or a nested array as an element of a
+/// repeated field (skipped). Either is almost surely a broken program.
+/// Stops at the first finding, which names its path ("blocks[0].ops[3]").
+class JsonShapeCheck : public nlohmann::json_sax<OrderedJson> {
+public:
+  /// The finding, or "" when the text is clean (or not JSON at all: the
+  /// syntax error is reported by the caller with its line and column).
+  std::string finding;
+
+  bool null() override { return element("null"); }
+  bool boolean(bool) override { return element(nullptr); }
+  bool number_integer(number_integer_t) override { return element(nullptr); }
+  bool number_unsigned(number_unsigned_t) override { return element(nullptr); }
+  bool number_float(number_float_t, const string_t &) override { return element(nullptr); }
+  bool string(string_t &) override { return element(nullptr); }
+  bool binary(binary_t &) override { return element(nullptr); }
+  bool start_object(std::size_t) override {
+    if (!element(nullptr))
+      return false;
+    frames.push_back(Frame{/*isObject=*/true});
+    return true;
+  }
+  bool end_object() override {
+    frames.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (!element("an array"))
+      return false;
+    frames.push_back(Frame{/*isObject=*/false});
+    return true;
+  }
+  bool end_array() override {
+    frames.pop_back();
+    return true;
+  }
+  bool key(string_t &name) override {
+    Frame &f = frames.back();
+    if (!f.keys.insert(name).second) {
+      finding = path() + ": key \"" + name + "\" is given twice";
+      return false;
+    }
+    f.lastKey = name;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) override {
+    return false;
+  }
+
+private:
+  struct Frame {
+    bool isObject;
+    std::set<std::string> keys;
+    std::string lastKey;
+    int64_t index = -1;
+  };
+  std::vector<Frame> frames;
+
+  /// Called for every value; `refused` names a value an array may not hold.
+  bool element(const char *refused) {
+    if (frames.empty() || frames.back().isObject)
+      return true;
+    ++frames.back().index;
+    if (!refused)
+      return true;
+    finding = path() + ": " + refused + " is not a valid element of a repeated field";
+    return false;
+  }
+
+  std::string path() const {
+    std::string out;
+    for (const Frame &f : frames) {
+      if (f.isObject) {
+        if (&f != &frames.back())
+          out += (out.empty() ? "" : ".") + f.lastKey;
+      } else {
+        out += "[" + std::to_string(f.index) + "]";
+      }
+    }
+    return out.empty() ? "top level" : out;
+  }
+};
+
 bool parseJson(std::string_view bytes, std::string_view sourceName, ProgramDesc &program,
                std::string &error) {
+  JsonShapeCheck shapeCheck;
+  (void)OrderedJson::sax_parse(bytes.begin(), bytes.end(), &shapeCheck);
+  if (!shapeCheck.finding.empty()) {
+    error = prefixed(sourceName, "malformed program: " + shapeCheck.finding);
+    return false;
+  }
   // Protobuf's transcoder reads the text once on the way that succeeds;
   // nlohmann only explains a failure (a position for a syntax error), so a
   // large program is not parsed twice.

@@ -3,6 +3,7 @@
 #include "distc/Training/TrainLoop.h"
 
 #include "FileUtil.h"
+#include "OutputPaths.h"
 #include "RankReduce.h"
 
 #include "distc/Training/Batcher.h"
@@ -452,6 +453,7 @@ public:
   /// The startup program, then a checkpoint (--resume) or --init-from.
   Status initializeParameters();
   /// The metrics file and the progress reporter (first worker only).
+  Status checkOutputPaths();
   Status openOutputs();
   /// Train steps until the target, evaluating, reporting and saving on
   /// the way.
@@ -590,6 +592,23 @@ Status TrainingRun::initializeParameters() {
   report.startStep = model.globalStep();
   // A resumed run's state is already saved at its first step.
   lastSaved = o.resume ? model.globalStep() : -1;
+  return Status::success();
+}
+
+Status TrainingRun::checkOutputPaths() {
+  // The first worker alone writes these; a path that cannot take them is
+  // refused now, before the data is loaded and the first step runs.
+  if (!firstWorker)
+    return Status::success();
+  if (!o.checkpointDir.empty())
+    if (Status s = checkWritableDirectory("--checkpoint-dir", o.checkpointDir); !s.ok())
+      return s;
+  if (!o.savePersistablesDir.empty())
+    if (Status s = checkWritableDirectory("--save-persistables", o.savePersistablesDir); !s.ok())
+      return s;
+  if (!o.saveInferencePrefix.empty())
+    if (Status s = checkWritablePrefix("--save-inference-model", o.saveInferencePrefix); !s.ok())
+      return s;
   return Status::success();
 }
 
@@ -761,7 +780,7 @@ Status runTraining(DistModel &model, const TrainOptions &o, TrainReport &report)
     return s;
   TrainingRun run(model, o, report);
   for (Status (TrainingRun::*phase)() :
-       {&TrainingRun::loadData, &TrainingRun::planSteps, &TrainingRun::initializeParameters,
+       {&TrainingRun::checkOutputPaths, &TrainingRun::loadData, &TrainingRun::planSteps, &TrainingRun::initializeParameters,
         &TrainingRun::openOutputs, &TrainingRun::trainSteps, &TrainingRun::finish})
     if (Status s = (run.*phase)(); !s.ok())
       return s;
