@@ -22,7 +22,6 @@
 
 #include "distc/Training/Dataset.h"
 
-#include <cstdio>
 #include <map>
 #include <string>
 #include <string_view>
@@ -60,10 +59,10 @@ Status parseDataSpec(std::string_view text, DataSpec &out);
 /// same name in `feeds` (f32 when the program has no such feed; the later
 /// checkDatasetFeeds reports it).
 ///
-/// With `log`, each file read adds a line to it:
+/// With `report`, each file read adds a line (without '\n') to it:
 ///   loaded 10000000 rows x 2 columns (240.0 MB) from rows.csv.gz in 1.48 s
 Status loadData(Dataset &into, const DataSpec &spec, const std::map<std::string, FeedSpec> &feeds,
-                std::FILE *log = nullptr);
+                std::vector<std::string> *report = nullptr);
 
 } // namespace distc::training
 

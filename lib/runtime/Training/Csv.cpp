@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "distc/Training/Dataset.h"
 #include "distc/Support/InputFile.h"
+#include "distc/Training/Dataset.h"
 
 #include <algorithm>
 #include <cerrno>

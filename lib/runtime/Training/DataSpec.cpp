@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <glob.h>
 
 namespace distc::training {
@@ -122,31 +123,34 @@ Status loadFile(Dataset &into, const DataSpec &spec, const std::string &path,
   return Status::error("--data: unknown kind");
 }
 
-void reportLoad(std::FILE *log, const Dataset &part, const std::string &file,
-                std::chrono::steady_clock::duration elapsed) {
+std::string describeLoad(const Dataset &part, const std::string &file,
+                         std::chrono::steady_clock::duration elapsed) {
   size_t bytes = 0;
   for (const auto &[name, column] : part.columns)
     bytes += column.byteSize();
-  std::fprintf(log, "loaded %lld rows x %zu columns (%.1f MB) from %s in %.3g s\n",
-               static_cast<long long>(part.numRows()), part.columns.size(), double(bytes) / 1e6,
-               file.c_str(), std::chrono::duration<double>(elapsed).count());
-  std::fflush(log);
+  char line[160];
+  std::snprintf(line, sizeof line, "loaded %lld rows x %zu columns (%.1f MB) from ",
+                static_cast<long long>(part.numRows()), part.columns.size(), double(bytes) / 1e6);
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, " in %.3g s",
+                std::chrono::duration<double>(elapsed).count());
+  return line + file + seconds;
 }
 
 } // namespace
 
 Status loadData(Dataset &into, const DataSpec &spec, const std::map<std::string, FeedSpec> &feeds,
-                std::FILE *log) {
-  const std::vector<std::string> files = spec.files.empty() ? std::vector<std::string>{spec.path}
-                                                            : spec.files;
+                std::vector<std::string> *report) {
+  const std::vector<std::string> files =
+      spec.files.empty() ? std::vector<std::string>{spec.path} : spec.files;
   Dataset rows;
   for (const std::string &file : files) {
     Dataset part;
     auto start = std::chrono::steady_clock::now();
     if (Status s = loadFile(part, spec, file, feeds); !s.ok())
       return s;
-    if (log)
-      reportLoad(log, part, file, std::chrono::steady_clock::now() - start);
+    if (report)
+      report->push_back(describeLoad(part, file, std::chrono::steady_clock::now() - start));
     if (files.size() == 1)
       return mergeDatasets(into, std::move(part));
     if (Status s = appendRows(rows, part); !s.ok())

@@ -200,6 +200,7 @@ Status loadDataArguments(const std::vector<std::string> &specs,
                          const std::map<std::string, FeedSpec> &feeds, Dataset &out,
                          const FileShard *shard, std::FILE *log) {
   Dataset data;
+  std::vector<std::string> report;
   for (const std::string &text : specs) {
     DataSpec spec;
     if (Status s = parseDataSpec(text, spec); !s.ok())
@@ -215,11 +216,14 @@ Status loadDataArguments(const std::vector<std::string> &specs,
                              " ranks; every rank needs at least one (use a wildcard path)");
       spec.files = fileShard(spec.files, shard->rank, shard->workers);
     }
-    if (Status s = loadData(data, spec, feeds, log); !s.ok())
+    if (Status s = loadData(data, spec, feeds, log ? &report : nullptr); !s.ok())
       return s;
   }
   if (Status s = checkDatasetFeeds(data, feeds); !s.ok())
     return s;
+  // Only now: data that does not fit gets its one-line error alone.
+  for (const std::string &line : report)
+    std::fprintf(log, "%s\n", line.c_str());
   out = std::move(data);
   return Status::success();
 }
