@@ -70,10 +70,11 @@ grep -Eq '^evaluated 120 rows in [0-9.e-]+ s: eval_loss [0-9.e-]+ eval_acc [0-9.
 [ "$(sed 's/.* s: //' eval1.txt)" = "$(sed 's/.* s: //' eval2.txt)" ] ||
   fail "the checkpoint and the persistables evaluate differently"
 
-# Errors: one line, exit 1.
+# Errors: one line, exit 1 (after the "loaded ..." report of data that loaded).
 expect_error() {
   pattern=$1; shift
-  "$dist_run" "$@" > /dev/null 2> err.txt && fail "accepted: $*"
+  "$dist_run" "$@" > /dev/null 2> stderr.txt && fail "accepted: $*"
+  grep -v '^loaded [0-9]* rows' stderr.txt > err.txt
   [ "$(wc -l < err.txt)" -eq 1 ] || fail "not one line: $(cat err.txt)"
   grep -q "^dist-run: error: $pattern" err.txt || fail "unexpected error: $(cat err.txt)"
 }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 using namespace distc::training;
@@ -250,6 +251,51 @@ TEST(CheckpointTest, InterruptedSaveLeavesThePreviousOne) {
   ASSERT_TRUE(saveCheckpoint(dir.path(), params(), stateAt(20)).ok());
   EXPECT_FALSE(fs::exists(dir.file(".step-20.tmp-999-0")));
   EXPECT_FALSE(fs::exists(dir.file(".latest.tmp-999-1")));
+}
+
+// A prune killed part way leaves either a renamed `.pruning-step-N` or, from
+// a prune that deleted in place, a `step-N` holding some variables but no
+// manifest. Neither is ever taken for a checkpoint, and the next start
+// (resolving `latest` to resume, or saving) removes both.
+TEST(CheckpointTest, InterruptedPruneIsCleanedUp) {
+  TempDir dir;
+  CheckpointOptions keep1;
+  keep1.keepLast = 1;
+  for (int64_t step : {10, 20, 30})
+    ASSERT_TRUE(saveCheckpoint(dir.path(), params(), stateAt(step), keep1).ok());
+  // Prunes rename before deleting: no step-10 or step-20 is left at all.
+  EXPECT_FALSE(fs::exists(dir.file("step-10")));
+  EXPECT_FALSE(fs::exists(dir.file("step-20")));
+
+  // The states a kill leaves: after the rename, and after a partial delete.
+  fs::create_directory(dir.file(".pruning-step-20"));
+  writeText(dir.file(".pruning-step-20/fc_0.b_0.npy"), "partial");
+  fs::create_directory(dir.file("step-25"));
+  writeText(dir.file("step-25/fc_0.w_0.npy"), "partial");
+  std::vector<int64_t> steps;
+  ASSERT_TRUE(listCheckpoints(dir.path(), steps).ok());
+  EXPECT_EQ(steps, (std::vector<int64_t>{30}));
+
+  std::string resolved;
+  ASSERT_TRUE(resolveCheckpoint(dir.path(), resolved).ok());
+  EXPECT_EQ(resolved, dir.file("step-30"));
+  EXPECT_FALSE(fs::exists(dir.file(".pruning-step-20")));
+  EXPECT_FALSE(fs::exists(dir.file("step-25")));
+  TensorMap loaded;
+  TrainingState state;
+  ASSERT_TRUE(loadCheckpoint(dir.path(), nullptr, loaded, state).ok());
+  EXPECT_EQ(state.step, 30);
+
+  // A save cleans up as well, before it writes anything.
+  fs::create_directory(dir.file(".pruning-step-30"));
+  fs::create_directory(dir.file("step-35"));
+  writeText(dir.file("step-35/fc_0.w_0.npy"), "partial");
+  ASSERT_TRUE(saveCheckpoint(dir.path(), params(), stateAt(40), keep1).ok());
+  std::vector<std::string> names;
+  for (const auto &entry : fs::directory_iterator(dir.path()))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"latest", "step-40"}));
 }
 
 TEST(CheckpointTest, KeepsBfloat16) {

@@ -157,7 +157,7 @@ TEST(CsvTest, ReadsGzipByContent) {
   std::string bytes = readText(path);
   writeText(path, bytes.substr(0, bytes.size() / 2));
   std::string message = loadError(path, options("x=0:2"));
-  EXPECT_EQ(message.rfind(path + ": ", 0), 0u) << message;
+  EXPECT_EQ(message, path + ": truncated gzip stream");
 }
 
 TEST(CsvTest, DigitsExample) {

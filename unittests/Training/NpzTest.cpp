@@ -119,6 +119,35 @@ TEST(NpzTest, BadArchives) {
   EXPECT_FALSE(st.ok());
   EXPECT_EQ(st.message().rfind(dir.file("corrupt.npz") + " member 'x.npy'", 0), 0u) << st.message();
 
+  // Flip a data byte of a stored (uncompressed) member: nothing but the CRC
+  // can notice, and the whole member must still be refused.
+  TensorMap stored = {{"a", iotaF32({64})}};
+  ASSERT_TRUE(writeNpz(dir.file("stored.npz"), stored, false).ok());
+  std::string good = readText(dir.file("stored.npz"));
+  std::string flipped = good;
+  size_t data = flipped.find("\x93NUMPY") + 128 + 4;
+  flipped[data] = static_cast<char>(flipped[data] ^ 0x01);
+  writeText(dir.file("flipped.npz"), flipped);
+  st = readNpz(dir.file("flipped.npz"), arrays);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message().rfind(dir.file("flipped.npz") + " member 'a.npy': corrupt", 0), 0u)
+      << st.message();
+  Tensor member;
+  st = readNpzMember(dir.file("flipped.npz"), "a", member);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("member 'a.npy': corrupt"), std::string::npos) << st.message();
+
+  // A corrupted CRC field in the central directory (offset 16 of "PK\1\2").
+  std::string badCrc = good;
+  size_t central = badCrc.find("PK\x01\x02");
+  ASSERT_NE(central, std::string::npos);
+  badCrc[central + 16] = static_cast<char>(badCrc[central + 16] ^ 0xff);
+  writeText(dir.file("badcrc.npz"), badCrc);
+  st = readNpz(dir.file("badcrc.npz"), arrays);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message().rfind(dir.file("badcrc.npz") + " member 'a.npy': corrupt", 0), 0u)
+      << st.message();
+
   // An archive member that is not a .npy file.
   TensorMap one = {{"a", iotaF32({2})}};
   ASSERT_TRUE(writeNpz(dir.file("ok.npz"), one, false).ok());

@@ -58,7 +58,11 @@ Status parseDataSpec(std::string_view text, DataSpec &out);
 /// Loads `spec` into `into`. CSV columns take the dtype of the feed of the
 /// same name in `feeds` (f32 when the program has no such feed; the later
 /// checkDatasetFeeds reports it).
-Status loadData(Dataset &into, const DataSpec &spec, const std::map<std::string, FeedSpec> &feeds);
+///
+/// With `report`, each file read adds a line (without '\n') to it:
+///   loaded 10000000 rows x 2 columns (240.0 MB) from rows.csv.gz in 1.48 s
+Status loadData(Dataset &into, const DataSpec &spec, const std::map<std::string, FeedSpec> &feeds,
+                std::vector<std::string> *report = nullptr);
 
 } // namespace distc::training
 

@@ -152,9 +152,11 @@ struct FileShard {
 /// against `feeds` (checkDatasetFeeds). Errors name the argument. With
 /// `shard`, each argument's file list is cut with fileShard (DataSpec.h) and
 /// only the worker's files are read; every worker must get at least one.
+/// With `log`, every file read is reported there (loadData in DataSpec.h)
+/// once all of them load and fit.
 Status loadDataArguments(const std::vector<std::string> &specs,
                          const std::map<std::string, FeedSpec> &feeds, Dataset &out,
-                         const FileShard *shard = nullptr);
+                         const FileShard *shard = nullptr, std::FILE *log = nullptr);
 
 /// `--init-from PATH`: loads state_dict("param") (loadParameters in
 /// PaddleParams.h: a checkpoint, a directory of .npy or Paddle per-variable

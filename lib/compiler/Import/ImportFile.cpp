@@ -3,23 +3,30 @@
 // The form of a file is decided by its content, never by its name: '{'
 // starts a JSON program; text without control bytes is `pd` dialect IR;
 // anything else is read as binary protobuf (whose tags are control bytes).
+// The decision takes the file's first 64 KiB only, so that a file that is
+// none of these is refused before the rest is read.
 //
 //===----------------------------------------------------------------------===//
 
 #include "distc/Import/Import.h"
+#include "distc/Support/InputFile.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cstdio>
+
 using namespace mlir;
 
 namespace distc {
 namespace {
 
+constexpr size_t kSniffBytes = 1 << 16;
+
 bool looksLikeText(std::string_view bytes) {
-  size_t limit = std::min<size_t>(bytes.size(), 1 << 16);
+  size_t limit = std::min<size_t>(bytes.size(), kSniffBytes);
   for (size_t i = 0; i < limit; ++i) {
     auto c = static_cast<unsigned char>(bytes[i]);
     if (c < 0x20 && c != '\n' && c != '\r' && c != '\t')
@@ -38,6 +45,51 @@ void emitFileError(MLIRContext &ctx, const std::string &path, const std::string 
   emitError(FileLineColLoc::get(&ctx, path, 0, 0)) << text;
 }
 
+/// Why `prefix`, a file's first bytes, can start no program of any form, or
+/// "" when it may. JSON programs are objects; pd IR never starts with '['
+/// either. A binary protobuf starts with a field tag, and tags 0x00-0x07
+/// (field number 0) do not exist: a file of zeros is refused at once.
+std::string notAProgram(std::string_view prefix) {
+  size_t first = prefix.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos)
+    return "";
+  auto c = static_cast<unsigned char>(prefix[first]);
+  if (c == '[')
+    return "not a program: it starts with '[', but a JSON program is an object ('{')";
+  if (first == 0 && c < 0x08) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", c);
+    return std::string("not a program: it starts with byte ") + hex +
+           ", which begins no JSON, binary protobuf or MLIR program";
+  }
+  return "";
+}
+
+/// Reads a program file whole after checking that it is an input file and
+/// that its first bytes can start a program. Errors are "PATH: why".
+bool readProgramFile(const std::string &path, std::string &bytes, std::string &error) {
+  std::optional<uint64_t> size;
+  if (!support::checkInputFile(path, size, error))
+    return false;
+  // A pipe can be read only once: it is read whole and checked after.
+  if (size) {
+    std::string prefix;
+    if (!support::readInputPrefix(path, kSniffBytes, prefix, error))
+      return false;
+    if (std::string why = notAProgram(prefix); !why.empty()) {
+      error = path + ": " + why;
+      return false;
+    }
+  }
+  if (!support::readInputFile(path, bytes, error))
+    return false;
+  if (std::string why = notAProgram(bytes); !why.empty()) {
+    error = path + ": " + why;
+    return false;
+  }
+  return true;
+}
+
 bool loadProgram(MLIRContext &ctx, const std::string &path, const std::string &bytes,
                  programdesc::ProgramDesc &program) {
   std::string error;
@@ -54,7 +106,7 @@ OwningOpRef<ModuleOp> importProgramFile(MLIRContext &ctx, const std::string &pat
                                         const std::optional<std::string> &startupPath) {
   loadImportDialects(ctx);
   std::string bytes, error;
-  if (!programdesc::readFileBytes(path, bytes, error)) {
+  if (!readProgramFile(path, bytes, error)) {
     emitFileError(ctx, path, error);
     return nullptr;
   }
@@ -81,7 +133,7 @@ OwningOpRef<ModuleOp> importProgramFile(MLIRContext &ctx, const std::string &pat
     return importProgram(ctx, main, nullptr, path);
 
   std::string startupBytes;
-  if (!programdesc::readFileBytes(*startupPath, startupBytes, error)) {
+  if (!readProgramFile(*startupPath, startupBytes, error)) {
     emitFileError(ctx, *startupPath, error);
     return nullptr;
   }

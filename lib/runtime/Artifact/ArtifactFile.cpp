@@ -2,6 +2,7 @@
 
 #include "distc/Artifact/ArtifactFile.h"
 #include "distc/Artifact/ArtifactValidator.h"
+#include "distc/Support/InputFile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -43,6 +44,11 @@ bool writeAll(int fd, const uint8_t *data, size_t size) {
     size -= static_cast<size_t>(n);
   }
   return true;
+}
+
+std::string truncatedMessage(uint64_t payloadSize, uint64_t have) {
+  return "truncated: header says " + std::to_string(payloadSize) + " payload bytes, file has " +
+         std::to_string(have);
 }
 
 } // namespace
@@ -147,22 +153,32 @@ bool writeArtifactFile(const std::string &path, const std::vector<uint8_t> &payl
 
 std::unique_ptr<LoadedArtifact> LoadedArtifact::loadFile(const std::string &path,
                                                          std::string &error) {
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    error = path + ": cannot open: " + std::strerror(errno);
-    return nullptr;
-  }
+  // The header first: a file that is no artifact, or whose size disagrees
+  // with its header, is refused without reading (or allocating) the rest.
+  // (A pipe can be read only once: it is read whole.)
+  std::string header;
+  std::optional<uint64_t> fileSize;
   std::vector<uint8_t> bytes;
-  uint8_t chunk[1 << 16];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0)
-    bytes.insert(bytes.end(), chunk, chunk + n);
-  bool readError = std::ferror(f);
-  std::fclose(f);
-  if (readError) {
-    error = path + ": cannot read: " + std::strerror(errno);
+  if (!support::checkInputFile(path, fileSize, error))
+    return nullptr;
+  if (!fileSize)
+    return support::readInputFile(path, bytes, error) ? loadBytes(std::move(bytes), path, error)
+                                                      : nullptr;
+  if (!support::readInputPrefix(path, kHeaderSize, header, error))
+    return nullptr;
+  const auto *h = reinterpret_cast<const uint8_t *>(header.data());
+  bool headerOk = header.size() == kHeaderSize &&
+                  std::memcmp(h, kMagic, sizeof(kMagic)) == 0 &&
+                  getLE(h + 8, 4) != 0 && getLE(h + 8, 4) <= kFormatVersion;
+  if (!headerOk) // loadBytes words the complaint
+    return loadBytes(std::vector<uint8_t>(h, h + header.size()), path, error);
+  uint64_t payloadSize = getLE(h + 16, 8);
+  if (payloadSize != *fileSize - kHeaderSize) {
+    error = path + ": " + truncatedMessage(payloadSize, *fileSize - kHeaderSize);
     return nullptr;
   }
+  if (!support::readInputFile(path, bytes, error))
+    return nullptr;
   return loadBytes(std::move(bytes), path, error);
 }
 
@@ -195,8 +211,7 @@ std::unique_ptr<LoadedArtifact> LoadedArtifact::loadBytes(std::vector<uint8_t> f
   uint64_t payloadSize = getLE(p + 16, 8);
   uint64_t checksum = getLE(p + 24, 8);
   if (payloadSize != size - kHeaderSize)
-    return fail("truncated: header says " + std::to_string(payloadSize) +
-                " payload bytes, file has " + std::to_string(size - kHeaderSize));
+    return fail(truncatedMessage(payloadSize, size - kHeaderSize));
   if (fnv1a64(p + kHeaderSize, payloadSize) != checksum)
     return fail("corrupt: payload checksum mismatch");
   const uint8_t *payload = p + kHeaderSize;

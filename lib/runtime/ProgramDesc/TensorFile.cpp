@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "distc/ProgramDesc/TensorFile.h"
+#include "distc/Support/InputFile.h"
 
 #include <algorithm>
 #include <cstring>
@@ -166,7 +167,7 @@ bool appendTensorRecord(const TensorRecord &record, std::string &out, std::strin
 
 bool loadTensorFile(const std::string &path, TensorRecord &record, std::string &error) {
   std::string bytes;
-  if (!readFileBytes(path, bytes, error))
+  if (!support::readInputFile(path, bytes, error))
     return false;
   size_t offset = 0;
   if (!readTensorRecord(bytes, offset, record, error)) {
@@ -193,7 +194,7 @@ bool saveTensorFile(const std::string &path, const TensorRecord &record, std::st
 bool loadCombinedTensorFile(const std::string &path, std::vector<std::string> names,
                             std::map<std::string, TensorRecord> &records, std::string &error) {
   std::string bytes;
-  if (!readFileBytes(path, bytes, error))
+  if (!support::readInputFile(path, bytes, error))
     return false;
   std::sort(names.begin(), names.end());
   size_t offset = 0;

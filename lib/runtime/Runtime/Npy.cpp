@@ -7,12 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "distc/Runtime/Npy.h"
+#include "distc/Support/InputFile.h"
 
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 namespace distc::runtime {
 namespace {
@@ -179,14 +179,20 @@ Status parseNpy(const std::string &bytes, const std::string &name, Tensor &out) 
 }
 
 Status readNpy(const std::string &path, Tensor &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::error(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad())
-    return Status::error(path + ": cannot read: " + std::strerror(errno));
-  return parseNpy(ss.str(), path, out);
+  // The magic first, so that a file that is no .npy is refused unread.
+  std::string bytes, error;
+  std::optional<uint64_t> size;
+  if (!support::checkInputFile(path, size, error))
+    return Status::error(error);
+  if (size) {
+    if (!support::readInputPrefix(path, kNpyMagicLen, bytes, error))
+      return Status::error(error);
+    if (bytes.size() < kNpyMagicLen || bytes.compare(0, kNpyMagicLen, kNpyMagic) != 0)
+      return parseNpy(bytes, path, out);
+  }
+  if (!support::readInputFile(path, bytes, error))
+    return Status::error(error);
+  return parseNpy(bytes, path, out);
 }
 
 Status writeNpy(const std::string &path, const Tensor &tensor) {

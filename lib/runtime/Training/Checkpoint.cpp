@@ -29,6 +29,7 @@ constexpr int kVersion = 1;
 constexpr const char kManifest[] = "checkpoint.json";
 constexpr const char kLatest[] = "latest";
 constexpr const char kStepPrefix[] = "step-";
+constexpr const char kPruningPrefix[] = ".pruning-";
 
 std::string formatShape(const Shape &shape) {
   std::string out = "[";
@@ -105,18 +106,62 @@ Status publishDirectory(const std::string &from, const std::string &to) {
   return Status::success();
 }
 
-Status prune(const std::string &dir, int64_t savedStep, int keepLast) {
+/// The step `DIR/latest` names, if it names one.
+std::optional<int64_t> latestStep(const std::string &dir) {
+  std::string latest;
+  if (!readWholeFile(dir + "/" + kLatest, latest).ok())
+    return std::nullopt;
+  while (!latest.empty() && (latest.back() == '\n' || latest.back() == '\r'))
+    latest.pop_back();
+  return parseStepName(latest);
+}
+
+/// Removes what interrupted saves and prunes leave in a checkpoint root:
+/// `.pruning-step-N` directories (a prune renames a checkpoint to that
+/// before deleting it) and `step-N` directories without a manifest (left by
+/// a prune that deleted in place). With `temporaries`, also the hidden
+/// temporaries (".step-N.tmp-...", ".latest.tmp-...") of saves that crashed
+/// before publishing; only a saver may remove those, as a reader could race
+/// a save in progress. Best effort: what cannot be removed stays, and no
+/// loader ever takes any of it for a checkpoint.
+void removeLeftovers(const std::string &dir, bool temporaries) {
+  std::optional<int64_t> latest = latestStep(dir);
   std::error_code ec;
-  // Hidden temporaries (".step-N.tmp-...", ".latest.tmp-...") of saves that
-  // crashed before publishing.
-  for (const fs::directory_entry &entry : fs::directory_iterator(dir, ec)) {
-    std::string name = entry.path().filename().string();
-    if ((name.rfind(".step-", 0) == 0 || name.rfind(".latest.", 0) == 0) &&
-        name.find(".tmp-") != std::string::npos) {
-      std::error_code ignored;
-      fs::remove_all(entry.path(), ignored);
-    }
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    std::error_code ignored;
+    bool leftover = name.rfind(kPruningPrefix, 0) == 0;
+    if (std::optional<int64_t> step = parseStepName(name))
+      // The one `latest` names stays, so that loading it reports what is
+      // missing rather than that nothing is there.
+      leftover = step != latest && fs::is_directory(it->path(), ignored) &&
+                 !fs::exists(it->path() / kManifest, ignored);
+    if (temporaries && (name.rfind(".step-", 0) == 0 || name.rfind(".latest.", 0) == 0) &&
+        name.find(".tmp-") != std::string::npos)
+      leftover = true;
+    if (leftover)
+      fs::remove_all(it->path(), ignored);
   }
+}
+
+/// Deletes checkpoint `step` without ever leaving a torn `step-N` behind:
+/// it is renamed out of the loader's sight first, then deleted.
+Status removeCheckpoint(const std::string &dir, int64_t step) {
+  std::string name = kStepPrefix + std::to_string(step);
+  std::string doomed = dir + "/" + kPruningPrefix + name;
+  std::error_code ec;
+  fs::remove_all(doomed, ec); // an earlier prune of the same step that died
+  if (::rename((dir + "/" + name).c_str(), doomed.c_str()) != 0)
+    return errnoError(dir + "/" + name, "cannot remove an old checkpoint: cannot rename it to " +
+                                            doomed);
+  fs::remove_all(doomed, ec);
+  if (ec)
+    return Status::error(doomed + ": cannot remove an old checkpoint: " + ec.message());
+  return Status::success();
+}
+
+Status prune(const std::string &dir, int64_t savedStep, int keepLast) {
+  removeLeftovers(dir, /*temporaries=*/true);
   if (keepLast <= 0)
     return Status::success();
   std::vector<int64_t> steps;
@@ -128,10 +173,8 @@ Status prune(const std::string &dir, int64_t savedStep, int keepLast) {
       ++kept;
       continue;
     }
-    fs::remove_all(fs::path(dir) / (kStepPrefix + std::to_string(*it)), ec);
-    if (ec)
-      return Status::error(dir + "/" + kStepPrefix + std::to_string(*it) +
-                           ": cannot remove an old checkpoint: " + ec.message());
+    if (Status st = removeCheckpoint(dir, *it); !st.ok())
+      return st;
   }
   return Status::success();
 }
@@ -291,6 +334,7 @@ Status saveCheckpoint(const std::string &dir, const TensorMap &tensors, const Tr
   fs::create_directories(dir, ec);
   if (ec)
     return Status::error(dir + ": cannot create the checkpoint directory: " + ec.message());
+  removeLeftovers(dir, /*temporaries=*/true);
 
   std::string stepName = kStepPrefix + std::to_string(state.step);
   std::string tmp = dir + "/" + detail::temporaryName(stepName);
@@ -360,6 +404,7 @@ Status resolveCheckpoint(const std::string &path, std::string &checkpointDir) {
     return Status::error(path + ": not a checkpoint: it has neither " + kManifest + " nor a '" +
                          kLatest + "' file");
   }
+  removeLeftovers(path, /*temporaries=*/false);
   std::string latest;
   if (Status st = readWholeFile(latestPath, latest); !st.ok())
     return st;

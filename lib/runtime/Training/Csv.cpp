@@ -5,13 +5,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "distc/Support/InputFile.h"
 #include "distc/Training/Dataset.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
+#include <optional>
 #include <set>
 #include <zlib.h>
 
@@ -19,37 +23,152 @@ namespace distc::training {
 
 namespace {
 
-Status readMaybeGzipped(const std::string &path, std::string &text) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (!file)
-    return Status::error(path +
-                         ": cannot open: " + (errno ? std::strerror(errno) : "out of memory"));
-  std::string out;
-  char buffer[1 << 16];
-  for (;;) {
-    int n = gzread(file, buffer, sizeof buffer);
+/// The lines of a plain or gzip-compressed text file, read in chunks: only
+/// the chunk being parsed is in memory, never the whole inflated text.
+class LineReader {
+public:
+  explicit LineReader(std::string path) : path_(std::move(path)) {}
+  ~LineReader() {
+    if (file_)
+      gzclose(file_);
+  }
+  LineReader(const LineReader &) = delete;
+  LineReader &operator=(const LineReader &) = delete;
+
+  Status open() {
+    // gzopen would read a directory or /dev/zero like a file.
+    std::optional<uint64_t> size;
+    std::string error;
+    if (!support::checkInputFile(path_, size, error))
+      return Status::error(error);
+    errno = 0;
+    file_ = gzopen(path_.c_str(), "rb");
+    if (!file_)
+      return Status::error(path_ +
+                           ": cannot open: " + (errno ? std::strerror(errno) : "out of memory"));
+    gzbuffer(file_, 1 << 17);
+    return Status::success();
+  }
+
+  /// The next line without its '\n' and its 1-based number; false at the
+  /// end of the file or on an error (then status() says which).
+  bool next(std::string_view &line, int64_t &number) {
+    for (;;) {
+      const char *begin = buffer_.data() + begin_;
+      if (const void *nl = std::memchr(begin, '\n', end_ - begin_)) {
+        size_t length = static_cast<const char *>(nl) - begin;
+        line = std::string_view(begin, length);
+        begin_ += length + 1;
+        number = ++lines_;
+        return true;
+      }
+      if (eof_) {
+        if (begin_ == end_)
+          return false;
+        line = std::string_view(begin, end_ - begin_);
+        begin_ = end_;
+        number = ++lines_;
+        return true;
+      }
+      if (!fill())
+        return false;
+    }
+  }
+
+  /// Success, or why next() stopped early; a truncated gzip stream shows
+  /// only when the file is closed, so it is checked here too.
+  Status finish() {
+    if (!status_.ok() || !file_)
+      return status_;
+    int code = gzclose(file_);
+    file_ = nullptr;
+    // gzclose_r reports a truncated gzip stream (Z_BUF_ERROR) only here.
+    if (code == Z_BUF_ERROR)
+      return Status::error(path_ + ": truncated gzip stream");
+    if (code != Z_OK)
+      return Status::error(path_ + ": cannot read the gzip stream (zlib error " +
+                           std::to_string(code) + ")");
+    return Status::success();
+  }
+
+  /// Bytes of text read so far (inflated).
+  uint64_t textBytes() const { return textBytes_; }
+
+private:
+  static constexpr size_t kChunk = 1 << 20;
+  /// A line longer than this is no CSV row (and protects against e.g. a
+  /// file of zeros, which has no line ends at all).
+  static constexpr size_t kMaxLine = size_t(64) << 20;
+
+  /// Moves the partial last line to the front and reads the next chunk.
+  bool fill() {
+    size_t carry = end_ - begin_;
+    if (carry >= kMaxLine) {
+      status_ = Status::error(path_ + ":" + std::to_string(lines_ + 1) + ": line longer than " +
+                              std::to_string(kMaxLine >> 20) + " MiB");
+      return false;
+    }
+    if (carry > 0 && begin_ > 0)
+      std::memmove(buffer_.data(), buffer_.data() + begin_, carry);
+    begin_ = 0;
+    end_ = carry;
+    if (buffer_.size() < carry + kChunk)
+      buffer_.resize(carry + kChunk);
+    int n = gzread(file_, buffer_.data() + end_, static_cast<unsigned>(buffer_.size() - end_));
     if (n < 0) {
       int code = 0;
-      std::string message = gzerror(file, &code);
+      std::string message = gzerror(file_, &code);
       if (code == Z_ERRNO)
         message = std::strerror(errno);
-      gzclose(file);
-      return Status::error(path + ": cannot read: " + message);
+      status_ = Status::error(path_ + ": cannot read: " + message);
+      return false;
     }
-    if (n == 0)
-      break;
-    out.append(buffer, static_cast<size_t>(n));
+    if (n == 0) {
+      // A truncated gzip stream ends like a complete one; zlib notes it as
+      // Z_BUF_ERROR. Say so before the cut-off last line is parsed.
+      int code = Z_OK;
+      gzerror(file_, &code);
+      if (code == Z_BUF_ERROR) {
+        status_ = Status::error(path_ + ": truncated gzip stream");
+        return false;
+      }
+      eof_ = true;
+    }
+    end_ += static_cast<size_t>(n);
+    textBytes_ += static_cast<uint64_t>(n);
+    return true;
   }
-  // gzclose_r reports a truncated gzip stream (Z_BUF_ERROR) only here.
-  int code = gzclose(file);
-  if (code == Z_BUF_ERROR)
-    return Status::error(path + ": truncated gzip stream");
-  if (code != Z_OK)
-    return Status::error(path + ": cannot read the gzip stream (zlib error " +
-                         std::to_string(code) + ")");
-  text = std::move(out);
-  return Status::success();
-}
+
+  std::string path_;
+  gzFile file_ = nullptr;
+  std::string buffer_;
+  size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  int64_t lines_ = 0;
+  uint64_t textBytes_ = 0;
+  Status status_ = Status::success();
+};
+
+/// One feed's values as rows arrive: a byte buffer that grows
+/// geometrically, copied into the column's tensor at the end.
+struct ColumnBuilder {
+  const CsvColumn *column = nullptr;
+  size_t elementSize = 0;
+  int64_t perRow = 0;
+  std::vector<char> bytes;
+
+  template <typename T> T *at(int64_t row, int64_t field) {
+    return reinterpret_cast<T *>(bytes.data()) + row * perRow + (field - column->begin);
+  }
+  void addRow() { bytes.resize(bytes.size() + elementSize * static_cast<size_t>(perRow)); }
+  Tensor take(int64_t rows) {
+    Tensor t(column->dtype, Shape{rows, perRow});
+    if (t.byteSize())
+      std::memcpy(t.data(), bytes.data(), t.byteSize());
+    std::vector<char>().swap(bytes);
+    return t;
+  }
+};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
@@ -104,10 +223,49 @@ std::string describeRange(const CsvColumn &c) {
                  : "column " + std::to_string(c.begin);
 }
 
-struct Line {
-  std::string_view text;
-  int64_t number; // 1-based
-};
+/// Where one field's value goes: which column builder.
+using FieldTargets = std::vector<std::vector<size_t>>;
+
+size_t countFields(std::string_view line, char delimiter) {
+  return static_cast<size_t>(std::count(line.begin(), line.end(), delimiter)) + 1;
+}
+
+/// Parses `field` into row `row` of `builder`, or says why it cannot.
+std::string parseField(std::string_view field, ColumnBuilder &builder, int64_t row, int64_t f) {
+  const CsvColumn &c = *builder.column;
+  if (field.empty())
+    return "empty value (feed '" + c.feed + "')";
+  if (c.dtype == DType::Float32 || c.dtype == DType::Float64) {
+    double value;
+    if (!parseDouble(field, value))
+      return "'" + std::string(field) + "' is not a number";
+    if (c.dtype == DType::Float32)
+      *builder.at<float>(row, f) = static_cast<float>(value);
+    else
+      *builder.at<double>(row, f) = value;
+    return "";
+  }
+  int64_t value;
+  if (!parseInt64(field, value)) {
+    double d;
+    if (!parseDouble(field, d))
+      return "'" + std::string(field) + "' is not a number";
+    // Integral values written as floats ("3.0", numpy's savetxt default
+    // "3.000000000000000000e+00") are accepted exactly.
+    if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) >= 9.2e18)
+      return "'" + std::string(field) + "' is not an integer (feed '" + c.feed + "' is " +
+             runtime::dtypeName(c.dtype) + ")";
+    value = static_cast<int64_t>(d);
+  }
+  if (c.dtype == DType::Int32) {
+    if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max())
+      return "'" + std::string(field) + "' does not fit feed '" + c.feed + "' (i32)";
+    *builder.at<int32_t>(row, f) = static_cast<int32_t>(value);
+  } else {
+    *builder.at<int64_t>(row, f) = value;
+  }
+  return "";
+}
 
 } // namespace
 
@@ -169,31 +327,30 @@ Status loadCsv(Dataset &into, const std::string &path, const CsvOptions &options
     maxField = std::max(maxField, c.end);
   }
 
-  std::string text;
-  if (Status st = readMaybeGzipped(path, text); !st.ok())
+  LineReader reader(path);
+  if (Status st = reader.open(); !st.ok())
     return st;
-
-  // Non-blank lines with their numbers.
-  std::vector<Line> lines;
-  int64_t number = 0;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t nl = text.find('\n', pos);
-    size_t end = nl == std::string::npos ? text.size() : nl;
-    ++number;
-    std::string_view line(text.data() + pos, end - pos);
-    if (!trim(line).empty())
-      lines.push_back({line, number});
-    pos = end + 1;
-  }
-  if (lines.empty())
+  std::string_view line;
+  int64_t number = 0, firstNumber = 0;
+  bool any = false;
+  while (reader.next(line, number))
+    if (!trim(line).empty()) {
+      any = true;
+      break;
+    }
+  if (!any) {
+    if (Status st = reader.finish(); !st.ok())
+      return st;
     return Status::error(path + ": no data rows");
+  }
+  firstNumber = number;
 
   std::vector<std::string_view> fields;
-  splitFields(lines[0].text, options.delimiter, fields);
+  splitFields(line, options.delimiter, fields);
   const size_t width = fields.size();
   if (static_cast<int64_t>(width) < maxField)
-    return Status::error(path + ":" + std::to_string(lines[0].number) + ": " +
-                         std::to_string(width) + " fields, but the column mapping uses field " +
+    return Status::error(path + ":" + std::to_string(firstNumber) + ": " + std::to_string(width) +
+                         " fields, but the column mapping uses field " +
                          std::to_string(maxField - 1) + " (fields are numbered from 0)");
 
   bool header = options.header == CsvHeader::Present;
@@ -204,67 +361,79 @@ Status loadCsv(Dataset &into, const std::string &path, const CsvOptions &options
         header = !parseDouble(fields[static_cast<size_t>(f)], ignored);
       }
   }
-  size_t firstRow = header ? 1 : 0;
-  auto rows = static_cast<int64_t>(lines.size() - firstRow);
+
+  std::vector<ColumnBuilder> builders(options.columns.size());
+  FieldTargets targets(width);
+  for (size_t k = 0; k < options.columns.size(); ++k) {
+    const CsvColumn &c = options.columns[k];
+    builders[k].column = &c;
+    builders[k].elementSize = runtime::dtypeSize(c.dtype);
+    builders[k].perRow = c.end - c.begin;
+    for (int64_t f = c.begin; f < c.end; ++f)
+      targets[static_cast<size_t>(f)].push_back(k);
+  }
+
+  // Fields are cut from the line in place and parsed straight into the
+  // column builders; strings are made only for an error message.
+  int64_t rows = 0;
+  auto parseRow = [&](std::string_view text, int64_t lineNumber) -> Status {
+    auto where = [&] { return path + ":" + std::to_string(lineNumber) + ": "; };
+    auto wrongWidth = [&](size_t count) {
+      return Status::error(where() + std::to_string(count) + " fields, but line " +
+                           std::to_string(firstNumber) + " has " + std::to_string(width));
+    };
+    for (ColumnBuilder &b : builders)
+      b.addRow();
+    size_t f = 0;
+    size_t pos = 0;
+    for (;; ++f) {
+      size_t next = text.find(options.delimiter, pos);
+      std::string_view field =
+          text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos);
+      if (f < width && !targets[f].empty()) {
+        field = trim(field);
+        for (size_t k : targets[f]) {
+          std::string why = parseField(field, builders[k], rows, static_cast<int64_t>(f));
+          if (!why.empty()) {
+            size_t count = countFields(text, options.delimiter);
+            if (count != width) // the row's shape is the first thing wrong
+              return wrongWidth(count);
+            return Status::error(where() + "field " + std::to_string(f) + ": " + why);
+          }
+        }
+      }
+      if (next == std::string_view::npos)
+        break;
+      pos = next + 1;
+    }
+    if (f + 1 != width)
+      return wrongWidth(f + 1);
+    ++rows;
+    return Status::success();
+  };
+
+  try {
+    if (!header)
+      if (Status st = parseRow(line, firstNumber); !st.ok())
+        return st;
+    while (reader.next(line, number)) {
+      if (trim(line).empty())
+        continue;
+      if (Status st = parseRow(line, number); !st.ok())
+        return st;
+    }
+  } catch (const std::bad_alloc &) {
+    return Status::error(path + ":" + std::to_string(number) + ": not enough memory to hold " +
+                         std::to_string(rows) + " rows");
+  }
+  if (Status st = reader.finish(); !st.ok())
+    return st;
   if (rows == 0)
     return Status::error(path + ": no data rows after the header line");
 
   std::vector<Tensor> tensors;
-  for (const CsvColumn &c : options.columns)
-    tensors.emplace_back(c.dtype, Shape{rows, c.end - c.begin});
-
-  for (size_t r = firstRow; r < lines.size(); ++r) {
-    const Line &line = lines[r];
-    splitFields(line.text, options.delimiter, fields);
-    std::string where = path + ":" + std::to_string(line.number) + ": ";
-    if (fields.size() != width)
-      return Status::error(where + std::to_string(fields.size()) + " fields, but line " +
-                           std::to_string(lines[0].number) + " has " + std::to_string(width));
-    auto row = static_cast<int64_t>(r - firstRow);
-    for (size_t k = 0; k < options.columns.size(); ++k) {
-      const CsvColumn &c = options.columns[k];
-      Tensor &t = tensors[k];
-      int64_t perRow = c.end - c.begin;
-      for (int64_t f = c.begin; f < c.end; ++f) {
-        std::string_view field = fields[static_cast<size_t>(f)];
-        std::string at = where + "field " + std::to_string(f) + ": ";
-        if (field.empty())
-          return Status::error(at + "empty value (feed '" + c.feed + "')");
-        int64_t index = row * perRow + (f - c.begin);
-        if (c.dtype == DType::Float32 || c.dtype == DType::Float64) {
-          double value;
-          if (!parseDouble(field, value))
-            return Status::error(at + "'" + std::string(field) + "' is not a number");
-          if (c.dtype == DType::Float32)
-            t.data<float>()[index] = static_cast<float>(value);
-          else
-            t.data<double>()[index] = value;
-          continue;
-        }
-        int64_t value;
-        if (!parseInt64(field, value)) {
-          double d;
-          if (!parseDouble(field, d))
-            return Status::error(at + "'" + std::string(field) + "' is not a number");
-          // Integral values written as floats ("3.0", numpy's savetxt
-          // default "3.000000000000000000e+00") are accepted exactly.
-          if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) >= 9.2e18)
-            return Status::error(at + "'" + std::string(field) + "' is not an integer (feed '" +
-                                 c.feed + "' is " + runtime::dtypeName(c.dtype) + ")");
-          value = static_cast<int64_t>(d);
-        }
-        if (c.dtype == DType::Int32) {
-          if (value < std::numeric_limits<int32_t>::min() ||
-              value > std::numeric_limits<int32_t>::max())
-            return Status::error(at + "'" + std::string(field) + "' does not fit feed '" + c.feed +
-                                 "' (i32)");
-          t.data<int32_t>()[index] = static_cast<int32_t>(value);
-        } else {
-          t.data<int64_t>()[index] = value;
-        }
-      }
-    }
-  }
+  for (ColumnBuilder &b : builders)
+    tensors.push_back(b.take(rows));
 
   Dataset loaded;
   for (size_t k = 0; k < options.columns.size(); ++k)

@@ -3,6 +3,8 @@
 #include "distc/Training/DataSpec.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <glob.h>
 
 namespace distc::training {
@@ -121,18 +123,36 @@ Status loadFile(Dataset &into, const DataSpec &spec, const std::string &path,
   return Status::error("--data: unknown kind");
 }
 
+std::string describeLoad(const Dataset &part, const std::string &file,
+                         std::chrono::steady_clock::duration elapsed) {
+  size_t bytes = 0;
+  for (const auto &[name, column] : part.columns)
+    bytes += column.byteSize();
+  char line[160];
+  std::snprintf(line, sizeof line, "loaded %lld rows x %zu columns (%.1f MB) from ",
+                static_cast<long long>(part.numRows()), part.columns.size(), double(bytes) / 1e6);
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, " in %.3g s",
+                std::chrono::duration<double>(elapsed).count());
+  return line + file + seconds;
+}
+
 } // namespace
 
-Status loadData(Dataset &into, const DataSpec &spec, const std::map<std::string, FeedSpec> &feeds) {
-  const std::vector<std::string> files = spec.files.empty() ? std::vector<std::string>{spec.path}
-                                                            : spec.files;
-  if (files.size() == 1)
-    return loadFile(into, spec, files[0], feeds);
+Status loadData(Dataset &into, const DataSpec &spec, const std::map<std::string, FeedSpec> &feeds,
+                std::vector<std::string> *report) {
+  const std::vector<std::string> files =
+      spec.files.empty() ? std::vector<std::string>{spec.path} : spec.files;
   Dataset rows;
   for (const std::string &file : files) {
     Dataset part;
+    auto start = std::chrono::steady_clock::now();
     if (Status s = loadFile(part, spec, file, feeds); !s.ok())
       return s;
+    if (report)
+      report->push_back(describeLoad(part, file, std::chrono::steady_clock::now() - start));
+    if (files.size() == 1)
+      return mergeDatasets(into, std::move(part));
     if (Status s = appendRows(rows, part); !s.ok())
       return s;
   }

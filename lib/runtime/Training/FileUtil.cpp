@@ -3,6 +3,7 @@
 #include "FileUtil.h"
 
 #include "distc/Runtime/Npy.h"
+#include "distc/Support/InputFile.h"
 
 #include <atomic>
 #include <cerrno>
@@ -19,26 +20,9 @@ Status errnoError(const std::string &path, const std::string &what) {
 }
 
 Status readWholeFile(const std::string &path, std::string &bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return errnoError(path, "cannot open");
-  std::string out;
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      Status st = errnoError(path, "cannot read");
-      ::close(fd);
-      return st;
-    }
-    if (n == 0)
-      break;
-    out.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  bytes = std::move(out);
+  std::string error;
+  if (!support::readInputFile(path, bytes, error))
+    return Status::error(error);
   return Status::success();
 }
 

@@ -81,18 +81,36 @@ Status readMember(zip_t *archive, const std::string &path, zip_uint64_t index,
   zip_file_t *file = zip_fopen_index(archive, index, 0);
   if (!file)
     return Status::error(display + ": cannot open: " + zip_strerror(archive));
-  std::string bytes(static_cast<size_t>(stat.size), '\0');
+  std::string bytes;
+  try {
+    bytes.resize(static_cast<size_t>(stat.size));
+  } catch (const std::exception &) { // bad_alloc, length_error
+    zip_fclose(file);
+    return Status::error(display + ": not enough memory to read " + std::to_string(stat.size) +
+                         " bytes");
+  }
   zip_int64_t got = bytes.empty() ? 0 : zip_fread(file, bytes.data(), bytes.size());
-  std::string readError = got < 0 ? zip_file_strerror(file) : "";
-  // zip_fclose reports a CRC mismatch of the member's data.
+  // libzip checks a member's CRC only when a read reaches its end, so ask
+  // for one byte more; a well-formed member has none to give.
+  char extra;
+  zip_int64_t more = got >= 0 && static_cast<zip_uint64_t>(got) == stat.size
+                         ? zip_fread(file, &extra, 1)
+                         : 0;
+  std::string readError = got < 0 || more < 0 ? zip_file_strerror(file) : "";
   int closeCode = zip_fclose(file);
-  if (got < 0)
-    return Status::error(display + ": cannot read: " + readError);
+  if (got < 0 || more < 0)
+    return Status::error(display + ": corrupt: " + readError);
   if (static_cast<zip_uint64_t>(got) != stat.size)
     return Status::error(display + ": truncated: expected " + std::to_string(stat.size) +
                          " bytes, read " + std::to_string(got));
+  if (more > 0)
+    return Status::error(display + ": corrupt: longer than the " + std::to_string(stat.size) +
+                         " bytes its header records");
   if (closeCode != 0)
     return Status::error(display + ": corrupt: " + libzipMessage(closeCode));
+  // Our own check as well, in case a libzip build skips it.
+  if ((stat.valid & ZIP_STAT_CRC) && detail::crc32Of(bytes) != stat.crc)
+    return Status::error(display + ": corrupt: CRC-32 mismatch");
   return runtime::parseNpy(bytes, display, out);
 }
 

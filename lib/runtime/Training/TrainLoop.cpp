@@ -199,8 +199,9 @@ std::map<std::string, FeedSpec> feedSpecs(const runtime::Session &session,
 
 Status loadDataArguments(const std::vector<std::string> &specs,
                          const std::map<std::string, FeedSpec> &feeds, Dataset &out,
-                         const FileShard *shard) {
+                         const FileShard *shard, std::FILE *log) {
   Dataset data;
+  std::vector<std::string> report;
   for (const std::string &text : specs) {
     DataSpec spec;
     if (Status s = parseDataSpec(text, spec); !s.ok())
@@ -216,11 +217,14 @@ Status loadDataArguments(const std::vector<std::string> &specs,
                              " ranks; every rank needs at least one (use a wildcard path)");
       spec.files = fileShard(spec.files, shard->rank, shard->workers);
     }
-    if (Status s = loadData(data, spec, feeds); !s.ok())
+    if (Status s = loadData(data, spec, feeds, log ? &report : nullptr); !s.ok())
       return s;
   }
   if (Status s = checkDatasetFeeds(data, feeds); !s.ok())
     return s;
+  // Only now: data that does not fit gets its one-line error alone.
+  for (const std::string &line : report)
+    std::fprintf(log, "%s\n", line.c_str());
   out = std::move(data);
   return Status::success();
 }
@@ -505,7 +509,9 @@ Status TrainingRun::loadData() {
   std::map<std::string, FeedSpec> trainFeeds = feedSpecs(model.session(), "train");
   Dataset all;
   const FileShard shard{rank, worldSize};
-  if (Status s = loadDataArguments(o.data, trainFeeds, all, splitFiles ? &shard : nullptr); !s.ok())
+  if (Status s = loadDataArguments(o.data, trainFeeds, all, splitFiles ? &shard : nullptr,
+                                   firstWorker ? o.progress : nullptr);
+      !s.ok())
     return s;
   if (o.holdout > 0) {
     if (Status s = splitDataset(all, o.holdout, o.seed, train, heldOut); !s.ok())
