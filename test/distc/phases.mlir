@@ -46,7 +46,7 @@
 // NOLOSS: phases.mlir:{{[0-9]+}}:{{[0-9]+}}: error: loss variable 'nope' is not defined by the main program
 // NOTSCALAR: phases.mlir:{{[0-9]+}}:{{[0-9]+}}: error: loss variable 'y' must be a scalar
 // NOTHING: distc: error: nothing to do: give -o FILE, --compile-to PHASE or --emit FORM
-// MISSING: missing.json: error: cannot open file
+// MISSING: missing.json: error: cannot open: No such file or directory
 
 module {
   pd.var @w persistable is_parameter : tensor<4x3xf32>

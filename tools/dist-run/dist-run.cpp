@@ -31,7 +31,7 @@
 #include "distc/Runtime/CudaBackend.h"
 #include "distc/Runtime/DistModel.h"
 #include "distc/Runtime/Npy.h"
-#include "distc/Runtime/ToolOutput.h"
+#include "distc/Support/ToolOutput.h"
 #include "distc/Runtime/Session.h"
 #include "distc/Runtime/TensorFormat.h"
 #include "distc/Training/Metrics.h"

@@ -18,7 +18,7 @@
 #include "distc/Artifact/ArtifactFile.h"
 #include "distc/Artifact/KernelSignatures.h"
 #include "distc/Runtime/ArtifactPrinter.h"
-#include "distc/Runtime/ToolOutput.h"
+#include "distc/Support/ToolOutput.h"
 
 #include <CLI/CLI.hpp>
 

@@ -2,7 +2,7 @@
 
 #include "distc/Import/Diagnostics.h"
 
-#include "distc/Runtime/ToolOutput.h"
+#include "distc/Support/ToolOutput.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 

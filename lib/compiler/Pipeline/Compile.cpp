@@ -6,7 +6,7 @@
 #include "distc/Import/Import.h"
 #include "distc/Pipeline/Diagnostics.h"
 #include "distc/Pipeline/Pipeline.h"
-#include "distc/Runtime/ToolOutput.h"
+#include "distc/Support/ToolOutput.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DISTC_RUNTIME_TOOLOUTPUT_H
-#define DISTC_RUNTIME_TOOLOUTPUT_H
+#ifndef DISTC_SUPPORT_TOOLOUTPUT_H
+#define DISTC_SUPPORT_TOOLOUTPUT_H
 
 #include <cerrno>
 #include <fcntl.h>
@@ -66,4 +66,4 @@ inline std::string standardOutputError() {
 
 } // namespace distc
 
-#endif // DISTC_RUNTIME_TOOLOUTPUT_H
+#endif // DISTC_SUPPORT_TOOLOUTPUT_H
