@@ -10,7 +10,8 @@
 //   PADDLE_NNODES, PADDLE_TRAINING_ROLE, PADDLE_DISTRI_BACKEND,
 //   RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
 //   MASTER_ADDR, MASTER_PORT, DISTC_JOB_TOKEN, DISTC_LAUNCHER,
-//   DISTC_NUM_THREADS (unless set: the node's cores shared by its ranks)
+//   DISTC_NUM_THREADS (unless set: the node's cores shared by its ranks),
+//   DISTC_COLLECTIVE_TIMEOUT (with --collective-timeout)
 //
 // A copy started that way (or by mpirun, srun, torchrun or Paddle's
 // launcher) is a worker: it joins the job through the rendezvous
