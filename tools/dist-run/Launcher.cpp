@@ -540,6 +540,9 @@ struct StuckRank {
   int waiter = -1;
   int64_t timeoutMs = 0;
   std::string collective;
+  /// False when the records pointed elsewhere and a stopped process here
+  /// was named instead.
+  bool waitedForIt = true;
 };
 
 /// Follows the ranks' waited-for records (waitedForKey) from rank `start`,
@@ -584,6 +587,40 @@ char processState(pid_t pid) {
   return paren != std::string::npos && paren + 2 < text.size() ? text[paren + 2] : 0;
 }
 
+bool isStopped(const RankProcess &r) {
+  const char state = r.running ? processState(r.pid) : 0;
+  return state == 'T' || state == 't';
+}
+
+/// The rank the others are stuck on, if the ranks' records name one;
+/// `here` is its process when it runs on this node. A rank that runs here
+/// and is stopped is the cause whatever the records say. A rank the
+/// records name that runs here and is not stopped may itself be waiting
+/// for another, one collective behind: it gets a second to record that.
+std::optional<StuckRank> identifyStuckRank(comm::Store &store, int worldSize, int start,
+                                           std::vector<RankProcess> &ranks, RankProcess *&here) {
+  here = nullptr;
+  const Clock::time_point deadline = Clock::now() + milliseconds(1000);
+  std::optional<StuckRank> stuck;
+  for (;;) {
+    stuck = findStuckRank(store, worldSize, start);
+    if (!stuck)
+      return std::nullopt;
+    for (RankProcess &r : ranks)
+      if (isStopped(r) && r.rank != stuck->rank) {
+        stuck->rank = r.rank;
+        stuck->waitedForIt = false;
+        break;
+      }
+    for (RankProcess &r : ranks)
+      if (r.rank == stuck->rank)
+        here = &r;
+    if (!here || !here->running || isStopped(*here) || Clock::now() >= deadline)
+      return stuck;
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+}
+
 /// "rank 1 (pid 42) is stuck: rank 0 timed out after 2 s waiting for it in
 /// allreduce #5; the process is stopped (SIGSTOP?)".
 std::string describeStuck(const StuckRank &s, const RankProcess *here, int nprocPerNode) {
@@ -591,8 +628,7 @@ std::string describeStuck(const StuckRank &s, const RankProcess *here, int nproc
   std::string state;
   if (here) {
     who += " (pid " + std::to_string(here->pid) + ")";
-    const char c = here->running ? processState(here->pid) : 0;
-    if (c == 'T' || c == 't')
+    if (isStopped(*here))
       state = "; the process is stopped (SIGSTOP, or a debugger)";
     else if (here->running)
       state = "; killing it";
@@ -600,8 +636,8 @@ std::string describeStuck(const StuckRank &s, const RankProcess *here, int nproc
     who += " (on node " + std::to_string(s.rank / nprocPerNode) + ")";
   }
   return who + " is stuck: rank " + std::to_string(s.waiter) + " timed out after " +
-         formatSeconds(milliseconds(s.timeoutMs)) + " waiting for it in " + s.collective +
-         " (--collective-timeout)" + state;
+         formatSeconds(milliseconds(s.timeoutMs)) + (s.waitedForIt ? " waiting for it" : "") +
+         " in " + s.collective + " (--collective-timeout)" + state;
 }
 
 /// Empty when the artifact (if any) is compiled for the job's ranks.
@@ -732,8 +768,11 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
   while (countRunning(ranks) > 0 && !failed && !interruptSignal) {
     if (!reap(ranks, ended))
       std::this_thread::sleep_for(milliseconds(10));
+    // Of ranks that failed between two looks, one killed by a signal is
+    // the cause: the others exit when they notice its death.
     for (size_t i : ended)
-      if (!succeeded(ranks[i].status) && !failed)
+      if (!succeeded(ranks[i].status) &&
+          (!failed || (WIFSIGNALED(ranks[i].status) && !WIFSIGNALED(ranks[*failed].status))))
         failed = i;
   }
 
@@ -750,11 +789,9 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
     std::fflush(stdout);
     // The first rank to fail may only have given up waiting for a stuck
     // one; that one is the cause, and it will not exit by itself.
-    std::optional<StuckRank> stuck = findStuckRank(*store, o.worldSize(), f.rank);
     RankProcess *stuckHere = nullptr;
-    for (RankProcess &r : ranks)
-      if (stuck && r.rank == stuck->rank)
-        stuckHere = &r;
+    std::optional<StuckRank> stuck =
+        identifyStuckRank(*store, o.worldSize(), f.rank, ranks, stuckHere);
     if (stuck) {
       std::fprintf(stderr, "dist-run: error: %s\n",
                    describeStuck(*stuck, stuckHere, o.nprocPerNode).c_str());
