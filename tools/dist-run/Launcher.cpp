@@ -2,14 +2,18 @@
 //
 // Store keys of the launchers' meeting (several nodes): launch/claim/<k>
 // counts the launchers that claimed node rank k; launch/node/<k> is node
-// k's JSON facts (address, ranks per node, node count); launch/seen/<k>
-// says launcher k has read them all; launch/done/<k> says node k's ranks
-// have ended.
+// k's JSON facts (address, ranks per node, node count, agreed settings);
+// launch/abort holds the first disagreement found; launch/seen/<k> says
+// launcher k has reached its verdict; launch/done/<k> says node k's ranks
+// have ended. After a failure the launcher reads the ranks' waited-for keys
+// (Rendezvous.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Launcher.h"
 
+#include "distc/Comm/Rendezvous.h"
+#include "distc/Comm/RoleMaker.h"
 #include "distc/Comm/Store.h"
 
 #include <nlohmann/json.hpp>
@@ -26,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <sched.h>
+#include <sstream>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
@@ -100,7 +105,22 @@ struct JobLayout {
   /// "host:port" per rank (identifiers in Paddle's style: the transport
   /// chooses its own ports).
   std::vector<std::string> endpoints;
+  /// 0: the ranks inherit the launcher's DISTC_COLLECTIVE_TIMEOUT, if any.
+  milliseconds collectiveTimeout{0};
 };
+
+/// Milliseconds as seconds in decimal ("2", "0.5").
+std::string formatMilliseconds(milliseconds ms) {
+  std::string text = std::to_string(ms.count() / 1000);
+  if (int64_t frac = ms.count() % 1000; frac) {
+    char digits[8];
+    std::snprintf(digits, sizeof digits, ".%03lld", static_cast<long long>(frac));
+    text += digits;
+    while (text.back() == '0')
+      text.pop_back();
+  }
+  return text;
+}
 
 int usableCores() {
   cpu_set_t set;
@@ -138,6 +158,8 @@ std::map<std::string, std::string> rankVariables(const JobLayout &job, int local
       {"DISTC_JOB_TOKEN", job.jobToken},
       {"DISTC_LAUNCHER", "dist-run"},
   };
+  if (job.collectiveTimeout.count() > 0)
+    v[comm::kCollectiveTimeoutVariable] = formatMilliseconds(job.collectiveTimeout);
   // The node's cores are shared by its ranks unless the user said otherwise.
   if (!std::getenv("DISTC_NUM_THREADS"))
     v["DISTC_NUM_THREADS"] = std::to_string(std::max(1, usableCores() / job.nprocPerNode));
@@ -350,13 +372,77 @@ struct NodeFacts {
   std::string address;
   int nprocPerNode = 0;
   int nnodes = 0;
+  std::vector<std::pair<std::string, std::string>> settings;
 };
 
-/// Every node's facts, in node order, once all launchers have come; the
-/// same verdict on every node when they disagree.
+nlohmann::json encodeFacts(const NodeFacts &n) {
+  nlohmann::json settings = nlohmann::json::array();
+  for (const auto &[flag, value] : n.settings)
+    settings.push_back({flag, value});
+  return {{"address", n.address},
+          {"nproc_per_node", n.nprocPerNode},
+          {"nnodes", n.nnodes},
+          {"settings", settings}};
+}
+
+bool decodeFacts(const std::string &text, NodeFacts &n) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("address") || !j["address"].is_string() ||
+      !j.value("nproc_per_node", nlohmann::json()).is_number_integer() ||
+      !j.value("nnodes", nlohmann::json()).is_number_integer() ||
+      !j.value("settings", nlohmann::json()).is_array())
+    return false;
+  n = {j["address"].get<std::string>(), j["nproc_per_node"].get<int>(), j["nnodes"].get<int>(), {}};
+  for (const nlohmann::json &e : j["settings"]) {
+    if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_string())
+      return false;
+    n.settings.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
+  }
+  return true;
+}
+
+/// Empty when node k's facts agree with node 0's (`ref`), else the first
+/// difference.
+std::string disagreement(int k, const NodeFacts &n, const NodeFacts &ref) {
+  const std::string node = "node " + std::to_string(k);
+  if (n.nnodes != ref.nnodes)
+    return node + " was started with --nnodes " + std::to_string(n.nnodes) + ", node 0 with " +
+           std::to_string(ref.nnodes);
+  if (n.nprocPerNode != ref.nprocPerNode)
+    return node + " was started with --nproc-per-node " + std::to_string(n.nprocPerNode) +
+           ", node 0 with " + std::to_string(ref.nprocPerNode);
+  auto valueOf = [](const NodeFacts &f, const std::string &flag) -> std::string {
+    for (const auto &[name, value] : f.settings)
+      if (name == flag)
+        return value;
+    return "(not given)";
+  };
+  std::vector<std::string> flags;
+  for (const NodeFacts *f : {&ref, &n})
+    for (const auto &setting : f->settings)
+      if (std::find(flags.begin(), flags.end(), setting.first) == flags.end())
+        flags.push_back(setting.first);
+  for (const std::string &flag : flags)
+    if (valueOf(n, flag) != valueOf(ref, flag))
+      return flag + " differs: node 0 has " + valueOf(ref, flag) + ", " + node + " has " +
+             valueOf(n, flag);
+  return "";
+}
+
+/// Every node's facts, in node order, once all launchers have come. Each
+/// node is compared with node 0 as soon as both are there, and the first
+/// disagreement goes to launch/abort, so every node fails at once with the
+/// same line instead of waiting for nodes that will never come.
 bool meetNodes(comm::Store &store, const LaunchOptions &o, std::vector<NodeFacts> &nodes,
                std::string &error) {
   const std::string where = hostPort(o.masterAddr, o.masterPort);
+  const Clock::time_point deadline = Clock::now() + o.connectTimeout;
+  auto left = [&] {
+    return std::max(milliseconds(1),
+                    std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
+  };
+  auto nodeKey = [](int k) { return "launch/node/" + std::to_string(k); };
+  const std::string abortKey = "launch/abort";
   int64_t claims = 0;
   if (auto s = store.add("launch/claim/" + std::to_string(o.nodeRank), 1, claims); !s.ok()) {
     error = s.message();
@@ -368,66 +454,68 @@ bool meetNodes(comm::Store &store, const LaunchOptions &o, std::vector<NodeFacts
             std::to_string(o.nodeRank);
     return false;
   }
-  nlohmann::json mine = {
-      {"address", store.localAddress()}, {"nproc_per_node", o.nprocPerNode}, {"nnodes", o.nnodes}};
-  if (auto s = store.set("launch/node/" + std::to_string(o.nodeRank), mine.dump()); !s.ok()) {
+  NodeFacts mine{store.localAddress(), o.nprocPerNode, o.nnodes, o.agreedSettings};
+  if (auto s = store.set(nodeKey(o.nodeRank), encodeFacts(mine).dump()); !s.ok()) {
     error = s.message();
     return false;
   }
-  std::vector<std::string> keys;
-  for (int k = 0; k < o.nnodes; ++k)
-    keys.push_back("launch/node/" + std::to_string(k));
-  if (auto s = store.wait(keys, o.connectTimeout); !s.ok()) {
-    std::vector<std::string> present;
-    std::vector<int> missing;
-    if (store.check(keys, present).ok())
-      for (int k = 0; k < o.nnodes; ++k)
-        if (std::find(present.begin(), present.end(), keys[size_t(k)]) == present.end())
-          missing.push_back(k);
-    error = missing.empty() ? s.message()
-                            : nodeList(missing) + " did not join the launch at " + where +
-                                  " within " + formatSeconds(o.connectTimeout) + " (--nnodes " +
-                                  std::to_string(o.nnodes) + ")";
-    return false;
-  }
   nodes.assign(size_t(o.nnodes), NodeFacts());
-  for (int k = 0; k < o.nnodes; ++k) {
-    std::string text;
-    if (auto s = store.get(keys[size_t(k)], text); !s.ok()) {
+  std::vector<bool> known(size_t(o.nnodes), false);
+  // Node 0's facts first: a node whose own facts disagree learns it as soon
+  // as node 0 is there, whatever the other nodes do.
+  nodes[size_t(o.nodeRank)] = mine;
+  known[size_t(o.nodeRank)] = true;
+  std::vector<int> waiting;
+  for (int k = 0; k < o.nnodes; ++k)
+    if (k != o.nodeRank)
+      waiting.push_back(k);
+  std::vector<int> joined;
+  while (error.empty() && !waiting.empty()) {
+    std::vector<std::string> keys{abortKey}, present;
+    for (int k : (known[0] || o.nodeRank == 0 ? waiting : std::vector<int>{0}))
+      keys.push_back(nodeKey(k));
+    if (auto s = store.waitAny(keys, left(), present); !s.ok()) {
       error = s.message();
-      return false;
+      break;
     }
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object() || !j.contains("address") || !j["address"].is_string() ||
-        !j.value("nproc_per_node", nlohmann::json()).is_number_integer() ||
-        !j.value("nnodes", nlohmann::json()).is_number_integer()) {
-      error = "node " + std::to_string(k) + " published unreadable launch facts";
-      return false;
+    if (present.empty()) {
+      error = nodeList(waiting) + " did not join the launch at " + where + " within " +
+              formatSeconds(o.connectTimeout) + " (--nnodes " + std::to_string(o.nnodes) + ")";
+      break;
     }
-    nodes[size_t(k)] = {j["address"].get<std::string>(), j["nproc_per_node"].get<int>(),
-                        j["nnodes"].get<int>()};
+    if (std::find(present.begin(), present.end(), abortKey) != present.end()) {
+      if (auto s = store.get(abortKey, error); !s.ok())
+        error = s.message();
+      break;
+    }
+    for (int k = 0; k < o.nnodes && error.empty(); ++k) {
+      if (std::find(present.begin(), present.end(), nodeKey(k)) == present.end())
+        continue;
+      std::string text;
+      if (auto s = store.get(nodeKey(k), text); !s.ok())
+        error = s.message();
+      else if (!decodeFacts(text, nodes[size_t(k)]))
+        error = "node " + std::to_string(k) + " published unreadable launch facts";
+      known[size_t(k)] = true;
+      joined.push_back(k);
+      waiting.erase(std::find(waiting.begin(), waiting.end(), k));
+    }
+    if (error.empty() && known[0])
+      for (int k = 1; k < o.nnodes && error.empty(); ++k)
+        if (known[size_t(k)])
+          error = disagreement(k, nodes[size_t(k)], nodes[0]);
+    if (!error.empty())
+      (void)store.set(abortKey, error);
   }
   (void)store.set("launch/seen/" + std::to_string(o.nodeRank), "1");
-  for (int k = 1; k < o.nnodes; ++k) {
-    const NodeFacts &n = nodes[size_t(k)], &ref = nodes[0];
-    if (n.nnodes != ref.nnodes) {
-      error = "node " + std::to_string(k) + " was started with --nnodes " +
-              std::to_string(n.nnodes) + ", node 0 with " + std::to_string(ref.nnodes);
-      break;
-    }
-    if (n.nprocPerNode != ref.nprocPerNode) {
-      error = "node " + std::to_string(k) + " was started with --nproc-per-node " +
-              std::to_string(n.nprocPerNode) + ", node 0 with " + std::to_string(ref.nprocPerNode);
-      break;
-    }
-  }
-  // Node 0 serves the store: it stays until every launcher has read the
-  // facts, so all reach the same verdict.
+  // Node 0 serves the store: it stays until every launcher that came has
+  // read the verdict, so all report the same.
   if (o.nodeRank == 0) {
     std::vector<std::string> seen;
-    for (int k = 1; k < o.nnodes; ++k)
-      seen.push_back("launch/seen/" + std::to_string(k));
-    (void)store.wait(seen, o.connectTimeout);
+    for (int k : joined)
+      if (k != 0)
+        seen.push_back("launch/seen/" + std::to_string(k));
+    (void)store.wait(seen, error.empty() ? o.connectTimeout : std::min(left(), milliseconds(5000)));
   }
   return error.empty();
 }
@@ -441,6 +529,131 @@ void awaitOtherNodes(comm::Store &store, const LaunchOptions &o) {
   if (!store.wait(keys, o.connectTimeout).ok())
     note("not every node reported the end of its ranks within " + formatSeconds(o.connectTimeout) +
          "; closing the rendezvous store");
+}
+
+// --- A stuck rank ------------------------------------------------------------
+
+/// A rank the others timed out waiting for, and did not time out itself.
+struct StuckRank {
+  int rank = -1;
+  /// One rank that waited for it, how long, and in which collective.
+  int waiter = -1;
+  int64_t timeoutMs = 0;
+  std::string collective;
+  /// False when the records pointed elsewhere and a stopped process here
+  /// was named instead.
+  bool waitedForIt = true;
+};
+
+/// Follows the ranks' waited-for records (waitedForKey) from rank `start`,
+/// or from any rank that left one, to a rank that left none: the rank the
+/// others were waiting for.
+std::optional<StuckRank> findStuckRank(comm::Store &store, int worldSize, int start) {
+  const std::string prefix = comm::RendezvousOptions().prefix;
+  std::vector<std::string> keys, present;
+  for (int r = 0; r < worldSize; ++r)
+    keys.push_back(comm::waitedForKey(prefix, r));
+  if (!store.check(keys, present).ok() || present.empty())
+    return std::nullopt;
+  std::map<int, StuckRank> waited; // waiter -> what it waited for
+  for (int r = 0; r < worldSize; ++r) {
+    std::string value;
+    if (std::find(present.begin(), present.end(), keys[size_t(r)]) == present.end() ||
+        !store.get(keys[size_t(r)], value).ok())
+      continue;
+    std::istringstream in(value);
+    StuckRank s;
+    s.waiter = r;
+    in >> s.rank >> s.timeoutMs;
+    std::getline(in >> std::ws, s.collective);
+    if (in.fail() || s.rank < 0 || s.rank >= worldSize)
+      continue;
+    waited[r] = s;
+  }
+  if (waited.empty())
+    return std::nullopt;
+  int at = waited.count(start) ? start : waited.begin()->first;
+  StuckRank found = waited[at];
+  for (int hops = 0; hops < worldSize && waited.count(found.rank); ++hops)
+    found = waited[found.rank];
+  return waited.count(found.rank) ? std::nullopt : std::optional<StuckRank>(found);
+}
+
+/// The process state letter of /proc/PID/stat ('T': stopped), or 0.
+char processState(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() ? text[paren + 2] : 0;
+}
+
+bool isStopped(const RankProcess &r) {
+  const char state = r.running ? processState(r.pid) : 0;
+  return state == 'T' || state == 't';
+}
+
+/// The rank the others are stuck on, if the ranks' records name one;
+/// `here` is its process when it runs on this node. A rank that runs here
+/// and is stopped is the cause whatever the records say. A rank the
+/// records name that runs here and is not stopped may itself be waiting
+/// for another, one collective behind: it gets a second to record that.
+std::optional<StuckRank> identifyStuckRank(comm::Store &store, int worldSize, int start,
+                                           std::vector<RankProcess> &ranks, RankProcess *&here) {
+  here = nullptr;
+  const Clock::time_point deadline = Clock::now() + milliseconds(1000);
+  std::optional<StuckRank> stuck;
+  for (;;) {
+    stuck = findStuckRank(store, worldSize, start);
+    if (!stuck)
+      return std::nullopt;
+    for (RankProcess &r : ranks)
+      if (isStopped(r) && r.rank != stuck->rank) {
+        stuck->rank = r.rank;
+        stuck->waitedForIt = false;
+        break;
+      }
+    for (RankProcess &r : ranks)
+      if (r.rank == stuck->rank)
+        here = &r;
+    if (!here || !here->running || isStopped(*here) || Clock::now() >= deadline)
+      return stuck;
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+}
+
+/// "rank 1 (pid 42) is stuck: rank 0 timed out after 2 s waiting for it in
+/// allreduce #5; the process is stopped (SIGSTOP?)".
+std::string describeStuck(const StuckRank &s, const RankProcess *here, int nprocPerNode) {
+  std::string who = "rank " + std::to_string(s.rank);
+  std::string state;
+  if (here) {
+    who += " (pid " + std::to_string(here->pid) + ")";
+    if (isStopped(*here))
+      state = "; the process is stopped (SIGSTOP, or a debugger)";
+    else if (here->running)
+      state = "; killing it";
+  } else {
+    who += " (on node " + std::to_string(s.rank / nprocPerNode) + ")";
+  }
+  return who + " is stuck: rank " + std::to_string(s.waiter) + " timed out after " +
+         formatSeconds(milliseconds(s.timeoutMs)) + (s.waitedForIt ? " waiting for it" : "") +
+         " in " + s.collective + " (--collective-timeout)" + state;
+}
+
+/// Empty when the artifact (if any) is compiled for the job's ranks.
+std::string checkArtifactRanks(const LaunchOptions &o) {
+  const int ranks = o.artifactRanks;
+  if (ranks == 0 || ranks == o.worldSize())
+    return "";
+  return o.artifactName + " is compiled for " + std::to_string(ranks) +
+         (ranks == 1 ? " rank" : " ranks") + " but --nproc-per-node " +
+         std::to_string(o.nprocPerNode) + " --nnodes " + std::to_string(o.nnodes) + " starts " +
+         std::to_string(o.worldSize()) + "; recompile it with distc --nranks " +
+         std::to_string(o.worldSize()) +
+         (ranks % o.nnodes == 0
+              ? " or start " + std::to_string(ranks / o.nnodes) + " per node (--nproc-per-node " +
+                    std::to_string(ranks / o.nnodes) + ")"
+              : "");
 }
 
 } // namespace
@@ -485,6 +698,12 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
       return failLaunch(o.logDir + ": cannot create: " + ec.message());
   }
 
+  // One node checks the artifact at once; several do once they agree on
+  // the layout, so that the node that differs is named on every node.
+  if (o.nnodes == 1)
+    if (std::string problem = checkArtifactRanks(o); !problem.empty())
+      return failLaunch(problem);
+
   // Node 0 serves the rendezvous store for the launchers and the ranks.
   std::unique_ptr<comm::StoreServer> server;
   if (o.nodeRank == 0) {
@@ -501,18 +720,23 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
   job.masterAddr = o.masterAddr;
   job.masterPort = o.masterPort;
   job.jobToken = o.jobToken;
-  std::unique_ptr<comm::Store> store;
-  std::vector<NodeFacts> nodes(1, NodeFacts{o.masterAddr, o.nprocPerNode, 1});
-  if (o.nnodes > 1) {
-    comm::StoreOptions so;
-    so.host = o.masterAddr;
-    so.port = o.masterPort;
-    so.timeout = o.connectTimeout;
-    so.token = o.jobToken;
-    store = comm::Store::connect(so, error);
-    if (!store || !meetNodes(*store, o, nodes, error))
-      return failLaunch(error);
-  }
+  job.collectiveTimeout = o.collectiveTimeout;
+  // The launcher's own connection: the nodes meet through it, and after a
+  // failure it reads what the ranks recorded there.
+  comm::StoreOptions so;
+  so.host = o.masterAddr;
+  so.port = o.masterPort;
+  so.timeout = o.connectTimeout;
+  so.token = o.jobToken;
+  std::unique_ptr<comm::Store> store = comm::Store::connect(so, error);
+  if (!store)
+    return failLaunch(error);
+  std::vector<NodeFacts> nodes(1, NodeFacts{o.masterAddr, o.nprocPerNode, 1, {}});
+  if (o.nnodes > 1 && !meetNodes(*store, o, nodes, error))
+    return failLaunch(error);
+  if (o.nnodes > 1)
+    if (std::string problem = checkArtifactRanks(o); !problem.empty())
+      return failLaunch(problem);
   for (int k = 0; k < o.nnodes; ++k)
     for (int i = 0; i < o.nprocPerNode; ++i)
       job.endpoints.push_back(hostPort(nodes[size_t(k)].address, o.masterPort + 1 + i));
@@ -544,8 +768,11 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
   while (countRunning(ranks) > 0 && !failed && !interruptSignal) {
     if (!reap(ranks, ended))
       std::this_thread::sleep_for(milliseconds(10));
+    // Of ranks that failed between two looks, one killed by a signal is
+    // the cause: the others exit when they notice its death.
     for (size_t i : ended)
-      if (!succeeded(ranks[i].status) && !failed)
+      if (!succeeded(ranks[i].status) &&
+          (!failed || (WIFSIGNALED(ranks[i].status) && !WIFSIGNALED(ranks[*failed].status))))
         failed = i;
   }
 
@@ -560,8 +787,20 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
   } else if (failed) {
     const RankProcess &f = ranks[*failed];
     std::fflush(stdout);
-    std::fprintf(stderr, "dist-run: error: rank %d (pid %d) %s\n", f.rank, int(f.pid),
-                 describeStatus(f.status).c_str());
+    // The first rank to fail may only have given up waiting for a stuck
+    // one; that one is the cause, and it will not exit by itself.
+    RankProcess *stuckHere = nullptr;
+    std::optional<StuckRank> stuck =
+        identifyStuckRank(*store, o.worldSize(), f.rank, ranks, stuckHere);
+    if (stuck) {
+      std::fprintf(stderr, "dist-run: error: %s\n",
+                   describeStuck(*stuck, stuckHere, o.nprocPerNode).c_str());
+      if (stuckHere && stuckHere->running)
+        kill(stuckHere->pid, SIGKILL);
+    } else {
+      std::fprintf(stderr, "dist-run: error: rank %d (pid %d) %s\n", f.rank, int(f.pid),
+                   describeStatus(f.status).c_str());
+    }
     if (!f.logPath.empty()) {
       std::vector<std::string> tail = lastLines(f.logPath, 5);
       if (!tail.empty()) {
@@ -573,12 +812,12 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
     stopRanks(ranks, ended, o.failureGrace);
     // The others, in the order they ended.
     for (size_t i : ended)
-      if (i != *failed && !succeeded(ranks[i].status))
+      if ((i != *failed || stuck) && &ranks[i] != stuckHere && !succeeded(ranks[i].status))
         note("rank " + std::to_string(ranks[i].rank) + " " + describeStatus(ranks[i].status));
     exitStatus = 1;
   }
 
-  if (store) {
+  if (o.nnodes > 1) {
     if (o.nodeRank == 0)
       awaitOtherNodes(*store, o);
     else

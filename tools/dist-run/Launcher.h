@@ -10,7 +10,8 @@
 //   PADDLE_NNODES, PADDLE_TRAINING_ROLE, PADDLE_DISTRI_BACKEND,
 //   RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
 //   MASTER_ADDR, MASTER_PORT, DISTC_JOB_TOKEN, DISTC_LAUNCHER,
-//   DISTC_NUM_THREADS (unless set: the node's cores shared by its ranks)
+//   DISTC_NUM_THREADS (unless set: the node's cores shared by its ranks),
+//   DISTC_COLLECTIVE_TIMEOUT (with --collective-timeout)
 //
 // A copy started that way (or by mpirun, srun, torchrun or Paddle's
 // launcher) is a worker: it joins the job through the rendezvous
@@ -20,13 +21,18 @@
 // --master-addr:--master-port for the whole job, requiring the job token,
 // which it generates for a single node (several nodes share one through
 // --job-token or DISTC_JOB_TOKEN). With several nodes, the launchers first
-// meet in the store to agree on the node count and ranks per node and to
-// learn each node's address for the endpoint list.
+// meet in the store to agree on the node count, the ranks per node and the
+// settings every rank must share (LaunchOptions::agreedSettings), and to
+// learn each node's address for the endpoint list. A disagreement fails
+// every node at once, naming the flag and both values.
 //
 // It then watches its ranks. The first that fails (non-zero exit status or
 // a signal) is reported by rank, pid and status; the others get a grace
 // period to exit by themselves (a rank whose peer died notices at its next
-// collective and names the peer), then SIGTERM, then SIGKILL. SIGINT or
+// collective and names the peer), then SIGTERM, then SIGKILL. A rank that
+// failed because a collective timed out says which rank it waited for
+// (waitedForKey, Rendezvous.h); the launcher follows that to the rank that
+// is stuck, names it in its report and kills it at once. SIGINT or
 // SIGTERM to the launcher is passed on to the ranks. The ranks die with the
 // launcher (PR_SET_PDEATHSIG), so none outlives a killed launcher.
 //
@@ -37,6 +43,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace distc::launch {
@@ -57,6 +64,21 @@ struct LaunchOptions {
   std::chrono::milliseconds connectTimeout{std::chrono::seconds(30)};
   /// How long the other ranks get to exit by themselves after one failed.
   std::chrono::milliseconds failureGrace{std::chrono::seconds(5)};
+  /// How long a rank's collective waits for a peer; passed to the ranks as
+  /// DISTC_COLLECTIVE_TIMEOUT when set (0: they inherit the launcher's
+  /// environment, or the default of 300 s).
+  std::chrono::milliseconds collectiveTimeout{0};
+  /// Settings every node must give alike, as (flag, value) pairs, e.g.
+  /// ("--steps", "100"); compared with node 0's when the launchers meet:
+  ///   --steps differs: node 0 has 100, node 1 has 50
+  std::vector<std::pair<std::string, std::string>> agreedSettings;
+  /// The ranks the artifact is compiled for (0: no artifact, a program),
+  /// checked against the job's before any rank starts, and with several
+  /// nodes after they have met: a node that disagrees on the layout is
+  /// named for that rather than failing alone while the others wait.
+  int artifactRanks = 0;
+  /// The artifact's path, for that message.
+  std::string artifactName;
 
   int worldSize() const { return nprocPerNode * nnodes; }
 };

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AgreedSettings.h"
 #include "JoinJob.h"
 #include "Launcher.h"
 #include "common/CliChecks.h"
@@ -43,6 +44,7 @@
 #include <exception>
 #include <iostream>
 #include <map>
+#include <optional>
 
 using namespace distc::runtime;
 namespace training = distc::training;
@@ -120,6 +122,7 @@ struct Options {
   distc::launch::LaunchOptions launch;
   std::string backend = "cpu";
   double rendezvousTimeout = 30;
+  std::optional<double> collectiveTimeout;
   // Read into o.train by finishTrainOptions.
   double epochs = 0;
   int64_t steps = 0;
@@ -193,7 +196,8 @@ int runDatasetEval(DistModel &model, const Options &o) {
 
 /// The launcher's flags (torchrun's names); returns --nproc-per-node's option.
 CLI::Option *addLauncherOptions(CLI::App &app, distc::launch::LaunchOptions &l,
-                                double &rendezvousTimeout) {
+                                double &rendezvousTimeout,
+                                std::optional<double> &collectiveTimeout) {
   CLI::Option *nproc =
       app.add_option("--nproc-per-node", l.nprocPerNode, "Start N ranks on this node (launcher)");
   app.add_option("--nnodes", l.nnodes, "Nodes in the job (default 1)");
@@ -208,15 +212,26 @@ CLI::Option *addLauncherOptions(CLI::App &app, distc::launch::LaunchOptions &l,
                  "for one node)");
   app.add_option("--rendezvous-timeout", rendezvousTimeout,
                  "Seconds the ranks (and nodes) have to find each other (default 30)");
+  app.add_option("--collective-timeout", collectiveTimeout,
+                 "Seconds a collective waits for a stuck rank (default: DISTC_COLLECTIVE_TIMEOUT, "
+                 "else 300)");
   return nproc;
 }
 
-/// What the launcher flags leave to derive: the rendezvous bound from its
-/// seconds and the job token from DISTC_JOB_TOKEN when not given. An error
-/// message, or "" when they are fine.
-std::string finishLauncherOptions(distc::launch::LaunchOptions &l, double rendezvousTimeout) {
+/// What the launcher flags leave to derive: the rendezvous bound and the
+/// collective timeout from their seconds, and the job token from
+/// DISTC_JOB_TOKEN when not given. An error message, or "" when they are
+/// fine.
+std::string finishLauncherOptions(distc::launch::LaunchOptions &l, double rendezvousTimeout,
+                                  std::optional<double> collectiveTimeout) {
   if (!(rendezvousTimeout > 0 && rendezvousTimeout <= 86400))
     return "--rendezvous-timeout must lie in (0, 86400] seconds";
+  if (collectiveTimeout) {
+    auto t = distc::comm::parseSeconds(std::to_string(*collectiveTimeout));
+    if (!t)
+      return "--collective-timeout must lie in (0, 86400] seconds";
+    l.collectiveTimeout = *t;
+  }
   l.connectTimeout = std::chrono::milliseconds(int64_t(rendezvousTimeout * 1000));
   if (l.jobToken.empty())
     if (const char *token = std::getenv("DISTC_JOB_TOKEN"))
@@ -230,7 +245,8 @@ int runProgramLauncher(int argc, char **argv, int separator) {
   CLI::App app{"Launches the ranks of PROGRAM (dist-run [launcher flags] -- PROGRAM ARGS...)"};
   distc::launch::LaunchOptions l;
   double rendezvousTimeout = 30;
-  addLauncherOptions(app, l, rendezvousTimeout)->required();
+  std::optional<double> collectiveTimeout;
+  addLauncherOptions(app, l, rendezvousTimeout, collectiveTimeout)->required();
   try {
     app.parse(separator, argv);
   } catch (const CLI::Success &e) {
@@ -238,7 +254,8 @@ int runProgramLauncher(int argc, char **argv, int separator) {
   } catch (const CLI::ParseError &e) {
     return fail(e.what());
   }
-  if (std::string problem = finishLauncherOptions(l, rendezvousTimeout); !problem.empty())
+  if (std::string problem = finishLauncherOptions(l, rendezvousTimeout, collectiveTimeout);
+      !problem.empty())
     return fail(problem);
   if (separator + 1 >= argc)
     return fail("nothing to launch after '--'");
@@ -287,7 +304,7 @@ void addArtifactOptions(CLI::App &app, Options &o) {
   app.add_option("--save-inference-model", t.saveInferencePrefix,
                  "At the end, write PREFIX.pdmodel and PREFIX.pdiparams");
   // Data parallel: the launcher (docs/data-parallel.md).
-  addLauncherOptions(app, o.launch, o.rendezvousTimeout);
+  addLauncherOptions(app, o.launch, o.rendezvousTimeout, o.collectiveTimeout);
   app.add_option("--backend", o.backend,
                  "Where the ranks run: cpu (default), or cuda (one CUDA device per rank, its "
                  "local rank; NCCL between ranks)");
@@ -326,8 +343,12 @@ std::string resolveJobRole(const CLI::App &app, Options &o, JobRole &role) {
   const std::string launcherFlagsGiven = givenFlags(app, launcherFlags);
   role.launched = facts.source != distc::comm::LaunchSource::None;
   role.launching = !role.launched && !launcherFlagsGiven.empty();
-  if (std::string problem = finishLauncherOptions(o.launch, o.rendezvousTimeout); !problem.empty())
+  if (std::string problem =
+          finishLauncherOptions(o.launch, o.rendezvousTimeout, o.collectiveTimeout);
+      !problem.empty())
     return problem;
+  if (o.launch.collectiveTimeout.count() > 0)
+    facts.collectiveTimeout = o.launch.collectiveTimeout;
   if (role.launched && !launcherFlagsGiven.empty() && !std::getenv("DISTC_LAUNCHER") &&
       facts.isFirstWorker())
     std::fprintf(stderr, "dist-run: started by %s as %s; using that environment instead of %s\n",
@@ -379,19 +400,16 @@ const std::vector<const char *> trainOnlyFlags = {"--holdout",
                                                   "--save-persistables",
                                                   "--save-inference-model"};
 
-/// The launcher of a training job: after checking that the artifact is
-/// compiled for as many ranks as the flags start, runs this same command
-/// line once per rank (each copy finds the launcher's environment and
-/// joins the job).
+/// The launcher of a training job: runs this same command line once per
+/// rank (each copy finds the launcher's environment and joins the job),
+/// after checking that the artifact is compiled for as many ranks and,
+/// with several nodes, that every node gives the same settings.
 int launchTrainingJob(std::unique_ptr<DistModel> model, const Options &o, int argc, char **argv) {
-  const distc::launch::LaunchOptions &l = o.launch;
-  const int ranks = model->artifact()->world_size();
-  if (ranks != l.worldSize())
-    return fail(o.artifactPath + " is compiled for " + std::to_string(ranks) +
-                (ranks == 1 ? " rank" : " ranks") + " but --nproc-per-node " +
-                std::to_string(l.nprocPerNode) + " --nnodes " + std::to_string(l.nnodes) +
-                " starts " + std::to_string(l.worldSize()) + "; recompile it with distc --nranks " +
-                std::to_string(l.worldSize()));
+  distc::launch::LaunchOptions l = o.launch;
+  l.agreedSettings =
+      distc::launch::agreedSettings(o.train, o.mode, o.backend, model->artifact().checksumHex());
+  l.artifactRanks = model->artifact()->world_size();
+  l.artifactName = o.artifactPath;
   model.reset();
   std::string error;
   const std::string self = distc::launch::selfExecutable(error);

@@ -165,6 +165,52 @@ TEST(RankFailure, AHungRankTimesOutAndIsNamed) {
       << errors[1];
 }
 
+TEST(RankFailure, RanksThatTimeOutRecordTheRankTheyWaitedFor) {
+  // As under a launcher: the store outlives the ranks, which record in it
+  // whom they waited for, so that the launcher can name the stuck rank
+  // rather than the first rank that gave up.
+  std::string error;
+  auto server = StoreServer::start("127.0.0.1", 0, error);
+  ASSERT_TRUE(server) << error;
+  runThreads(3, [&](int r) {
+    RendezvousOptions o;
+    o.rank = r;
+    o.worldSize = 3;
+    o.masterPort = server->port();
+    o.serveStore = false;
+    o.connectTimeout = 5s;
+    o.timeout = 500ms;
+    std::unique_ptr<Communicator> comm;
+    std::string e;
+    ASSERT_TRUE(connect(o, comm, e)) << e;
+    if (r == 1)
+      std::this_thread::sleep_for(1500ms); // alive, but late
+    float x[8] = {};
+    EXPECT_FALSE(comm->allreduce(x, 8, DType::Float32, ReduceOp::Sum).ok());
+  });
+  StoreOptions so;
+  so.port = server->port();
+  auto store = Store::connect(so, error);
+  ASSERT_TRUE(store) << error;
+  const std::string prefix = RendezvousOptions().prefix;
+  // Rank 0 or 2 timed out first (the other may have read its departure
+  // first and reported that instead); the late rank learnt why the others
+  // gave up, and records nothing.
+  std::vector<std::string> present;
+  ASSERT_TRUE(
+      store
+          ->check({waitedForKey(prefix, 0), waitedForKey(prefix, 1), waitedForKey(prefix, 2)},
+                  present)
+          .ok());
+  ASSERT_FALSE(present.empty());
+  for (const std::string &key : present) {
+    EXPECT_NE(key, waitedForKey(prefix, 1));
+    std::string value;
+    ASSERT_TRUE(store->get(key, value, 1000ms).ok()) << key;
+    EXPECT_EQ(value, "1\n500\nallreduce #2") << key;
+  }
+}
+
 TEST(RankFailure, MismatchedCountsTimeOutInsteadOfAborting) {
   // Transfers of different sizes would make Gloo abort the process; the
   // collective's signature keeps them apart.

@@ -193,6 +193,26 @@ TEST(RoleFacts, JobTokenFromTheEnvironmentWhateverTheLauncher) {
   EXPECT_EQ(f.jobToken, "");
 }
 
+TEST(RoleFacts, CollectiveTimeoutFromTheEnvironment) {
+  RoleFacts f;
+  ASSERT_TRUE(read({}, f).ok());
+  EXPECT_EQ(f.collectiveTimeout.count(), 0);
+  EXPECT_EQ(rendezvousOptionsFor(f).timeout, std::chrono::seconds(300));
+  for (Env env : {Env{}, Env{{"RANK", "1"}, {"WORLD_SIZE", "2"}},
+                  Env{{"PADDLE_TRAINER_ID", "0"}, {"PADDLE_TRAINERS_NUM", "2"}}}) {
+    env["DISTC_COLLECTIVE_TIMEOUT"] = "2.5";
+    ASSERT_TRUE(read(env, f).ok());
+    EXPECT_EQ(f.collectiveTimeout, std::chrono::milliseconds(2500));
+    EXPECT_EQ(rendezvousOptionsFor(f).timeout, std::chrono::milliseconds(2500));
+  }
+  for (const char *bad : {"0", "-1", "x", "2s", "90000"})
+    EXPECT_EQ(errorOf({{"DISTC_COLLECTIVE_TIMEOUT", bad}}),
+              std::string("DISTC_COLLECTIVE_TIMEOUT='") + bad +
+                  "' is not a number of seconds in (0, 86400]");
+  EXPECT_EQ(parseSeconds("0.5"), std::chrono::milliseconds(500));
+  EXPECT_FALSE(parseSeconds(""));
+}
+
 TEST(RoleMaker, HelpersOnOneWorker) {
   LocalCommunicator comm;
   RoleFacts facts;

@@ -15,7 +15,8 @@
 //
 // The rendezvous master is MASTER_ADDR/MASTER_PORT when set (any source),
 // else PADDLE_MASTER, else the first of PADDLE_TRAINER_ENDPOINTS. The job
-// token the rendezvous store asks for is DISTC_JOB_TOKEN (any source).
+// token the rendezvous store asks for is DISTC_JOB_TOKEN (any source), and
+// DISTC_COLLECTIVE_TIMEOUT (seconds, any source) bounds each collective.
 // A malformed value is an error naming the variable and the value:
 //   PADDLE_TRAINER_ID='x1' is not an integer
 //   PADDLE_TRAINER_ID=4 is outside [0, 4) (PADDLE_TRAINERS_NUM=4)
@@ -33,8 +34,10 @@
 #include "distc/Comm/Communicator.h"
 #include "distc/Comm/Rendezvous.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +70,9 @@ struct RoleFacts {
   /// DISTC_JOB_TOKEN: what the rendezvous store asks of this process
   /// (Store.h); empty when unset. Never part of toString().
   std::string jobToken;
+  /// DISTC_COLLECTIVE_TIMEOUT: how long a collective waits for a peer
+  /// (RendezvousOptions::timeout); 0 when unset (the default applies).
+  std::chrono::milliseconds collectiveTimeout{0};
 
   bool isWorker() const { return role == Role::Worker; }
   bool isServer() const { return role == Role::Server; }
@@ -82,8 +88,17 @@ Status readRoleFacts(RoleFacts &facts);
 /// launchers that compose an environment.
 Status readRoleFacts(const std::function<const char *(const char *)> &getenv, RoleFacts &facts);
 
+/// The environment variable that sets RoleFacts::collectiveTimeout, in
+/// seconds (a launcher's --collective-timeout sets it for its ranks).
+inline constexpr const char *kCollectiveTimeoutVariable = "DISTC_COLLECTIVE_TIMEOUT";
+
+/// Seconds in (0, 86400], as a flag or variable gives them ("300", "0.5");
+/// nullopt for anything else.
+std::optional<std::chrono::milliseconds> parseSeconds(const std::string &text);
+
 /// Rendezvous options for a worker: rank, world size, master (default
-/// 127.0.0.1:29500 when the facts name none) and job token.
+/// 127.0.0.1:29500 when the facts name none), job token and collective
+/// timeout (when set).
 RendezvousOptions rendezvousOptionsFor(const RoleFacts &facts);
 
 /// Paddle's RoleMakerBase collective helpers over the workers' communicator

@@ -32,6 +32,7 @@ FailureReport describeFailure(const FailureFacts &f) {
     r.cause = "timed out after " + formatSeconds(f.timeout) + " waiting for rank " +
               std::to_string(f.peer.peer) +
               " (stuck, or calling a different collective, count or root)";
+    r.waitedFor = f.peer.peer;
   } else if (f.peer.peer >= 0) {
     r.cause =
         "lost the connection to rank " + std::to_string(f.peer.peer) + " (" + f.peer.what + ")";

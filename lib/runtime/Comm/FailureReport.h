@@ -39,6 +39,9 @@ struct FailureReport {
   /// The cause alone, without who reported it: what this rank publishes
   /// when it leaves, so ranks failing after it report the same cause.
   std::string cause;
+  /// The rank this one timed out waiting for, when that is the cause; -1
+  /// otherwise.
+  int waitedFor = -1;
 };
 
 FailureReport describeFailure(const FailureFacts &facts);

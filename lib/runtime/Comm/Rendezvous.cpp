@@ -3,7 +3,8 @@
 // Store keys (under the prefix): claim/<r> counts the processes that
 // claimed rank r; info/<r> is "<world size>\n<fingerprint>"; abort holds
 // the first mismatch found, so every rank reports the same line instead of
-// some of them waiting for the timeout.
+// some of them waiting for the timeout. The Gloo communicator's keys are
+// under gloo/, among them gloo/waited-for/<r> (waitedForKey).
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,7 +144,15 @@ bool agree(const RendezvousOptions &o, Store &store, Clock::time_point deadline,
   return true;
 }
 
+/// Where the Gloo communicator of the rendezvous under `prefix` keeps its
+/// keys (GlooCommunicator writes its waited-for keys there too).
+std::string glooPrefix(const std::string &prefix) { return prefix + "/gloo"; }
+
 } // namespace
+
+std::string waitedForKey(const std::string &prefix, int rank) {
+  return glooPrefix(prefix) + "/waited-for/" + std::to_string(rank);
+}
 
 namespace detail {
 
@@ -232,7 +241,7 @@ bool connect(const RendezvousOptions &o, std::unique_ptr<Communicator> &comm, st
   go.iface = o.iface;
   go.timeout = o.timeout;
   go.connectTimeout = leftUntil(deadline);
-  go.prefix = o.prefix + "/gloo";
+  go.prefix = glooPrefix(o.prefix);
   auto gloo = GlooCommunicator::create(o.rank, o.worldSize, std::move(store), go, error);
   if (!gloo) {
     abandonRendezvous(o, deadline, server, store);

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 
 namespace distc::comm {
 
@@ -35,6 +36,16 @@ const char *launchSourceName(LaunchSource source) {
     return "slurm";
   }
   return "?";
+}
+
+std::optional<std::chrono::milliseconds> parseSeconds(const std::string &text) {
+  double seconds = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+      !(seconds > 0 && seconds <= 86400))
+    return std::nullopt;
+  return std::max(std::chrono::milliseconds(1),
+                  std::chrono::milliseconds(int64_t(seconds * 1000 + 0.5)));
 }
 
 namespace {
@@ -256,6 +267,13 @@ Status readRoleFacts(const Getenv &getenv, RoleFacts &out) {
   // Whoever launched the ranks, a distc launcher may have added a token.
   if (const char *token = env.get(kJobTokenVariable))
     f.jobToken = token;
+  if (const char *v = env.get(kCollectiveTimeoutVariable)) {
+    std::optional<std::chrono::milliseconds> t = parseSeconds(v);
+    if (!t)
+      return Status::error(std::string(kCollectiveTimeoutVariable) + "='" + v +
+                           "' is not a number of seconds in (0, 86400]");
+    f.collectiveTimeout = *t;
+  }
   out = std::move(f);
   return Status::success();
 }
@@ -292,6 +310,8 @@ RendezvousOptions rendezvousOptionsFor(const RoleFacts &facts) {
   if (facts.masterPort > 0)
     o.masterPort = facts.masterPort;
   o.jobToken = facts.jobToken;
+  if (facts.collectiveTimeout.count() > 0)
+    o.timeout = facts.collectiveTimeout;
   return o;
 }
 

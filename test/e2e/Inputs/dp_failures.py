@@ -22,6 +22,18 @@ scenario may hang.
     nodes-disagree     node 1 says --nproc-per-node 1, node 0 says 2 (they
                        launch `true`)
     node-token A4      node 1 comes with another job token
+    flags-disagree A4 FLAG VALUE
+                       two nodes train A4, node 1 with FLAG VALUE: both
+                       refuse at once (the time to the refusal is printed)
+    nnodes-disagree A4 node 0 says --nnodes 2, node 1 --nnodes 4 (1 rank
+                       per node, so that both start 4 ranks)
+    layout A4          both nodes say --nnodes 2 --nproc-per-node 1: 2 ranks
+                       for a 4-rank artifact
+    stop-rank A N R    N ranks of A with a collective timeout of 2 s
+                       (--collective-timeout, or DISTC_COLLECTIVE_TIMEOUT
+                       with N R given as "env N R"); rank R is stopped with
+                       SIGSTOP mid-training: the launcher must end within
+                       seconds and name rank R
 """
 import os
 import signal
@@ -192,6 +204,94 @@ def two_nodes(d, artifact, nproc1="2", token1=None):
     finish(sorted(nodes))
 
 
+def node_args(d, artifact, node, nnodes, nproc, port, extra=()):
+    args = train_args(d, artifact, timeout=10)
+    args[args.index("--steps") + 1] = "6"
+    args[args.index("--batch-size") + 1] = "1"
+    return args + ["--nnodes", str(nnodes), "--node-rank", str(node), "--nproc-per-node",
+                   str(nproc), "--master-port", str(port), "--job-token",
+                   "0123456789abcdef" * 2] + list(extra)
+
+
+def two_launchers(args0, args1, quick=2.0):
+    """Starts node 1, then node 0; prints what they said and whether both
+    ended within `quick` seconds of the second start (the rendezvous
+    timeout is 10 s, so waiting for it would show)."""
+    n1 = start(args1, launcher_env())
+    n0 = start(args0, launcher_env())
+    started = time.monotonic()
+    finish([("node 0", n0), ("node 1", n1)])
+    took = time.monotonic() - started
+    print(f"both nodes ended within {quick:g} s" if took < quick else f"the nodes took {took:.1f} s")
+    print(f"measured: {took:.2f} s", file=sys.stderr)
+
+
+def flags_disagree(d, artifact, flag, value):
+    port = free_port()
+    args1 = node_args(d, artifact, 1, 2, 2, port)
+    if flag == artifact:  # another artifact on node 1
+        args1[args1.index(flag)] = value
+    elif flag in args1:
+        args1[args1.index(flag) + 1] = value
+    else:
+        args1 += [flag] + ([value] if value else [])
+    two_launchers(node_args(d, artifact, 0, 2, 2, port), args1)
+
+
+def nnodes_disagree(d, artifact):
+    port = free_port()
+    two_launchers(node_args(d, artifact, 0, 2, 2, port), node_args(d, artifact, 1, 4, 1, port))
+
+
+def layout(d, artifact):
+    port = free_port()
+    two_launchers(node_args(d, artifact, 0, 2, 1, port), node_args(d, artifact, 1, 2, 1, port))
+
+
+def stop_rank(d, artifact, nproc, victim, by_env=False):
+    logs = os.path.join(d, "stop-logs")
+    env = launcher_env()
+    args = train_args(d, artifact) + ["--nproc-per-node", str(nproc), "--master-port",
+                                      str(free_port()), "--log-dir", logs]
+    if by_env:
+        env["DISTC_COLLECTIVE_TIMEOUT"] = "2"
+    else:
+        args += ["--collective-timeout", "2"]
+    launcher = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+    pids = {}
+    deadline = time.monotonic() + BOUND
+    while len(pids) < nproc and time.monotonic() < deadline:
+        line = launcher.stderr.readline()
+        if not line:
+            break
+        if line.startswith("dist-run: rank ") and ": pid " in line:
+            pids[int(line.split()[2].rstrip(":"))] = int(line.split(": pid ")[1].split(",")[0])
+    log0 = os.path.join(logs, "workerlog.0")
+    while len(pids) == nproc and time.monotonic() < deadline:
+        if os.path.exists(log0) and "samples/s" in open(log0).read():
+            break
+        time.sleep(0.05)
+    else:
+        launcher.kill()
+        print("the job never trained")
+        sys.exit(1)
+    os.kill(pids[victim], signal.SIGSTOP)
+    stopped = time.monotonic()
+    try:
+        _, err = launcher.communicate(timeout=BOUND)
+    except subprocess.TimeoutExpired:
+        launcher.kill()
+        print("launcher: HUNG")
+        sys.exit(1)
+    took = time.monotonic() - stopped
+    for line in err.splitlines():
+        print("launcher: " + line)
+    print(f"launcher: exit {launcher.returncode}")
+    print("the job ended within 6 s of the stop" if took < 6 else f"the job took {took:.1f} s")
+    print(f"measured: {took:.2f} s", file=sys.stderr)
+
+
 def main():
     scenario, d, artifacts = sys.argv[1], sys.argv[2], sys.argv[3:]
     if scenario == "kill-rank":
@@ -210,6 +310,16 @@ def main():
         two_nodes(d, None, nproc1="1")
     elif scenario == "node-token":
         two_nodes(d, artifacts[0], token1="f" * 32)
+    elif scenario == "flags-disagree":
+        flags_disagree(d, artifacts[0], artifacts[1], artifacts[2] if len(artifacts) > 2 else "")
+    elif scenario == "nnodes-disagree":
+        nnodes_disagree(d, artifacts[0])
+    elif scenario == "layout":
+        layout(d, artifacts[0])
+    elif scenario == "stop-rank":
+        by_env = artifacts[1] == "env"
+        nproc, victim = (int(a) for a in artifacts[2 if by_env else 1:][:2])
+        stop_rank(d, artifacts[0], nproc, victim, by_env)
     else:
         print("unknown scenario " + scenario)
         return 2
