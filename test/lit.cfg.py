@@ -31,6 +31,8 @@ config.substitutions.append(
 # Debian's numpy is installed for the system interpreter, not for any other
 # python3 that may come first on PATH.
 config.substitutions.append(("%python", "/usr/bin/python3"))
+config.substitutions.append(
+    ("%kill_on_unlink", os.path.join(config.distc_obj_root, "lib", "libdistc-kill-on-unlink.so")))
 
 if config.distc_build_compiler:
     config.available_features.add("compiler")
