@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -157,6 +158,30 @@ TEST(MetricsTest, ProgressOnATerminalRedrawsOneLine) {
                   "\r[####----] 2/4 epoch 0 loss 1.235 99 samples/s ETA 4s\033[K"
                   "\r[########] 4/4 epoch 1 loss 0.5 100 samples/s took 1m14s\033[K"
                   "\r[########] 4/4 epoch 1 loss 0.5 100 samples/s took 1m14s\033[K\n");
+}
+
+TEST(MetricsTest, ProgressOnATerminalRedrawsAtIntervals) {
+  Capture out;
+  FakeClock clock; // steps of 1/64 s, exact in binary
+  ProgressOptions o;
+  o.totalSteps = 100;
+  o.barWidth = 4;
+  o.terminal = true;
+  o.redrawInterval = 0.25;
+  o.clock = clock.function();
+  ProgressReporter progress(out.file(), o);
+  for (int64_t step = 1; step <= 100; ++step) {
+    clock.seconds += 1.0 / 64;
+    progress.update(step, 0, 1.0, 10);
+  }
+  // Steps 1, 17, 33, ... 97 (16 steps, 0.25 s apart), and the last one.
+  std::string text = out.text();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\r'), 8);
+  EXPECT_NE(text.find("\r[----] 1/100 "), std::string::npos);
+  EXPECT_NE(text.find("\r[#---] 33/100 "), std::string::npos);
+  EXPECT_EQ(text.find("\r[#---] 34/100 "), std::string::npos);
+  EXPECT_NE(text.find("\r[####] 100/100 epoch 0 loss 1 10 samples/s took 2s\033[K"),
+            std::string::npos);
 }
 
 TEST(MetricsTest, ProgressEtaCountsThisRunsSteps) {

@@ -19,7 +19,9 @@
 //   step 120/500 epoch 2 loss 0.4132 samples/s 5123 ETA 1m23s
 // The ETA is this run's wall time per step so far (evaluations and
 // checkpoints included) times the steps left; the last step's line shows
-// the run's wall time instead ("took 2m01s").
+// the run's wall time instead ("took 2m01s"). The terminal line is redrawn
+// at most every redrawInterval (and for the last step): a redraw per step
+// of a fast model would cost a system call and a terminal update per step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,6 +105,8 @@ struct ProgressOptions {
   int64_t plainEvery = 50;
   /// Characters in the bar.
   int barWidth = 20;
+  /// Terminal: seconds between redraws at least.
+  double redrawInterval = 0.1;
   /// Overrides isatty(fileno(stream)); tests and launched ranks set it.
   std::optional<bool> terminal;
   /// Seconds from any fixed point; a steady clock unless set (tests).
@@ -148,6 +152,7 @@ private:
   ProgressOptions options_;
   bool terminal_;
   double start_ = 0;
+  double lastDraw_ = 0;
   bool drawn_ = false;
   bool haveLast_ = false;
   bool lastPrinted_ = false;

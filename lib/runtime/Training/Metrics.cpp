@@ -201,9 +201,14 @@ void ProgressReporter::draw(const std::string &line) {
 
 void ProgressReporter::update(int64_t step, int64_t epoch, double loss, double samplesPerSec) {
   haveLast_ = true;
-  last_ = {step, epoch, loss, samplesPerSec, now() - start_};
+  const double seconds = now() - start_;
+  last_ = {step, epoch, loss, samplesPerSec, seconds};
   if (terminal_) {
-    draw(formatLine(last_));
+    const bool lastStep = options_.totalSteps > 0 && step >= options_.totalSteps;
+    if (!drawn_ || lastStep || seconds - lastDraw_ >= options_.redrawInterval) {
+      draw(formatLine(last_));
+      lastDraw_ = seconds;
+    }
     return;
   }
   lastPrinted_ =
