@@ -30,6 +30,11 @@
 // SIGTERM to the launcher is passed on to the ranks. The ranks die with the
 // launcher (PR_SET_PDEATHSIG), so none outlives a killed launcher.
 //
+// A training job's launcher whose stderr is a terminal (and that has no
+// --log-dir) relays its ranks' output through pipes (OutputRelay.h) and
+// sets DISTC_PROGRESS=terminal for them (unless set), so that rank 0 draws
+// its live progress line there and no other output garbles it.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DISTC_TOOLS_DISTRUN_LAUNCHER_H
@@ -57,6 +62,8 @@ struct LaunchOptions {
   std::chrono::milliseconds connectTimeout{std::chrono::seconds(30)};
   /// How long the other ranks get to exit by themselves after one failed.
   std::chrono::milliseconds failureGrace{std::chrono::seconds(5)};
+  /// A training job: show rank 0's live progress line on a terminal.
+  bool liveProgress = false;
 
   int worldSize() const { return nprocPerNode * nnodes; }
 };
