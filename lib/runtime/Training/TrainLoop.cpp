@@ -491,8 +491,9 @@ private:
   // With several ranks a step's loss over the global batch is the
   // row-weighted mean of the ranks' losses. Summing them over the ranks
   // every step would add a collective to each step, so steps wait here,
-  // with their local sums, until a batch of them is summed at once: at the
-  // progress interval, before an evaluation or a checkpoint, and at the end.
+  // with their local sums, until a batch of them is summed at once: every
+  // 10 steps (or the plain progress interval, if shorter), before an
+  // evaluation or a checkpoint, and at the end.
   struct PendingStep {
     MetricsRecord record;
     double lossTimesRows = 0;
