@@ -24,6 +24,9 @@ PACKAGES=(
   libgloo-dev
   # reference numerics in tests
   python3-numpy
+  # tests decode dist-run's TensorBoard event files with protoc-generated
+  # Python classes, independently of the C++ writer
+  python3-protobuf
 )
 
 missing=()

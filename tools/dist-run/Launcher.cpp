@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Launcher.h"
+#include "OutputRelay.h"
 
 #include "distc/Comm/Rendezvous.h"
 #include "distc/Comm/RoleMaker.h"
@@ -45,14 +46,23 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-void note(const std::string &message) {
+/// While the ranks' output is relayed, the relay is the terminal's only
+/// writer and the launcher's own lines go through it.
+OutputRelay *activeRelay = nullptr;
+
+/// One line of the launcher's to stderr.
+void say(const std::string &line) {
   std::fflush(stdout);
-  std::fprintf(stderr, "dist-run: %s\n", message.c_str());
+  if (activeRelay)
+    activeRelay->message(line);
+  else
+    std::fprintf(stderr, "%s\n", line.c_str());
 }
 
+void note(const std::string &message) { say("dist-run: " + message); }
+
 int failLaunch(const std::string &message) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "dist-run: error: %s\n", message.c_str());
+  say("dist-run: error: " + message);
   return 1;
 }
 
@@ -102,6 +112,8 @@ struct JobLayout {
   std::string masterAddr;
   int masterPort = 0;
   std::string jobToken;
+  /// The ranks' output is relayed to a terminal (OutputRelay.h).
+  bool liveProgress = false;
   /// "host:port" per rank (identifiers in Paddle's style: the transport
   /// chooses its own ports).
   std::vector<std::string> endpoints;
@@ -163,6 +175,9 @@ std::map<std::string, std::string> rankVariables(const JobLayout &job, int local
   // The node's cores are shared by its ranks unless the user said otherwise.
   if (!std::getenv("DISTC_NUM_THREADS"))
     v["DISTC_NUM_THREADS"] = std::to_string(std::max(1, usableCores() / job.nprocPerNode));
+  // The ranks' stderr is the relay's pipe; their progress is for a terminal.
+  if (job.liveProgress && !std::getenv("DISTC_PROGRESS"))
+    v["DISTC_PROGRESS"] = "terminal";
   return v;
 }
 
@@ -231,10 +246,11 @@ std::string selfExecutable(std::string &error) {
 namespace {
 
 /// Forks and executes `exe` with `args` and `env`; output to `logPath`
-/// when not empty. Only async-signal-safe calls happen after fork().
+/// when not empty, else to `outFd` and `errFd` when not -1 (the relay's
+/// pipes). Only async-signal-safe calls happen after fork().
 bool spawnRank(const std::string &exe, const std::vector<std::string> &args,
-               const std::vector<std::string> &env, const std::string &logPath, pid_t &pid,
-               std::string &error) {
+               const std::vector<std::string> &env, const std::string &logPath, int outFd,
+               int errFd, pid_t &pid, std::string &error) {
   std::vector<char *> argv, envp;
   for (const std::string &a : args)
     argv.push_back(const_cast<char *>(a.c_str()));
@@ -273,6 +289,9 @@ bool spawnRank(const std::string &exe, const std::vector<std::string> &args,
     if (logFd >= 0) {
       dup2(logFd, STDOUT_FILENO);
       dup2(logFd, STDERR_FILENO);
+    } else if (outFd >= 0 && errFd >= 0) {
+      dup2(outFd, STDOUT_FILENO);
+      dup2(errFd, STDERR_FILENO);
     }
     execve(exe.c_str(), argv.data(), envp.data());
     const char message[] = "dist-run: error: cannot execute this rank's program\n";
@@ -745,14 +764,42 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
   const std::vector<std::string> &args = command;
   std::vector<RankProcess> ranks;
   std::vector<size_t> ended;
+  // Rank 0's live progress line on our terminal: the ranks write to pipes
+  // we relay (OutputRelay.h) until they have all ended.
+  job.liveProgress = o.liveProgress && o.logDir.empty() && isatty(STDERR_FILENO);
+  std::unique_ptr<OutputRelay> relay;
+  if (job.liveProgress)
+    relay = std::make_unique<OutputRelay>(isatty(STDOUT_FILENO) == 1);
+  struct StopRelay {
+    std::unique_ptr<OutputRelay> &relay;
+    ~StopRelay() {
+      if (relay)
+        relay->stop();
+      activeRelay = nullptr;
+    }
+  } stopRelay{relay};
   for (int local = 0; local < o.nprocPerNode; ++local) {
     RankProcess r;
     r.rank = o.nodeRank * o.nprocPerNode + local;
     if (!o.logDir.empty())
       r.logPath =
           (std::filesystem::path(o.logDir) / ("workerlog." + std::to_string(r.rank))).string();
-    if (!spawnRank(exe, args, composeEnvironment(rankVariables(job, local)), r.logPath, r.pid,
-                   error)) {
+    // stderr first: of what a rank writes to both at once, the relay takes
+    // stderr's first, so the final progress line comes before the summary.
+    int outFd = -1, errFd = -1;
+    if (relay && ((errFd = relay->addPipe(STDERR_FILENO, r.rank == 0, error)) < 0 ||
+                  (outFd = relay->addPipe(STDOUT_FILENO, false, error)) < 0)) {
+      if (errFd >= 0)
+        close(errFd);
+      stopRanks(ranks, ended, milliseconds(0));
+      return failLaunch(error);
+    }
+    const bool spawned = spawnRank(exe, args, composeEnvironment(rankVariables(job, local)),
+                                   r.logPath, outFd, errFd, r.pid, error);
+    for (int fd : {outFd, errFd})
+      if (fd >= 0)
+        close(fd);
+    if (!spawned) {
       stopRanks(ranks, ended, milliseconds(0));
       return failLaunch(error);
     }
@@ -761,6 +808,11 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
     if (!o.logDir.empty())
       note("rank " + std::to_string(r.rank) + ": pid " + std::to_string(r.pid) + ", log " +
            r.logPath);
+  }
+
+  if (relay) {
+    relay->start();
+    activeRelay = relay.get();
   }
 
   // Watch until every rank has ended, one has failed, or we are interrupted.
@@ -786,27 +838,25 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
     exitStatus = 128 + sig;
   } else if (failed) {
     const RankProcess &f = ranks[*failed];
-    std::fflush(stdout);
     // The first rank to fail may only have given up waiting for a stuck
     // one; that one is the cause, and it will not exit by itself.
     RankProcess *stuckHere = nullptr;
     std::optional<StuckRank> stuck =
         identifyStuckRank(*store, o.worldSize(), f.rank, ranks, stuckHere);
     if (stuck) {
-      std::fprintf(stderr, "dist-run: error: %s\n",
-                   describeStuck(*stuck, stuckHere, o.nprocPerNode).c_str());
+      say("dist-run: error: " + describeStuck(*stuck, stuckHere, o.nprocPerNode));
       if (stuckHere && stuckHere->running)
         kill(stuckHere->pid, SIGKILL);
     } else {
-      std::fprintf(stderr, "dist-run: error: rank %d (pid %d) %s\n", f.rank, int(f.pid),
-                   describeStatus(f.status).c_str());
+      say("dist-run: error: rank " + std::to_string(f.rank) + " (pid " + std::to_string(f.pid) +
+          ") " + describeStatus(f.status));
     }
     if (!f.logPath.empty()) {
       std::vector<std::string> tail = lastLines(f.logPath, 5);
       if (!tail.empty()) {
-        std::fprintf(stderr, "dist-run: last lines of %s:\n", f.logPath.c_str());
+        say("dist-run: last lines of " + f.logPath + ":");
         for (const std::string &line : tail)
-          std::fprintf(stderr, "    %s\n", line.c_str());
+          say("    " + line);
       }
     }
     stopRanks(ranks, ended, o.failureGrace);

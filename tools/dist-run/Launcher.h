@@ -36,6 +36,11 @@
 // SIGTERM to the launcher is passed on to the ranks. The ranks die with the
 // launcher (PR_SET_PDEATHSIG), so none outlives a killed launcher.
 //
+// A training job's launcher whose stderr is a terminal (and that has no
+// --log-dir) relays its ranks' output through pipes (OutputRelay.h) and
+// sets DISTC_PROGRESS=terminal for them (unless set), so that rank 0 draws
+// its live progress line there and no other output garbles it.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DISTC_TOOLS_DISTRUN_LAUNCHER_H
@@ -79,6 +84,8 @@ struct LaunchOptions {
   int artifactRanks = 0;
   /// The artifact's path, for that message.
   std::string artifactName;
+  /// A training job: show rank 0's live progress line on a terminal.
+  bool liveProgress = false;
 
   int worldSize() const { return nprocPerNode * nnodes; }
 };

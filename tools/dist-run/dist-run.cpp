@@ -127,6 +127,7 @@ struct Options {
   double epochs = 0;
   int64_t steps = 0;
   bool noShuffle = false;
+  bool quiet = false;
 };
 
 const std::vector<const char *> launcherFlags = {"--nproc-per-node", "--nnodes",      "--node-rank",
@@ -292,6 +293,10 @@ void addArtifactOptions(CLI::App &app, Options &o) {
   app.add_option("--epochs", o.epochs, "Train until this many epochs (default 1)");
   app.add_option("--steps", o.steps, "Train until this many optimizer steps");
   app.add_option("--metrics", t.metricsPath, "Append JSON Lines metrics to FILE");
+  app.add_option("--tensorboard", t.tensorBoardDir,
+                 "Write the metrics as a TensorBoard event file in DIR");
+  app.add_flag("--quiet", o.quiet,
+               "No progress, evaluation or checkpoint lines on stderr (errors still print)");
   app.add_option("--eval-every", t.evalEvery, "Evaluate the held-out data every N steps");
   app.add_option("--save-every", t.saveEvery, "Save a checkpoint every N steps");
   app.add_option("--checkpoint-dir", t.checkpointDir, "Directory of checkpoints");
@@ -313,14 +318,27 @@ void addArtifactOptions(CLI::App &app, Options &o) {
 }
 
 /// Moves what the command line says about training into o.train: the
-/// shuffle flag is a negation, and --epochs/--steps count only when given
-/// (neither given means one epoch).
-void finishTrainOptions(const CLI::App &app, Options &o) {
+/// shuffle flag is a negation, --epochs/--steps count only when given
+/// (neither given means one epoch), --quiet drops the progress, and
+/// DISTC_PROGRESS (which the launcher sets for its ranks, whose stderr is
+/// its pipe) says whether training's progress goes to a terminal. An error
+/// message, or "" when they are fine.
+std::string finishTrainOptions(const CLI::App &app, Options &o) {
   o.train.shuffle = !o.noShuffle;
+  if (o.quiet)
+    o.train.progress = nullptr;
+  const char *progress = o.mode == "train" ? std::getenv("DISTC_PROGRESS") : nullptr;
+  if (progress) {
+    const std::string value = progress;
+    if (value != "terminal" && value != "plain")
+      return "DISTC_PROGRESS='" + value + "': not one of terminal, plain";
+    o.train.progressTerminal = value == "terminal";
+  }
   if (app.count("--epochs"))
     o.train.epochs = o.epochs;
   if (app.count("--steps"))
     o.train.steps = o.steps;
+  return "";
 }
 
 /// Who this process is in a job.
@@ -398,7 +416,8 @@ const std::vector<const char *> trainOnlyFlags = {"--holdout",
                                                   "--checkpoint-dir",
                                                   "--resume",
                                                   "--save-persistables",
-                                                  "--save-inference-model"};
+                                                  "--save-inference-model",
+                                                  "--tensorboard"};
 
 /// The launcher of a training job: runs this same command line once per
 /// rank (each copy finds the launcher's environment and joins the job),
@@ -417,7 +436,9 @@ int launchTrainingJob(std::unique_ptr<DistModel> model, const Options &o, int ar
     return fail(error);
   std::vector<std::string> command = {self};
   command.insert(command.end(), argv + 1, argv + argc);
-  return distc::launch::runLauncher(l, command);
+  distc::launch::LaunchOptions withProgress = l;
+  withProgress.liveProgress = true;
+  return distc::launch::runLauncher(withProgress, command);
 }
 
 /// --mode train: launches a job, or trains as one of its ranks (or alone).
@@ -608,7 +629,8 @@ int runTool(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     return fail(e.what());
   }
-  finishTrainOptions(app, o);
+  if (std::string problem = finishTrainOptions(app, o); !problem.empty())
+    return fail(problem);
   if (o.backend != "cpu" && o.backend != "cuda")
     return fail("--backend " + o.backend + ": not one of cpu, cuda");
 

@@ -674,4 +674,39 @@ TEST(TrainLoop, ProgressLines) {
   EXPECT_EQ(text.find("step 1/20"), std::string::npos);
 }
 
+TEST(TrainLoop, TensorBoardEventsFollowTheMetrics) {
+  TempDir dir;
+  auto model = openModel(writeArtifact(dir, "r.distc", linearRegressionArtifact(3)));
+  TrainOptions o;
+  o.data = regressionData(dir, 40);
+  o.holdout = 0.25;
+  o.batchSize = 10;
+  o.steps = 6;
+  o.evalEvery = 3;
+  o.progress = nullptr;
+  o.tensorBoardDir = dir.file("runs/linear");
+  TrainReport report;
+  ASSERT_TRUE(runTraining(*model, o, report).ok());
+  std::vector<std::string> files;
+  for (const auto &entry : std::filesystem::directory_iterator(o.tensorBoardDir))
+    files.push_back(entry.path().string());
+  ASSERT_EQ(files.size(), 1u);
+  // The version event, then one event per step: its size grows with the
+  // evaluation's scalars at steps 3 and 6 (the framing is checked in
+  // TensorBoardTest).
+  const std::string bytes = readText(files[0]);
+  std::vector<uint64_t> lengths;
+  for (size_t at = 0; at + 16 <= bytes.size();) {
+    uint64_t length = 0;
+    for (int i = 7; i >= 0; --i)
+      length = (length << 8) | static_cast<unsigned char>(bytes[at + size_t(i)]);
+    lengths.push_back(length);
+    at += 16 + length;
+  }
+  ASSERT_EQ(lengths.size(), 7u);
+  EXPECT_EQ(lengths[1], lengths[2]);
+  EXPECT_GT(lengths[3], lengths[2]);
+  EXPECT_GT(lengths[6], lengths[5]);
+}
+
 } // namespace

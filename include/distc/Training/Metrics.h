@@ -9,12 +9,19 @@
 // appends; steps between the last checkpoint and a crash then appear twice,
 // and readers take the last record of a step.
 //
-// ProgressReporter shows progress on a stream. On a terminal (isatty) it
-// redraws one line in place with '\r':
-//   [##########----------] 120/500 epoch 2 loss 0.4132 5123 samples/s
+// ProgressReporter shows progress on a stream. On a terminal (isatty, or
+// what the caller says: a rank of a launched job writes to the launcher's
+// pipe) it redraws one line in place ('\r', then the line, then "\033[K"
+// to clear what a longer previous line left):
+//   [##########----------] 120/500 epoch 2 loss 0.4132 5123 samples/s ETA 1m23s
 // Otherwise (a log file, a pipe) it prints a plain line every N steps and at
 // the end:
-//   step 120/500 epoch 2 loss 0.4132 samples/s 5123
+//   step 120/500 epoch 2 loss 0.4132 samples/s 5123 ETA 1m23s
+// The ETA is this run's wall time per step so far (evaluations and
+// checkpoints included) times the steps left; the last step's line shows
+// the run's wall time instead ("took 2m01s"). The terminal line is redrawn
+// at most every redrawInterval (and for the last step): a redraw per step
+// of a fast model would cost a system call and a terminal update per step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +34,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -76,20 +84,48 @@ private:
   std::string path_;
 };
 
+/// "42s", "1m05s", "1h02m", "3d04h" (rounded to the second); "?" for a
+/// negative or non-finite time.
+std::string formatDuration(double seconds);
+
+/// A rate for the progress line: "0.42", "5123", "51.2k", "1.23M".
+std::string formatRate(double perSecond);
+
+/// Seconds left when `done` steps took `elapsed` seconds and `left` remain;
+/// none before the first step.
+std::optional<double> remainingSeconds(double elapsed, int64_t done, int64_t left);
+
 struct ProgressOptions {
-  /// Steps in the run; 0 when unknown (no bar, no "/total").
+  /// Steps in the run; 0 when unknown (no bar, no "/total", no ETA).
   int64_t totalSteps = 0;
+  /// The step the run starts after (a resumed run's checkpoint); the ETA
+  /// is estimated from this run's steps only.
+  int64_t startStep = 0;
   /// Plain mode: print every this many steps (>= 1).
   int64_t plainEvery = 50;
   /// Characters in the bar.
   int barWidth = 20;
-  /// Overrides isatty(fileno(stream)); tests set it.
+  /// Terminal: seconds between redraws at least.
+  double redrawInterval = 0.1;
+  /// Overrides isatty(fileno(stream)); tests and launched ranks set it.
   std::optional<bool> terminal;
+  /// Seconds from any fixed point; a steady clock unless set (tests).
+  std::function<double()> clock;
+};
+
+/// What one progress line shows.
+struct ProgressSample {
+  int64_t step = 0;
+  int64_t epoch = 0;
+  double loss = 0;
+  double samplesPerSec = 0;
+  /// Wall time of this run so far.
+  double seconds = 0;
 };
 
 class ProgressReporter {
 public:
-  /// Does not own `stream`.
+  /// Does not own `stream`. The run's wall time starts now.
   ProgressReporter(std::FILE *stream, ProgressOptions options);
 
   bool isTerminal() const { return terminal_; }
@@ -105,20 +141,22 @@ public:
   /// plain mode the last step unless it was just printed.
   void finish();
 
-  /// The text of the progress line for these values (no '\r' or newline).
-  std::string formatLine(int64_t step, int64_t epoch, double loss, double samplesPerSec) const;
+  /// The text of the progress line for `sample` (no '\r' or newline).
+  std::string formatLine(const ProgressSample &sample) const;
 
 private:
   void draw(const std::string &line);
+  double now() const;
 
   std::FILE *stream_;
   ProgressOptions options_;
   bool terminal_;
-  size_t drawnWidth_ = 0;
+  double start_ = 0;
+  double lastDraw_ = 0;
+  bool drawn_ = false;
   bool haveLast_ = false;
   bool lastPrinted_ = false;
-  int64_t lastStep_ = 0, lastEpoch_ = 0;
-  double lastLoss_ = 0, lastRate_ = 0;
+  ProgressSample last_;
 };
 
 } // namespace distc::training

@@ -5,8 +5,8 @@
 // feeds, sets a held-out part aside (`--holdout F`, or `--eval-data`),
 // batches (Batcher.h), initializes or restores the model, runs train steps
 // until a step or epoch target, evaluates the held-out data every N steps
-// and at the end, writes metrics (Metrics.h), progress and checkpoints
-// (Checkpoint.h), and at the end Paddle's persistables and inference model.
+// and at the end, writes metrics (Metrics.h), TensorBoard events
+// (TensorBoard.h), progress and checkpoints (Checkpoint.h), and at the end Paddle's persistables and inference model.
 // dist-run is a thin client of it; docs/training.md is the user's view.
 //
 // Targets count optimizer steps since the start of training, so a run
@@ -21,8 +21,8 @@
 // batch size x ranks rows (Batcher.h); the losses reported are those of the
 // global batch (the row-weighted mean over the ranks), and evaluation is
 // split over the ranks and its sums added up. Only the first worker (rank
-// 0) writes metrics, progress, checkpoints, persistables and the inference
-// model; every rank resumes from the same checkpoint, which may have been
+// 0) writes metrics, TensorBoard events, progress, checkpoints, persistables
+// and the inference model; every rank resumes from the same checkpoint, which may have been
 // written by a run on another number of ranks with the same global batch.
 //
 // Evaluation runs the eval program over the whole held-out set in file
@@ -75,6 +75,8 @@ struct TrainOptions {
   std::optional<int64_t> steps;
   /// `--metrics FILE` (JSON Lines; appended to when resuming).
   std::string metricsPath;
+  /// `--tensorboard DIR`: a new TensorBoard event file there (TensorBoard.h).
+  std::string tensorBoardDir;
   /// `--eval-every N`: evaluate every N steps (and at the end).
   int64_t evalEvery = 0;
   /// `--save-every N`: checkpoint every N steps (and at the end).

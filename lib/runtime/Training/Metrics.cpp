@@ -2,7 +2,9 @@
 
 #include "distc/Training/Metrics.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <unistd.h>
@@ -114,71 +116,117 @@ Status MetricsWriter::close() {
   return Status::success();
 }
 
+std::string formatDuration(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds) || seconds > 1e12)
+    return "?";
+  const int64_t total = static_cast<int64_t>(std::llround(seconds));
+  const int64_t days = total / 86400, hours = total / 3600 % 24, minutes = total / 60 % 60,
+                secs = total % 60;
+  char buffer[48];
+  if (days > 0)
+    std::snprintf(buffer, sizeof buffer, "%lldd%02lldh", (long long)days, (long long)hours);
+  else if (hours > 0)
+    std::snprintf(buffer, sizeof buffer, "%lldh%02lldm", (long long)hours, (long long)minutes);
+  else if (minutes > 0)
+    std::snprintf(buffer, sizeof buffer, "%lldm%02llds", (long long)minutes, (long long)secs);
+  else
+    std::snprintf(buffer, sizeof buffer, "%llds", (long long)secs);
+  return buffer;
+}
+
+std::string formatRate(double perSecond) {
+  if (!std::isfinite(perSecond))
+    return formatNumber("%g", perSecond);
+  if (perSecond < 9.995)
+    return formatNumber("%.2f", perSecond);
+  if (perSecond < 9999.5)
+    return formatNumber("%.0f", perSecond);
+  if (perSecond < 999950)
+    return formatNumber("%.1fk", perSecond / 1e3);
+  return formatNumber("%.2fM", perSecond / 1e6);
+}
+
+std::optional<double> remainingSeconds(double elapsed, int64_t done, int64_t left) {
+  if (done <= 0 || !(elapsed >= 0) || !std::isfinite(elapsed))
+    return std::nullopt;
+  return left <= 0 ? 0.0 : elapsed / double(done) * double(left);
+}
+
 ProgressReporter::ProgressReporter(std::FILE *stream, ProgressOptions options)
-    : stream_(stream), options_(options) {
+    : stream_(stream), options_(std::move(options)) {
   if (options_.plainEvery < 1)
     options_.plainEvery = 1;
   if (options_.barWidth < 1)
     options_.barWidth = 1;
   terminal_ = options_.terminal ? *options_.terminal : ::isatty(::fileno(stream)) == 1;
+  start_ = now();
 }
 
-std::string ProgressReporter::formatLine(int64_t step, int64_t epoch, double loss,
-                                         double samplesPerSec) const {
-  std::string total =
-      options_.totalSteps > 0 ? "/" + std::to_string(options_.totalSteps) : std::string();
-  std::string values =
-      " epoch " + std::to_string(epoch) + " loss " + formatNumber("%.4g", loss) + " ";
+double ProgressReporter::now() const {
+  if (options_.clock)
+    return options_.clock();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string ProgressReporter::formatLine(const ProgressSample &p) const {
+  const int64_t total = options_.totalSteps;
+  const std::string steps =
+      std::to_string(p.step) + (total > 0 ? "/" + std::to_string(total) : std::string());
+  const std::string values =
+      " epoch " + std::to_string(p.epoch) + " loss " + formatNumber("%.4g", p.loss) + " ";
+  std::string time;
+  if (total > 0 && p.step >= total)
+    time = " took " + formatDuration(p.seconds);
+  else if (total > 0)
+    if (auto left = remainingSeconds(p.seconds, p.step - options_.startStep, total - p.step))
+      time = " ETA " + formatDuration(*left);
   if (!terminal_)
-    return "step " + std::to_string(step) + total + values + "samples/s " +
-           formatNumber("%.0f", samplesPerSec);
+    return "step " + steps + values + "samples/s " + formatRate(p.samplesPerSec) + time;
   std::string bar;
-  if (options_.totalSteps > 0) {
-    int64_t filled =
-        std::min<int64_t>(options_.barWidth, step * options_.barWidth / options_.totalSteps);
+  if (total > 0) {
+    int64_t filled = std::clamp<int64_t>(p.step * options_.barWidth / total, 0, options_.barWidth);
     bar = "[" + std::string(static_cast<size_t>(filled), '#') +
           std::string(static_cast<size_t>(options_.barWidth - filled), '-') + "] ";
   }
-  return bar + std::to_string(step) + total + values + formatNumber("%.0f", samplesPerSec) +
-         " samples/s";
+  return bar + steps + values + formatRate(p.samplesPerSec) + " samples/s" + time;
 }
 
 void ProgressReporter::draw(const std::string &line) {
-  // Pad with blanks over what a longer previous line left on screen.
-  std::string padded = line;
-  if (padded.size() < drawnWidth_)
-    padded.append(drawnWidth_ - padded.size(), ' ');
-  std::fprintf(stream_, "\r%s", padded.c_str());
+  // Back to the line's start, the line, then clear what a longer previous
+  // line left on screen.
+  std::fprintf(stream_, "\r%s\033[K", line.c_str());
   std::fflush(stream_);
-  drawnWidth_ = line.size();
+  drawn_ = true;
 }
 
 void ProgressReporter::update(int64_t step, int64_t epoch, double loss, double samplesPerSec) {
   haveLast_ = true;
-  lastStep_ = step;
-  lastEpoch_ = epoch;
-  lastLoss_ = loss;
-  lastRate_ = samplesPerSec;
+  const double seconds = now() - start_;
+  last_ = {step, epoch, loss, samplesPerSec, seconds};
   if (terminal_) {
-    draw(formatLine(step, epoch, loss, samplesPerSec));
+    const bool lastStep = options_.totalSteps > 0 && step >= options_.totalSteps;
+    if (!drawn_ || lastStep || seconds - lastDraw_ >= options_.redrawInterval) {
+      draw(formatLine(last_));
+      lastDraw_ = seconds;
+    }
     return;
   }
   lastPrinted_ =
       step % options_.plainEvery == 0 || (options_.totalSteps > 0 && step == options_.totalSteps);
   if (lastPrinted_) {
-    std::fprintf(stream_, "%s\n", formatLine(step, epoch, loss, samplesPerSec).c_str());
+    std::fprintf(stream_, "%s\n", formatLine(last_).c_str());
     std::fflush(stream_);
   }
 }
 
 void ProgressReporter::message(const std::string &line) {
-  if (terminal_ && drawnWidth_ > 0) {
-    std::fprintf(stream_, "\r%s\r", std::string(drawnWidth_, ' ').c_str());
-    drawnWidth_ = 0;
+  if (terminal_ && drawn_) {
+    std::fprintf(stream_, "\r\033[K");
+    drawn_ = false;
   }
   std::fprintf(stream_, "%s\n", line.c_str());
   if (terminal_ && haveLast_)
-    draw(formatLine(lastStep_, lastEpoch_, lastLoss_, lastRate_));
+    draw(formatLine(last_));
   std::fflush(stream_);
 }
 
@@ -186,11 +234,11 @@ void ProgressReporter::finish() {
   if (!haveLast_)
     return;
   if (terminal_) {
-    draw(formatLine(lastStep_, lastEpoch_, lastLoss_, lastRate_));
+    draw(formatLine(last_));
     std::fprintf(stream_, "\n");
-    drawnWidth_ = 0;
+    drawn_ = false;
   } else if (!lastPrinted_) {
-    std::fprintf(stream_, "%s\n", formatLine(lastStep_, lastEpoch_, lastLoss_, lastRate_).c_str());
+    std::fprintf(stream_, "%s\n", formatLine(last_).c_str());
   }
   lastPrinted_ = true;
   std::fflush(stream_);

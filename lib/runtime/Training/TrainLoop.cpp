@@ -10,6 +10,7 @@
 #include "distc/Training/DataSpec.h"
 #include "distc/Training/Metrics.h"
 #include "distc/Training/PaddleParams.h"
+#include "distc/Training/TensorBoard.h"
 
 #include <algorithm>
 #include <chrono>
@@ -456,8 +457,10 @@ public:
   Status planSteps();
   /// The startup program, then a checkpoint (--resume) or --init-from.
   Status initializeParameters();
-  /// The metrics file and the progress reporter (first worker only).
+  /// Where the first worker will write, before anything is loaded.
   Status checkOutputPaths();
+  /// The metrics file, the TensorBoard event file and the progress
+  /// reporter (first worker only).
   Status openOutputs();
   /// Train steps until the target, evaluating, reporting and saving on
   /// the way.
@@ -483,6 +486,7 @@ private:
   Batcher batcher;
   int64_t target = 0;
   MetricsWriter metrics;
+  EventFileWriter events;
   ProgressOptions po;
   std::optional<ProgressReporter> progress;
 
@@ -494,8 +498,9 @@ private:
   // With several ranks a step's loss over the global batch is the
   // row-weighted mean of the ranks' losses. Summing them over the ranks
   // every step would add a collective to each step, so steps wait here,
-  // with their local sums, until a batch of them is summed at once: at the
-  // progress interval, before an evaluation or a checkpoint, and at the end.
+  // with their local sums, until a batch of them is summed at once: every
+  // 10 steps (or the plain progress interval, if shorter), before an
+  // evaluation or a checkpoint, and at the end.
   struct PendingStep {
     MetricsRecord record;
     double lossTimesRows = 0;
@@ -622,7 +627,11 @@ Status TrainingRun::openOutputs() {
   if (!o.metricsPath.empty() && firstWorker)
     if (Status s = metrics.open(o.metricsPath, /*append=*/o.resume); !s.ok())
       return s;
+  if (!o.tensorBoardDir.empty() && firstWorker)
+    if (Status s = events.open(o.tensorBoardDir); !s.ok())
+      return s;
   po.totalSteps = target;
+  po.startStep = model.globalStep();
   po.plainEvery = std::max<int64_t>(1, std::min<int64_t>(100, (target + 9) / 10));
   po.terminal = o.progressTerminal;
   if (o.progress && firstWorker)
@@ -697,13 +706,23 @@ Status TrainingRun::flushPendingSteps() {
     if (metrics.isOpen())
       if (Status s = metrics.write(record); !s.ok())
         return s;
+    if (events.isOpen())
+      if (Status s = events.write(record.step, tensorBoardScalars(record)); !s.ok())
+        return s;
   }
+  // An evaluation's scalars reach TensorBoard at once.
+  const bool evaluated = !pending.back().record.extra.empty();
   pending.clear();
+  if (evaluated && events.isOpen())
+    return events.flush();
   return Status::success();
 }
 
 Status TrainingRun::trainSteps() {
-  const int64_t flushEvery = worldSize > 1 ? po.plainEvery : 1;
+  // Several ranks sum their losses every few steps (PendingStep): often
+  // enough for a live progress line, rarely next to the gradients' own
+  // collectives of every step.
+  const int64_t flushEvery = worldSize > 1 ? std::min<int64_t>(po.plainEvery, 10) : 1;
   while (model.globalStep() < target) {
     Batch batch = batcher.next();
     const Clock::time_point stepStart = Clock::now();
@@ -762,6 +781,9 @@ Status TrainingRun::finish() {
     progress->finish();
   if (metrics.isOpen())
     if (Status s = metrics.close(); !s.ok())
+      return s;
+  if (events.isOpen())
+    if (Status s = events.close(); !s.ok())
       return s;
   if (!o.savePersistablesDir.empty())
     if (Status s = model.synchronizeState(); !s.ok())
