@@ -139,22 +139,28 @@ def kill_rank(d, artifact):
         1, 2, port, {"DISTC_LAUNCHER": "dist-run", "DISTC_JOB_TOKEN": "0" * 32}))
     finish([("intruder", intruder)])
     os.kill(pids[1], signal.SIGKILL)
-    killed = time.monotonic()
+    took = report_launcher_end(launcher, since=time.monotonic())
+    print("the job ended within 10 s of the kill" if took < 10 else f"the job took {took:.1f} s")
+    with open(os.path.join(logs, "workerlog.0")) as f:
+        for line in f:
+            if "error" in line:
+                print("workerlog.0: " + line.rstrip())
+
+
+def report_launcher_end(launcher, since):
+    """Waits (bounded) for the launcher to end, prints its stderr and exit
+    status, and returns the seconds it took from `since`."""
     try:
         _, err = launcher.communicate(timeout=BOUND)
     except subprocess.TimeoutExpired:
         launcher.kill()
         print("launcher: HUNG")
         sys.exit(1)
-    took = time.monotonic() - killed
+    took = time.monotonic() - since
     for line in err.splitlines():
         print("launcher: " + line)
     print(f"launcher: exit {launcher.returncode}")
-    print("the job ended within 10 s of the kill" if took < 10 else f"the job took {took:.1f} s")
-    with open(os.path.join(logs, "workerlog.0")) as f:
-        for line in f:
-            if "error" in line:
-                print("workerlog.0: " + line.rstrip())
+    return took
 
 
 def two_workers(d, a, b, world0=2, world1=2):
@@ -277,17 +283,7 @@ def stop_rank(d, artifact, nproc, victim, by_env=False):
         print("the job never trained")
         sys.exit(1)
     os.kill(pids[victim], signal.SIGSTOP)
-    stopped = time.monotonic()
-    try:
-        _, err = launcher.communicate(timeout=BOUND)
-    except subprocess.TimeoutExpired:
-        launcher.kill()
-        print("launcher: HUNG")
-        sys.exit(1)
-    took = time.monotonic() - stopped
-    for line in err.splitlines():
-        print("launcher: " + line)
-    print(f"launcher: exit {launcher.returncode}")
+    took = report_launcher_end(launcher, since=time.monotonic())
     print("the job ended within 6 s of the stop" if took < 6 else f"the job took {took:.1f} s")
     print(f"measured: {took:.2f} s", file=sys.stderr)
 
