@@ -112,7 +112,10 @@ std::string jsonError(std::string_view bytes, std::string_view sourceName,
             (schemaError.empty() ? std::string() : ": " + oneLine(std::string(schemaError))));
   std::string what = "syntax error";
   try {
-    (void)OrderedJson::parse(bytes.begin(), bytes.end());
+    // Parsed for the exception alone (gcc ignores a (void) cast on a
+    // warn_unused_result call).
+    OrderedJson unused = OrderedJson::parse(bytes.begin(), bytes.end());
+    (void)unused;
   } catch (const std::exception &e) {
     // "[json.exception.parse_error.101] parse error at line L, column C:
     // ..."; the bracketed id means nothing to a user.
