@@ -1,0 +1,1 @@
+"""The hostile-input campaign behind utils/hostile-inputs.py (docs/robustness.md)."""
