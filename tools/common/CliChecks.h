@@ -29,6 +29,33 @@ inline CLI::Validator unsignedDecimal() {
       "UINT64");
 }
 
+/// A signed 64-bit value written in decimal digits. CLI11 alone clamps
+/// values past 2^63-1 and reads "0x10" as 16; `--steps 18446744073709551616`
+/// would silently become a run of 2^63-1 steps.
+inline CLI::Validator decimalInteger() {
+  return CLI::Validator(
+      [](std::string &text) -> std::string {
+        bool negative = !text.empty() && text[0] == '-';
+        std::string digits = negative ? text.substr(1) : text;
+        const std::string limit = negative ? "9223372036854775808" : "9223372036854775807";
+        bool ok = !digits.empty() && digits.size() <= limit.size() &&
+                  digits.find_first_not_of("0123456789") == std::string::npos &&
+                  (digits.size() < limit.size() || digits <= limit);
+        if (!ok)
+          return "'" + text + "' is not a decimal integer that fits in 64 bits";
+        return "";
+      },
+      "INT");
+}
+
+/// A path that is not empty: `-o ''` is a slip, not a request to skip the
+/// output.
+inline CLI::Validator nonEmptyPath() {
+  return CLI::Validator(
+      [](std::string &text) -> std::string { return text.empty() ? "the path is empty" : ""; },
+      "PATH");
+}
+
 } // namespace distc::tools
 
 #endif // DISTC_TOOLS_COMMON_CLICHECKS_H

@@ -728,7 +728,8 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
   if (o.nodeRank == 0) {
     server = comm::StoreServer::start(o.masterAddr, o.masterPort, o.jobToken, error);
     if (!server)
-      return failLaunch(error);
+      return failLaunch("--master-addr " + o.masterAddr + " --master-port " +
+                        std::to_string(o.masterPort) + ": " + error);
     o.masterPort = server->port();
   }
 

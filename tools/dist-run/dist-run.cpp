@@ -200,13 +200,17 @@ CLI::Option *addLauncherOptions(CLI::App &app, distc::launch::LaunchOptions &l,
                                 double &rendezvousTimeout,
                                 std::optional<double> &collectiveTimeout) {
   CLI::Option *nproc =
-      app.add_option("--nproc-per-node", l.nprocPerNode, "Start N ranks on this node (launcher)");
-  app.add_option("--nnodes", l.nnodes, "Nodes in the job (default 1)");
-  app.add_option("--node-rank", l.nodeRank, "This node's index in [0, nnodes) (default 0)");
+      app.add_option("--nproc-per-node", l.nprocPerNode, "Start N ranks on this node (launcher)")
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--nnodes", l.nnodes, "Nodes in the job (default 1)")
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--node-rank", l.nodeRank, "This node's index in [0, nnodes) (default 0)")
+      ->check(distc::tools::decimalInteger());
   app.add_option("--master-addr", l.masterAddr,
                  "Address node 0 serves the rendezvous on (default 127.0.0.1)");
   app.add_option("--master-port", l.masterPort,
-                 "Port of the rendezvous (default 29500; 0: any free port, one node only)");
+                 "Port of the rendezvous (default 29500; 0: any free port, one node only)")
+      ->check(distc::tools::decimalInteger());
   app.add_option("--log-dir", l.logDir, "Write each rank's output to DIR/workerlog.<rank>");
   app.add_option("--job-token", l.jobToken,
                  "Token every rank presents to join (default: DISTC_JOB_TOKEN, else generated "
@@ -253,7 +257,11 @@ int runProgramLauncher(int argc, char **argv, int separator) {
   } catch (const CLI::Success &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
-    return fail(e.what());
+    // '--' makes dist-run a launcher of any program; a user who meant it as
+    // a flag's value should learn why launcher flags are suddenly asked for.
+    return fail(std::string(e.what()) +
+                " (everything after '--' is a program for dist-run to launch: dist-run "
+                "--nproc-per-node N -- PROGRAM ARGS...)");
   }
   if (std::string problem = finishLauncherOptions(l, rendezvousTimeout, collectiveTimeout);
       !problem.empty())
@@ -283,7 +291,8 @@ void addArtifactOptions(CLI::App &app, Options &o) {
                  "Data: NAME=@x.npy, FILE.npz[:MAPPING] or FILE.csv[.gz]:MAPPING (repeatable)");
   app.add_option("--holdout", t.holdout, "Fraction of the data held out for evaluation");
   app.add_option("--eval-data", t.evalData, "Held-out data instead of --holdout (repeatable)");
-  app.add_option("--batch-size", t.batchSize, "Rows per batch (default 32)");
+  app.add_option("--batch-size", t.batchSize, "Rows per batch (default 32)")
+      ->check(distc::tools::decimalInteger());
   app.add_option("--seed", t.seed, "Seed of the shuffle and the held-out split (default 0)")
       ->check(distc::tools::unsignedDecimal());
   app.add_flag("--no-shuffle", o.noShuffle, "Visit the rows in file order");
@@ -291,14 +300,17 @@ void addArtifactOptions(CLI::App &app, Options &o) {
                "Data parallel: each rank reads only its share of the --data file lists "
                "(wildcard paths) and batches its own rows");
   app.add_option("--epochs", o.epochs, "Train until this many epochs (default 1)");
-  app.add_option("--steps", o.steps, "Train until this many optimizer steps");
+  app.add_option("--steps", o.steps, "Train until this many optimizer steps")
+      ->check(distc::tools::decimalInteger());
   app.add_option("--metrics", t.metricsPath, "Append JSON Lines metrics to FILE");
   app.add_option("--tensorboard", t.tensorBoardDir,
                  "Write the metrics as a TensorBoard event file in DIR");
   app.add_flag("--quiet", o.quiet,
                "No progress, evaluation or checkpoint lines on stderr (errors still print)");
-  app.add_option("--eval-every", t.evalEvery, "Evaluate the held-out data every N steps");
-  app.add_option("--save-every", t.saveEvery, "Save a checkpoint every N steps");
+  app.add_option("--eval-every", t.evalEvery, "Evaluate the held-out data every N steps")
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--save-every", t.saveEvery, "Save a checkpoint every N steps")
+      ->check(distc::tools::decimalInteger());
   app.add_option("--checkpoint-dir", t.checkpointDir, "Directory of checkpoints");
   app.add_flag("--resume", t.resume, "Continue from the latest checkpoint in --checkpoint-dir");
   app.add_option("--init-from", t.initFrom,

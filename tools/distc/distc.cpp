@@ -22,7 +22,8 @@ namespace {
 void addTrainingFlags(CLI::App &app, distc::pipeline::TrainingFlags &flags) {
   const char *group = "Training (train mode)";
   app.add_option("--config", flags.config, "JSON file with the settings below; flags override it")
-      ->group(group);
+      ->group(group)
+      ->check(distc::tools::nonEmptyPath());
   app.add_option("--optimizer", flags.optimizer,
                  "Adds the train mode: sgd, momentum, adam or adamw")
       ->group(group);
@@ -47,19 +48,23 @@ void addTrainingFlags(CLI::App &app, distc::pipeline::TrainingFlags &flags) {
       ->delimiter(',');
   app.add_option("--lr-schedule", flags.schedule, "constant, step, piecewise or cosine")
       ->group(group);
-  app.add_option("--lr-step-size", flags.stepSize, "step: decay every N steps")->group(group);
+  app.add_option("--lr-step-size", flags.stepSize, "step: decay every N steps")->group(group)
+      ->check(distc::tools::decimalInteger());
   app.add_option("--lr-gamma", flags.gamma, "step: decay factor")->group(group);
   app.add_option("--lr-boundaries", flags.boundaries,
                  "piecewise: step boundaries (comma-separated)")
       ->group(group)
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(distc::tools::decimalInteger());
   app.add_option("--lr-values", flags.values, "piecewise: rates, one more than boundaries")
       ->group(group)
       ->delimiter(',');
-  app.add_option("--lr-decay-steps", flags.decaySteps, "cosine: steps to decay over")->group(group);
+  app.add_option("--lr-decay-steps", flags.decaySteps, "cosine: steps to decay over")->group(group)
+      ->check(distc::tools::decimalInteger());
   app.add_option("--lr-end", flags.endLr, "cosine: final rate (default 0)")->group(group);
   app.add_option("--warmup-steps", flags.warmupSteps, "Linear warmup steps (default 0)")
-      ->group(group);
+      ->group(group)
+      ->check(distc::tools::decimalInteger());
   app.add_option("--warmup-start-lr", flags.warmupStartLr,
                  "Rate at the first warmup step (default 0)")
       ->group(group);
@@ -72,7 +77,8 @@ void addParallelFlags(CLI::App &app, distc::pipeline::CompileOptions &options) {
   app.add_option("--nranks", options.nranks,
                  "Trainer ranks: all-reduce gradients across them (one program for every rank)")
       ->group(group)
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(CLI::Range(1, 1 << 20))
+      ->check(distc::tools::decimalInteger());
   app.add_option("--gradient-scale", flags.gradientScale,
                  "coeff-num-device (average the ranks' gradients), one or customized (sum)")
       ->group(group)
@@ -83,7 +89,8 @@ void addParallelFlags(CLI::App &app, distc::pipeline::CompileOptions &options) {
       ->group(group)
       ->check(CLI::IsMember({"all-reduce", "reduce"}));
   app.add_option("--rank", options.rank, "With --emit: the rank whose programs to print")
-      ->group(group);
+      ->group(group)
+      ->check(distc::tools::decimalInteger());
   // --- BuildStrategy: fused all-reduce buckets ---
   app.add_flag("--fuse-all-reduce", flags.fuseAllReduce,
                "All-reduce the gradients in buckets, one collective each (fuse_all_reduce_ops)")
@@ -102,9 +109,12 @@ int main(int argc, char **argv) {
   app.add_option("program", options.input,
                  "Main program: Paddle ProgramDesc (binary __model__/.pdmodel or its JSON form) "
                  "or pd dialect .mlir")
-      ->required();
-  app.add_option("--startup", options.startup, "Startup program (parameter initializers)");
-  app.add_option("-o,--output", options.output, "Artifact file to write");
+      ->required()
+      ->check(distc::tools::nonEmptyPath());
+  app.add_option("--startup", options.startup, "Startup program (parameter initializers)")
+      ->check(distc::tools::nonEmptyPath());
+  app.add_option("-o,--output", options.output, "Artifact file to write")
+      ->check(distc::tools::nonEmptyPath());
   app.add_option("--loss", options.trainingFlags.loss, "Loss variable; adds the eval mode");
   addTrainingFlags(app, options.trainingFlags);
   app.add_option("--seed", options.seed,

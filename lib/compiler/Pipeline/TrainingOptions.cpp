@@ -1,9 +1,9 @@
 //===- TrainingOptions.cpp - distc's optimizer settings -------------------===//
 
 #include "distc/Pipeline/TrainingOptions.h"
+#include "distc/Support/InputFile.h"
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -60,14 +60,17 @@ bool readSchedule(const nlohmann::json &json, artifact::LRScheduleDesc &s, std::
 }
 
 bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &error) {
-  std::ifstream in(path);
-  if (!in) {
-    error = "cannot read config file '" + path + "'";
+  // A config file is small; reading it whole through the checked reader
+  // refuses directories and devices by name instead of letting a stream
+  // throw mid-parse.
+  std::string text;
+  if (!support::readInputFile(path, text, error)) {
+    error = "--config " + error;
     return false;
   }
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(in);
+    json = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error &e) {
     error = path + ": not valid JSON: " + e.what();
     return false;
@@ -138,26 +141,42 @@ bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &
   return true;
 }
 
+/// A setting's value as the user wrote it, not std::to_string's 0.000000.
+std::string number(double value) {
+  std::ostringstream os;
+  os << value;
+  return os.str();
+}
+
 bool validate(TrainingOptions &o, std::string &error) {
   auto bad = [&](const std::string &message) {
     error = message;
     return false;
   };
   if (!o.optimizer.empty() && !kOptimizers.count(o.optimizer))
-    return bad("unknown optimizer '" + o.optimizer + "' (expected sgd, momentum, adam or adamw)");
+    return bad("--optimizer (config 'optimizer'): unknown optimizer '" + o.optimizer +
+               "' (expected sgd, momentum, adam or adamw)");
   if (!(o.lr > 0) || !std::isfinite(o.lr))
-    return bad("the learning rate must be positive, got " + std::to_string(o.lr));
+    return bad("--lr (config 'lr'): the learning rate must be positive and finite, got " +
+               number(o.lr));
   if (!(o.momentum >= 0 && o.momentum < 1))
-    return bad("momentum must be in [0, 1)");
-  if (!(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1))
-    return bad("beta1 and beta2 must be in [0, 1)");
+    return bad("--momentum (config 'momentum') must be in [0, 1), got " + number(o.momentum));
+  if (!(o.beta1 >= 0 && o.beta1 < 1))
+    return bad("--beta1 (config 'beta1') must be in [0, 1), got " + number(o.beta1));
+  if (!(o.beta2 >= 0 && o.beta2 < 1))
+    return bad("--beta2 (config 'beta2') must be in [0, 1), got " + number(o.beta2));
   if (!(o.epsilon > 0))
-    return bad("epsilon must be positive");
-  if (!(o.weightDecay >= 0) || !(o.clipNorm >= 0))
-    return bad("weight decay and clip norm must not be negative");
+    return bad("--epsilon (config 'epsilon') must be positive, got " + number(o.epsilon));
+  if (!(o.weightDecay >= 0) || !std::isfinite(o.weightDecay))
+    return bad("--weight-decay (config 'weight_decay') must be finite and not negative, got " +
+               number(o.weightDecay));
+  if (!(o.clipNorm >= 0) || !std::isfinite(o.clipNorm))
+    return bad("--clip-norm (config 'clip_norm') must be finite and not negative, got " +
+               number(o.clipNorm));
   if (!(o.fuseGradSizeMb > 0) || !std::isfinite(o.fuseGradSizeMb))
-    return bad("the all-reduce bucket size (fuse_grad_size_in_MB) must be positive, got " +
-               std::to_string(o.fuseGradSizeMb));
+    return bad("--fuse-grad-size-mb (config 'fuse_grad_size_in_MB'): the all-reduce bucket "
+               "size must be positive, got " +
+               number(o.fuseGradSizeMb));
   // distc's flags and config file check these spellings as they read them;
   // other callers (distc-opt's pipeline options) are checked here.
   if (o.reduceStrategy != "all-reduce" && o.reduceStrategy != "reduce")
@@ -172,23 +191,25 @@ bool validate(TrainingOptions &o, std::string &error) {
   artifact::LRScheduleDesc &s = o.schedule;
   s.baseLr = o.lr;
   if (!kSchedules.count(s.kind))
-    return bad("unknown learning-rate schedule '" + s.kind +
+    return bad("--lr-schedule (config 'lr_schedule.kind'): unknown schedule '" + s.kind +
                "' (expected constant, step, piecewise or cosine)");
   if (s.kind == "step" && (s.stepSize < 1 || !(s.gamma > 0)))
-    return bad("a step schedule needs step_size >= 1 and gamma > 0");
+    return bad("a step schedule needs --lr-step-size (config 'step_size') >= 1 and --lr-gamma "
+               "('gamma') > 0");
   if (s.kind == "piecewise") {
     if (s.values.size() != s.boundaries.size() + 1)
-      return bad("a piecewise schedule needs one more value than boundaries (have " +
+      return bad("a piecewise schedule needs one more --lr-values than --lr-boundaries (config "
+                 "'values', 'boundaries'; have " +
                  std::to_string(s.boundaries.size()) + " boundaries, " +
                  std::to_string(s.values.size()) + " values)");
     for (size_t i = 1; i < s.boundaries.size(); ++i)
       if (s.boundaries[i] <= s.boundaries[i - 1])
-        return bad("piecewise boundaries must increase");
+        return bad("--lr-boundaries (config 'boundaries') must increase");
   }
   if (s.kind == "cosine" && s.decaySteps < 1)
-    return bad("a cosine schedule needs decay_steps >= 1");
+    return bad("a cosine schedule needs --lr-decay-steps (config 'decay_steps') >= 1");
   if (s.warmupSteps < 0)
-    return bad("warmup_steps must not be negative");
+    return bad("--warmup-steps (config 'warmup_steps') must not be negative");
   return true;
 }
 

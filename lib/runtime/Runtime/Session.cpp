@@ -405,7 +405,18 @@ Status Session::materialize(ProgramRun &run, int32_t i) {
     Status s = resolveShape(a, b, run.bindings, shape);
     if (!s.ok())
       return Status::error(where + ": " + s.message());
-    env[i] = reusableBuffer(i, static_cast<DType>(b.dtype()), shape);
+    try {
+      env[i] = reusableBuffer(i, static_cast<DType>(b.dtype()), shape);
+    } catch (const std::bad_alloc &) {
+      // A shape from a corrupt artifact or an outsized feed: name the
+      // buffer and its size rather than the step alone.
+      std::string dims;
+      for (int64_t d : shape)
+        dims += (dims.empty() ? "" : ",") + std::to_string(d);
+      return Status::error(artifact_->name() + ": " + where +
+                           ": out of memory allocating temporary buffer '" + name + "' [" + dims +
+                           "]");
+    }
     if (run.plan.zeroEachRun[i])
       backend_->zero(env[i]);
     return Status::success();
