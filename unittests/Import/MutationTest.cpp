@@ -9,6 +9,7 @@
 
 #include "distc/Export/Export.h"
 #include "distc/Import/Import.h"
+#include "distc/Support/InputFile.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -50,7 +51,7 @@ void importBytes(const std::string &bytes) {
 
 std::string loadExample(const char *name) {
   std::string bytes, error;
-  EXPECT_TRUE(readFileBytes(std::string(DISTC_EXAMPLES_DIR) + name, bytes, error)) << error;
+  EXPECT_TRUE(distc::support::readInputFile(std::string(DISTC_EXAMPLES_DIR) + name, bytes, error)) << error;
   return bytes;
 }
 

@@ -85,7 +85,7 @@ TEST(ProgramDesc, LoadsTheExamples) {
   ProgramDesc program;
   std::string error;
   EXPECT_FALSE(loadProgramFile("/nonexistent/prog.json", program, error));
-  EXPECT_EQ(error.rfind("/nonexistent/prog.json: cannot open file", 0), 0u) << error;
+  EXPECT_EQ(error.rfind("/nonexistent/prog.json: cannot open", 0), 0u) << error;
 }
 
 } // namespace

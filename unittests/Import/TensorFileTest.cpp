@@ -1,6 +1,7 @@
 //===- TensorFileTest.cpp - Paddle parameter records -----------------------===//
 
 #include "distc/ProgramDesc/TensorFile.h"
+#include "distc/Support/InputFile.h"
 
 #include <gtest/gtest.h>
 
@@ -67,7 +68,7 @@ TEST(TensorFile, CombinedFileIsSortedByName) {
 
   // fc_0.b_0 sorts first: its record opens the file.
   std::string bytes;
-  ASSERT_TRUE(readFileBytes(path, bytes, error));
+  ASSERT_TRUE(distc::support::readInputFile(path, bytes, error));
   size_t offset = 0;
   TensorRecord first;
   ASSERT_TRUE(readTensorRecord(bytes, offset, first, error));

@@ -55,9 +55,6 @@ bool programToJson(const ProgramDesc &program, std::string &out, std::string &er
 bool saveProgramFile(const ProgramDesc &program, const std::string &path, ProgramFormat format,
                      std::string &error);
 
-/// Reads a whole file; false with a one-line message naming it on failure.
-bool readFileBytes(const std::string &path, std::string &bytes, std::string &error);
-
 /// Writes a whole file; false with a one-line message naming it on failure.
 bool writeFileBytes(const std::string &path, std::string_view bytes, std::string &error);
 

@@ -1,14 +1,16 @@
 //===- ProgramDesc.cpp - Read and write Paddle programs -------------------===//
 //
 // JSON is read by protobuf's JSON transcoder, which maps the text onto
-// framework.proto and names any field that does not fit; when it refuses
-// the text, nlohmann/json says whether it is JSON at all, since its syntax
-// errors carry a line and column into the file. Required fields are checked after a partial parse
-// so the error can name each missing one.
+// framework.proto and names any field that does not fit. Before it, one
+// pass of nlohmann/json's SAX parser (no document) finds syntax errors with
+// their line and column, and what the transcoder would accept silently.
+// Required fields are checked after a partial parse so the error can name
+// each missing one.
 //
 //===----------------------------------------------------------------------===//
 
 #include "distc/ProgramDesc/ProgramDesc.h"
+#include "distc/Support/InputFile.h"
 
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/type_resolver_util.h>
@@ -20,7 +22,6 @@
 #include <fstream>
 #include <memory>
 #include <set>
-#include <sstream>
 
 namespace distc::programdesc {
 namespace {
@@ -99,44 +100,20 @@ std::string typeUrl() {
   return std::string(kTypeUrlPrefix) + "/" + ProgramDesc::descriptor()->full_name();
 }
 
-/// The message for JSON protobuf refused: nlohmann's syntax error, with a
-/// line and column, when the text is not JSON at all; else the schema error.
-std::string jsonError(std::string_view bytes, std::string_view sourceName,
-                      std::string_view schemaError) {
-  // accept() builds no document; only a failing input is parsed again for
-  // the message.
-  if (OrderedJson::accept(bytes.begin(), bytes.end()))
-    return prefixed(
-        sourceName,
-        "JSON does not match the ProgramDesc schema" +
-            (schemaError.empty() ? std::string() : ": " + oneLine(std::string(schemaError))));
-  std::string what = "syntax error";
-  try {
-    // Parsed for the exception alone (gcc ignores a (void) cast on a
-    // warn_unused_result call).
-    OrderedJson unused = OrderedJson::parse(bytes.begin(), bytes.end());
-    (void)unused;
-  } catch (const std::exception &e) {
-    // "[json.exception.parse_error.101] parse error at line L, column C:
-    // ..."; the bracketed id means nothing to a user.
-    what = e.what();
-    size_t close = what.find("] ");
-    if (close != std::string::npos)
-      what = what.substr(close + 2);
-  }
-  return prefixed(sourceName, "malformed JSON: " + oneLine(what));
-}
-
-/// Walks the JSON text once (no document is built) for what protobuf's
-/// transcoder lets through silently: a key given twice in one object (the
-/// last would win), and `null` or a nested array as an element of a
-/// repeated field (skipped). Either is almost surely a broken program.
-/// Stops at the first finding, which names its path ("blocks[0].ops[3]").
+/// Walks the JSON text once (no document is built) before protobuf's
+/// transcoder reads it: for a syntax error, with its line and column (which
+/// protobuf's message lacks), and for what the transcoder lets through
+/// silently: a key given twice in one object (the last would win), and
+/// `null` or a nested array as an element of a repeated field (skipped).
+/// Either is almost surely a broken program. Stops at the first finding,
+/// which names its path ("blocks[0].ops[3]").
 class JsonShapeCheck : public nlohmann::json_sax<OrderedJson> {
 public:
-  /// The finding, or "" when the text is clean (or not JSON at all: the
-  /// syntax error is reported by the caller with its line and column).
+  /// The finding, or "" when the text is clean.
   std::string finding;
+  /// nlohmann's syntax error ("parse error at line L, column C: ..."), or
+  /// "" when the text is JSON.
+  std::string syntaxError;
 
   bool null() override { return element("null"); }
   bool boolean(bool) override { return element(nullptr); }
@@ -174,7 +151,14 @@ public:
     f.lastKey = name;
     return true;
   }
-  bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) override {
+  bool parse_error(std::size_t, const std::string &,
+                   const nlohmann::detail::exception &e) override {
+    // "[json.exception.parse_error.101] parse error at line L, column C:
+    // ..."; the bracketed id means nothing to a user.
+    syntaxError = e.what();
+    size_t close = syntaxError.find("] ");
+    if (close != std::string::npos)
+      syntaxError = syntaxError.substr(close + 2);
     return false;
   }
 
@@ -220,20 +204,19 @@ bool parseJson(std::string_view bytes, std::string_view sourceName, ProgramDesc 
     error = prefixed(sourceName, "malformed program: " + shapeCheck.finding);
     return false;
   }
-  // Protobuf's transcoder reads the text once on the way that succeeds;
-  // nlohmann only explains a failure (a position for a syntax error), so a
-  // large program is not parsed twice.
+  if (!shapeCheck.syntaxError.empty()) {
+    error = prefixed(sourceName, "malformed JSON: " + oneLine(shapeCheck.syntaxError));
+    return false;
+  }
+  // The text is JSON: whatever protobuf refuses does not fit the schema.
   std::string binary;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
   auto status = google::protobuf::util::JsonToBinaryString(typeResolver(), typeUrl(),
                                                            std::string(bytes), &binary, options);
-  if (!status.ok()) {
-    error = jsonError(bytes, sourceName, std::string(status.message()));
-    return false;
-  }
-  if (!program.ParsePartialFromString(binary)) {
-    error = jsonError(bytes, sourceName, "");
+  if (!status.ok() || !program.ParsePartialFromString(binary)) {
+    std::string why = status.ok() ? "" : ": " + oneLine(std::string(status.message()));
+    error = prefixed(sourceName, "JSON does not match the ProgramDesc schema" + why);
     return false;
   }
   return checkComplete(program, sourceName, error);
@@ -375,22 +358,6 @@ bool parseProgram(std::string_view bytes, std::string_view sourceName, ProgramDe
   return parseBinary(bytes, sourceName, program, error);
 }
 
-bool readFileBytes(const std::string &path, std::string &bytes, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot open file: " + std::strerror(errno);
-    return false;
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    error = path + ": cannot read file";
-    return false;
-  }
-  bytes = buffer.str();
-  return true;
-}
-
 bool writeFileBytes(const std::string &path, std::string_view bytes, std::string &error) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
@@ -408,7 +375,7 @@ bool writeFileBytes(const std::string &path, std::string_view bytes, std::string
 
 bool loadProgramFile(const std::string &path, ProgramDesc &program, std::string &error) {
   std::string bytes;
-  if (!readFileBytes(path, bytes, error))
+  if (!support::readInputFile(path, bytes, error))
     return false;
   return parseProgram(bytes, path, program, error);
 }
