@@ -178,18 +178,9 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-/// Strict, locale-independent parse of a whole field as a double.
-bool parseDouble(std::string_view field, double &value) {
-  if (!field.empty() && field.front() == '+')
-    field.remove_prefix(1);
-  if (field.empty())
-    return false;
-  const char *end = field.data() + field.size();
-  auto [ptr, ec] = std::from_chars(field.data(), end, value);
-  return ec == std::errc() && ptr == end;
-}
-
-bool parseInt64(std::string_view field, int64_t &value) {
+/// Strict, locale-independent parse of a whole field as a number (double
+/// or int64_t); a leading '+' is allowed.
+template <typename T> bool parseNumber(std::string_view field, T &value) {
   if (!field.empty() && field.front() == '+')
     field.remove_prefix(1);
   if (field.empty())
@@ -237,7 +228,7 @@ std::string parseField(std::string_view field, ColumnBuilder &builder, int64_t r
     return "empty value (feed '" + c.feed + "')";
   if (c.dtype == DType::Float32 || c.dtype == DType::Float64) {
     double value;
-    if (!parseDouble(field, value))
+    if (!parseNumber(field, value))
       return "'" + std::string(field) + "' is not a number";
     if (c.dtype == DType::Float32)
       *builder.at<float>(row, f) = static_cast<float>(value);
@@ -246,9 +237,9 @@ std::string parseField(std::string_view field, ColumnBuilder &builder, int64_t r
     return "";
   }
   int64_t value;
-  if (!parseInt64(field, value)) {
+  if (!parseNumber(field, value)) {
     double d;
-    if (!parseDouble(field, d))
+    if (!parseNumber(field, d))
       return "'" + std::string(field) + "' is not a number";
     // Integral values written as floats ("3.0", numpy's savetxt default
     // "3.000000000000000000e+00") are accepted exactly.
@@ -277,7 +268,7 @@ Status parseCsvColumnMapping(std::string_view spec, std::vector<CsvColumn> &out)
                          "' " + why);
   };
   auto parseIndex = [](std::string_view text, int64_t &value) {
-    return !text.empty() && text.front() != '+' && parseInt64(text, value) && value >= 0;
+    return !text.empty() && text.front() != '+' && parseNumber(text, value) && value >= 0;
   };
   size_t pos = 0;
   for (;;) {
@@ -358,7 +349,7 @@ Status loadCsv(Dataset &into, const std::string &path, const CsvOptions &options
     for (const CsvColumn &c : options.columns)
       for (int64_t f = c.begin; f < c.end && !header; ++f) {
         double ignored;
-        header = !parseDouble(fields[static_cast<size_t>(f)], ignored);
+        header = !parseNumber(fields[static_cast<size_t>(f)], ignored);
       }
   }
 
