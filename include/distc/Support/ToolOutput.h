@@ -15,13 +15,13 @@
 #define DISTC_SUPPORT_TOOLOUTPUT_H
 
 #include <cerrno>
-#include <fcntl.h>
-#include <unistd.h>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <unistd.h>
 
 namespace distc {
 

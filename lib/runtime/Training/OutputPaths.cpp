@@ -2,6 +2,8 @@
 
 #include "OutputPaths.h"
 
+#include "FileUtil.h"
+
 #include <cerrno>
 #include <cstring>
 #include <sys/stat.h>
@@ -17,20 +19,10 @@ Status refuse(const std::string &flag, const std::string &path, const std::strin
   return Status::error(flag + " " + path + ": " + why);
 }
 
-std::string parentOf(const std::string &path) {
-  size_t end = path.find_last_not_of('/');
-  if (end == std::string::npos)
-    return "/";
-  size_t slash = path.find_last_of('/', end);
-  if (slash == std::string::npos)
-    return ".";
-  size_t keep = path.find_last_not_of('/', slash);
-  return keep == std::string::npos ? "/" : path.substr(0, keep + 1);
-}
-
 /// checkWritableDirectory for `dir`, naming `shown` (the path the user gave)
 /// in errors.
-Status checkDirectoryFor(const std::string &flag, const std::string &dir, const std::string &shown) {
+Status checkDirectoryFor(const std::string &flag, const std::string &dir,
+                         const std::string &shown) {
   if (dir.empty())
     return refuse(flag, "''", "the path is empty");
   // Walk up to the first component that exists: it must be a directory we
@@ -42,7 +34,7 @@ Status checkDirectoryFor(const std::string &flag, const std::string &dir, const 
       if (!S_ISDIR(st.st_mode))
         return refuse(flag, shown,
                       probe == shown ? "exists and is not a directory"
-                                   : "'" + probe + "' exists and is not a directory");
+                                     : "'" + probe + "' exists and is not a directory");
       if (::access(probe.c_str(), W_OK | X_OK) != 0)
         return refuse(flag, shown, "cannot write in '" + probe + "': " + std::strerror(errno));
       return Status::success();
@@ -51,7 +43,7 @@ Status checkDirectoryFor(const std::string &flag, const std::string &dir, const 
     // and names it.
     if (errno != ENOENT && errno != ENOTDIR)
       return refuse(flag, shown, "cannot inspect '" + probe + "': " + std::strerror(errno));
-    std::string parent = parentOf(probe);
+    std::string parent = detail::parentDirectory(probe);
     if (parent == probe)
       break;
     probe = parent;
@@ -69,12 +61,11 @@ Status checkWritablePrefix(const std::string &flag, const std::string &prefix) {
   struct stat st;
   if (!prefix.empty() && prefix.back() != '/' && ::stat(prefix.c_str(), &st) == 0 &&
       S_ISDIR(st.st_mode))
-    return refuse(flag, prefix,
-                  "is a directory; give a path prefix such as " + prefix + "/model");
+    return refuse(flag, prefix, "is a directory; give a path prefix such as " + prefix + "/model");
   if (prefix.empty() || prefix.back() == '/')
     return refuse(flag, "'" + prefix + "'",
                   "give a path prefix such as DIR/model (files PREFIX.pdmodel, ...)");
-  return checkDirectoryFor(flag, parentOf(prefix), prefix);
+  return checkDirectoryFor(flag, detail::parentDirectory(prefix), prefix);
 }
 
 } // namespace distc::training
