@@ -121,19 +121,6 @@ struct JobLayout {
   milliseconds collectiveTimeout{0};
 };
 
-/// Milliseconds as seconds in decimal ("2", "0.5").
-std::string formatMilliseconds(milliseconds ms) {
-  std::string text = std::to_string(ms.count() / 1000);
-  if (int64_t frac = ms.count() % 1000; frac) {
-    char digits[8];
-    std::snprintf(digits, sizeof digits, ".%03lld", static_cast<long long>(frac));
-    text += digits;
-    while (text.back() == '0')
-      text.pop_back();
-  }
-  return text;
-}
-
 int usableCores() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0)
@@ -171,7 +158,7 @@ std::map<std::string, std::string> rankVariables(const JobLayout &job, int local
       {"DISTC_LAUNCHER", "dist-run"},
   };
   if (job.collectiveTimeout.count() > 0)
-    v[comm::kCollectiveTimeoutVariable] = formatMilliseconds(job.collectiveTimeout);
+    v[comm::kCollectiveTimeoutVariable] = comm::secondsText(job.collectiveTimeout);
   // The node's cores are shared by its ranks unless the user said otherwise.
   if (!std::getenv("DISTC_NUM_THREADS"))
     v["DISTC_NUM_THREADS"] = std::to_string(std::max(1, usableCores() / job.nprocPerNode));

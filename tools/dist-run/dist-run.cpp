@@ -32,9 +32,9 @@
 #include "distc/Runtime/CudaBackend.h"
 #include "distc/Runtime/DistModel.h"
 #include "distc/Runtime/Npy.h"
-#include "distc/Support/ToolOutput.h"
 #include "distc/Runtime/Session.h"
 #include "distc/Runtime/TensorFormat.h"
+#include "distc/Support/ToolOutput.h"
 #include "distc/Training/Metrics.h"
 #include "distc/Training/TrainLoop.h"
 
@@ -122,7 +122,7 @@ struct Options {
   distc::launch::LaunchOptions launch;
   std::string backend = "cpu";
   double rendezvousTimeout = 30;
-  std::optional<double> collectiveTimeout;
+  std::optional<std::string> collectiveTimeout;
   // Read into o.train by finishTrainOptions.
   double epochs = 0;
   int64_t steps = 0;
@@ -198,7 +198,7 @@ int runDatasetEval(DistModel &model, const Options &o) {
 /// The launcher's flags (torchrun's names); returns --nproc-per-node's option.
 CLI::Option *addLauncherOptions(CLI::App &app, distc::launch::LaunchOptions &l,
                                 double &rendezvousTimeout,
-                                std::optional<double> &collectiveTimeout) {
+                                std::optional<std::string> &collectiveTimeout) {
   CLI::Option *nproc =
       app.add_option("--nproc-per-node", l.nprocPerNode, "Start N ranks on this node (launcher)")
       ->check(distc::tools::decimalInteger());
@@ -228,11 +228,12 @@ CLI::Option *addLauncherOptions(CLI::App &app, distc::launch::LaunchOptions &l,
 /// DISTC_JOB_TOKEN when not given. An error message, or "" when they are
 /// fine.
 std::string finishLauncherOptions(distc::launch::LaunchOptions &l, double rendezvousTimeout,
-                                  std::optional<double> collectiveTimeout) {
+                                  const std::optional<std::string> &collectiveTimeout) {
   if (!(rendezvousTimeout > 0 && rendezvousTimeout <= 86400))
     return "--rendezvous-timeout must lie in (0, 86400] seconds";
   if (collectiveTimeout) {
-    auto t = distc::comm::parseSeconds(std::to_string(*collectiveTimeout));
+    // The same parser as DISTC_COLLECTIVE_TIMEOUT's, on the text as given.
+    auto t = distc::comm::parseSeconds(*collectiveTimeout);
     if (!t)
       return "--collective-timeout must lie in (0, 86400] seconds";
     l.collectiveTimeout = *t;
@@ -250,7 +251,7 @@ int runProgramLauncher(int argc, char **argv, int separator) {
   CLI::App app{"Launches the ranks of PROGRAM (dist-run [launcher flags] -- PROGRAM ARGS...)"};
   distc::launch::LaunchOptions l;
   double rendezvousTimeout = 30;
-  std::optional<double> collectiveTimeout;
+  std::optional<std::string> collectiveTimeout;
   addLauncherOptions(app, l, rendezvousTimeout, collectiveTimeout)->required();
   try {
     app.parse(separator, argv);
@@ -448,9 +449,8 @@ int launchTrainingJob(std::unique_ptr<DistModel> model, const Options &o, int ar
     return fail(error);
   std::vector<std::string> command = {self};
   command.insert(command.end(), argv + 1, argv + argc);
-  distc::launch::LaunchOptions withProgress = l;
-  withProgress.liveProgress = true;
-  return distc::launch::runLauncher(withProgress, command);
+  l.liveProgress = true;
+  return distc::launch::runLauncher(l, command);
 }
 
 /// --mode train: launches a job, or trains as one of its ranks (or alone).

@@ -110,6 +110,10 @@ std::string hostPort(const std::string &host, int port);
 /// "30 s", "0.25 s": durations in messages.
 std::string formatSeconds(std::chrono::milliseconds d);
 
+/// A duration as exact decimal seconds without a unit ("2", "0.5"), as the
+/// environment variables that take seconds read them.
+std::string secondsText(std::chrono::milliseconds d);
+
 /// The environment variable through which a launcher hands the job token
 /// to its ranks (readRoleFacts reads it).
 inline constexpr const char *kJobTokenVariable = "DISTC_JOB_TOKEN";

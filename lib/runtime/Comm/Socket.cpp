@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <netdb.h>
@@ -23,15 +24,19 @@ std::string hostPort(const std::string &host, int port) {
   return host + ":" + std::to_string(port);
 }
 
-std::string formatSeconds(std::chrono::milliseconds d) {
-  char buf[32];
-  double s = d.count() / 1000.0;
-  if (d.count() % 1000 == 0)
-    std::snprintf(buf, sizeof buf, "%lld s", static_cast<long long>(d.count() / 1000));
-  else
-    std::snprintf(buf, sizeof buf, "%g s", s);
-  return buf;
+std::string secondsText(std::chrono::milliseconds d) {
+  std::string text = std::to_string(d.count() / 1000);
+  if (int64_t frac = d.count() % 1000; frac) {
+    char digits[8];
+    std::snprintf(digits, sizeof digits, ".%03lld", static_cast<long long>(std::abs(frac)));
+    text += digits;
+    while (text.back() == '0')
+      text.pop_back();
+  }
+  return text;
 }
+
+std::string formatSeconds(std::chrono::milliseconds d) { return secondsText(d) + " s"; }
 
 } // namespace distc::comm
 
