@@ -160,8 +160,9 @@ Status removeCheckpoint(const std::string &dir, int64_t step) {
   return Status::success();
 }
 
+/// Keeps the newest `keepLast` checkpoints and `savedStep`. (Leftovers of
+/// interrupted saves and prunes went when this save began.)
 Status prune(const std::string &dir, int64_t savedStep, int keepLast) {
-  removeLeftovers(dir, /*temporaries=*/true);
   if (keepLast <= 0)
     return Status::success();
   std::vector<int64_t> steps;

@@ -5,6 +5,7 @@
 #include "FileUtil.h"
 
 #include "distc/Runtime/Npy.h"
+#include "distc/Support/InputFile.h"
 
 #include <memory>
 #include <zip.h>
@@ -86,8 +87,7 @@ Status readMember(zip_t *archive, const std::string &path, zip_uint64_t index,
     bytes.resize(static_cast<size_t>(stat.size));
   } catch (const std::exception &) { // bad_alloc, length_error
     zip_fclose(file);
-    return Status::error(display + ": not enough memory to read " + std::to_string(stat.size) +
-                         " bytes");
+    return Status::error(support::notEnoughMemory(display, stat.size));
   }
   zip_int64_t got = bytes.empty() ? 0 : zip_fread(file, bytes.data(), bytes.size());
   // libzip checks a member's CRC only when a read reaches its end, so ask
