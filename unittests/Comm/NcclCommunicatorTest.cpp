@@ -109,6 +109,9 @@ struct Script {
   /// other ranks.
   uint64_t aloneCollectives = 0;
   bool initNeverCompletes = false;
+  /// Collective number this never completes although every rank posted
+  /// it (a hung kernel); 0: none.
+  uint64_t hungCollective = 0;
   /// Reported by ncclCommGetAsyncError once a collective is posted.
   ncclResult_t asyncError = ncclSuccess;
   /// cudaSetDevice fails once this many calls have succeeded (-1: never).
@@ -214,6 +217,7 @@ struct Fabric {
   std::mutex mu;
   int size = 0;
   int joined = 0;
+  uint64_t hungCollective = 0;
   bool aborted = false;                          // a rank aborted: nothing completes any more
   std::map<uint64_t, std::vector<Posted>> slots; // by sequence number, then rank
   std::map<uint64_t, int> postedCount;
@@ -222,7 +226,7 @@ struct Fabric {
   /// Runs collective `seq` once every rank has posted it (values exact in
   /// double for the small numbers the tests use).
   void runIfComplete(uint64_t seq) {
-    if (postedCount[seq] != size || aborted)
+    if (postedCount[seq] != size || aborted || seq == hungCollective)
       return;
     std::vector<Posted> &ops = slots[seq];
     const Posted &p0 = ops[0];
@@ -332,6 +336,7 @@ public:
     {
       std::lock_guard<std::mutex> lock(fabric->mu);
       ++fabric->joined;
+      fabric->hungCollective = script->hungCollective;
     }
     *comm = reinterpret_cast<ncclComm_t>(this);
     return ncclInProgress;
@@ -658,8 +663,8 @@ TEST(NcclFake, AStuckRankTimesOut) {
     float x = 1;
     Status s = comms[0]->allreduce(&x, 1, DType::Float32, ReduceOp::Sum);
     done = true;
-    EXPECT_EQ(s.message(), "allreduce #2 failed on rank 0: timed out after 0.5 s (a rank is "
-                           "stuck, or called a different collective, count or root)");
+    EXPECT_EQ(s.message(), "allreduce #2 failed on rank 0: timed out after 0.5 s waiting for rank "
+                           "1 (stuck, or calling a different collective, count or root)");
     // Broken for good, with the same message.
     EXPECT_EQ(comms[0]->barrier().message(), s.message());
     EXPECT_EQ(comms[0]->failure(), s.message());
@@ -669,8 +674,71 @@ TEST(NcclFake, AStuckRankTimesOut) {
   // Rank 1 then finds rank 0's diagnosis in the store at its next call.
   float y = 1;
   Status s = comms[1]->allreduce(&y, 1, DType::Float32, ReduceOp::Sum);
-  EXPECT_EQ(s.message(), "allreduce #2 failed on rank 1: timed out after 0.5 s (a rank is stuck, "
-                         "or called a different collective, count or root) (reported by rank 0)");
+  EXPECT_EQ(s.message(), "allreduce #2 failed on rank 1: timed out after 0.5 s waiting for rank 1 "
+                         "(stuck, or calling a different collective, count or root) (reported by "
+                         "rank 0)");
+}
+
+TEST(NcclFake, TheRankBehindIsRecordedForTheLauncher) {
+  // Rank 2 stays one collective behind ranks 0 and 1, which reached #3 and
+  // waited long enough to record it; rank 0's timeout names rank 2 and
+  // leaves the record a launcher follows.
+  auto script = std::make_shared<Script>();
+  int port = freePort();
+  std::vector<std::unique_ptr<NcclCommunicator>> comms(3);
+  std::vector<std::string> errors(3);
+  runThreads(3, [&](int r) {
+    RendezvousOptions o = options(r, 3, port, 800ms);
+    EXPECT_TRUE(connectNccl(o, r, fakes(script), comms[r], errors[r])) << errors[r];
+  });
+  ASSERT_TRUE(comms[0] && comms[1] && comms[2]);
+  StoreOptions so;
+  so.port = port;
+  std::string error;
+  auto store = Store::connect(so, error);
+  ASSERT_TRUE(store) << error;
+  std::atomic<bool> done{false};
+  std::vector<std::string> messages(3);
+  runThreads(3, [&](int r) {
+    float x = 1;
+    if (!comms[r]->allreduce(&x, 1, DType::Float32, ReduceOp::Sum).ok())
+      return;
+    if (r == 2) { // alive, but never calls #3
+      while (!done)
+        std::this_thread::sleep_for(5ms);
+      return;
+    }
+    if (r == 1)
+      std::this_thread::sleep_for(100ms); // rank 0 times out first
+    messages[r] = comms[r]->allreduce(&x, 1, DType::Float32, ReduceOp::Sum).message();
+    if (r == 0) {
+      std::string record;
+      EXPECT_TRUE(store->get(waitedForKey("distc", 0), record).ok());
+      EXPECT_EQ(record, "2\n800\nallreduce #3");
+    }
+    done = true;
+  });
+  EXPECT_EQ(messages[0], "allreduce #3 failed on rank 0: timed out after 0.8 s waiting for rank 2 "
+                         "(stuck, or calling a different collective, count or root)");
+  EXPECT_NE(messages[1].find("allreduce #3 failed on rank 1: "), std::string::npos) << messages[1];
+}
+
+TEST(NcclFake, AHungCollectiveThatEveryRankReachedIsSaidSo) {
+  auto script = std::make_shared<Script>();
+  script->hungCollective = 2;
+  auto comms = fakeGroup(2, script, 500ms);
+  ASSERT_TRUE(comms[0] && comms[1]);
+  std::vector<std::string> messages(2);
+  runThreads(2, [&](int r) {
+    if (r == 1)
+      std::this_thread::sleep_for(100ms);
+    float x = 1;
+    messages[r] = comms[r]->allreduce(&x, 1, DType::Float32, ReduceOp::Sum).message();
+  });
+  EXPECT_EQ(messages[0],
+            "allreduce #2 failed on rank 0: timed out after 0.5 s; every rank reached allreduce "
+            "#2, but NCCL did not complete it (different collectives, counts or roots on the "
+            "ranks, a hung kernel, or a network fault)");
 }
 
 TEST(NcclFake, NcclAsyncErrorsEndTheCall) {
@@ -877,13 +945,14 @@ template <typename T> struct DeviceVector {
 /// into its output and returns 0 on success.
 std::vector<ChildResult>
 runGpuRanks(int n, bool sameDevice,
-            const std::function<int(NcclCommunicator &, std::string &)> &body) {
+            const std::function<int(NcclCommunicator &, std::string &)> &body,
+            std::chrono::milliseconds timeout = 20s) {
   int port = freePort();
   return runProcesses(
       n,
       [&](int r, std::string &out) {
         std::unique_ptr<NcclCommunicator> comm;
-        RendezvousOptions o = options(r, n, port, 20s);
+        RendezvousOptions o = options(r, n, port, timeout);
         o.connectTimeout = 15s;
         if (!connectNccl(o, sameDevice ? 0 : r, comm, out))
           return 2;
@@ -1018,6 +1087,28 @@ TEST(NcclGpu, ADeadRankIsNamedWithinSeconds) {
   EXPECT_EQ(results[0].output.substr(0, results[0].output.find('\n')),
             "allreduce #2 failed on rank 0: rank 1 exited or lost its connection");
   EXPECT_LT(std::stod(results[0].output.substr(results[0].output.find('\n') + 1)), 5.0);
+}
+
+TEST(NcclGpu, AStuckRankIsNamed) {
+  // Rank 1 is alive but does not call the second collective in time.
+  REQUIRE_CUDA_DEVICES(2);
+  auto results = runGpuRanks(
+      2, false,
+      [](NcclCommunicator &c, std::string &out) {
+        std::string error;
+        DeviceVector<float> x({1.0f}, error);
+        if (c.rank() == 1) {
+          std::this_thread::sleep_for(4s);
+          return 0;
+        }
+        Status s = c.allreduce(x.ptr, 1, DType::Float32, ReduceOp::Sum);
+        out = s.message();
+        return s.ok() ? 1 : 0;
+      },
+      2s);
+  ASSERT_EQ(results[0].exitCode, 0) << results[0].output;
+  EXPECT_EQ(results[0].output, "allreduce #2 failed on rank 0: timed out after 2 s waiting for "
+                               "rank 1 (stuck, or calling a different collective, count or root)");
 }
 
 } // namespace

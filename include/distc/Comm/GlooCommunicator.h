@@ -51,6 +51,10 @@ struct GlooOptions {
   std::chrono::milliseconds connectTimeout{std::chrono::seconds(30)};
   /// Store keys for Gloo's address exchange live under this prefix.
   std::string prefix = "gloo";
+  /// A collective that times out records the rank it waited for under
+  /// this prefix (waitedForKey, Rendezvous.h), for a launcher that names
+  /// the stuck rank; empty: under `prefix`.
+  std::string recordsPrefix;
 };
 
 class GlooCommunicator final : public Communicator {

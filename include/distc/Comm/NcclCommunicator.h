@@ -103,6 +103,10 @@ struct NcclOptions {
   /// Store keys of this communicator (the id, a failure) live under this
   /// prefix; one communicator per prefix and store.
   std::string prefix = "nccl";
+  /// A collective that times out records the rank it waited for under
+  /// this prefix (waitedForKey, Rendezvous.h), for a launcher that names
+  /// the stuck rank; empty: under `prefix`.
+  std::string recordsPrefix;
 };
 
 class NcclCommunicator {

@@ -68,7 +68,8 @@ struct RendezvousOptions {
 
 /// The store key where rank `rank` of the rendezvous under `prefix` records,
 /// when one of its collectives times out, the rank it was waiting for:
-/// "<peer>\n<timeout in ms>\n<collective>" (e.g. "2\n300000\nallreduce #12").
+/// "<peer>\n<timeout in ms>\n<collective>" (e.g. "2\n300000\nallreduce #12"),
+/// with either transport (GlooOptions/NcclOptions::recordsPrefix).
 /// The rank that times out first is rarely the one at fault, so a launcher
 /// follows these keys to the rank everyone waited for and names it.
 std::string waitedForKey(const std::string &prefix, int rank);

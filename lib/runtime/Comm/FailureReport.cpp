@@ -43,6 +43,19 @@ FailureReport describeFailure(const FailureFacts &f) {
   return r;
 }
 
+std::string waitedForRecordKey(const std::string &prefix, int rank) {
+  return prefix + "/waited-for/" + std::to_string(rank);
+}
+
+void recordWaitedFor(Store &store, const std::string &prefix, const FailureFacts &facts,
+                     const FailureReport &report) {
+  if (report.waitedFor < 0)
+    return;
+  (void)store.set(waitedForRecordKey(prefix, facts.rank),
+                  std::to_string(report.waitedFor) + "\n" +
+                      std::to_string(facts.timeout.count()) + "\n" + facts.what);
+}
+
 void awaitOtherRanks(const StoreServer &server, int rank, int size,
                      std::chrono::milliseconds timeout) {
   std::vector<int> others;

@@ -46,6 +46,16 @@ struct FailureReport {
 
 FailureReport describeFailure(const FailureFacts &facts);
 
+/// `<prefix>/waited-for/<rank>` (waitedForKey, Rendezvous.h).
+std::string waitedForRecordKey(const std::string &prefix, int rank);
+
+/// When `report` is a timeout waiting for a rank: records that rank, the
+/// timeout and the collective (`facts.what`) under `prefix`, before this
+/// rank leaves the store, so that a launcher that sees it end can follow
+/// the records to the rank everyone waited for.
+void recordWaitedFor(Store &store, const std::string &prefix, const FailureFacts &facts,
+                     const FailureReport &report);
+
 /// After a failure, ranks that are still computing fail at their next
 /// collective and need the store's log to name the rank at fault: the host
 /// of the store (rank `rank` of `size`) waits until the others have left,

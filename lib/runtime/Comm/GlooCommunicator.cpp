@@ -133,12 +133,8 @@ public:
     if (!store->departures(wait, facts.log).ok())
       facts.storeGone = true;
     FailureReport report = describeFailure(facts);
-    // Before leaving: a launcher that sees this rank end reads it to name
-    // the rank that everyone waited for (waitedForKey, Rendezvous.h).
-    if (report.waitedFor >= 0)
-      (void)store->set(options.prefix + "/waited-for/" + std::to_string(rank),
-                       std::to_string(report.waitedFor) + "\n" +
-                           std::to_string(options.timeout.count()) + "\n" + name);
+    recordWaitedFor(*store, options.recordsPrefix.empty() ? options.prefix : options.recordsPrefix,
+                    facts, report);
     store->leave(report.cause);
     if (context) {
       try {

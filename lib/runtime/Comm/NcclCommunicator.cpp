@@ -17,6 +17,15 @@
 // one node wait on each other's memory. On any failure the communicator
 // is aborted (ncclCommAbort stops its kernels).
 //
+// NCCL does not say which rank a timed-out collective waited for. So a
+// rank whose collective is slow (kReachedAfter) records its number under
+// reached/<rank>, once per collective: fast collectives cost no store
+// round trip. At the timeout, the rank with the lowest record below this
+// collective (no record: none reached) is the one the others wait for; it
+// is named, and recorded for the launcher (waitedForKey, Rendezvous.h).
+// When every rank reached the collective, NCCL itself did not complete it
+// (a hung kernel, a network fault), and the message says so.
+//
 //===----------------------------------------------------------------------===//
 
 #include "distc/Comm/NcclCommunicator.h"
@@ -50,6 +59,9 @@ constexpr milliseconds kDepartureGrace{1000};
 /// How long a failing rank waits for a dead peer's departure to be logged
 /// when NCCL's error points at a peer.
 constexpr milliseconds kDepartureWait{2000};
+/// After this much of a collective's wait (at most a quarter of the
+/// timeout), a rank records that it reached the collective.
+constexpr milliseconds kReachedAfter{1000};
 
 /// Sleeps a little longer each time: the first millisecond only yields, so
 /// that small collectives return within microseconds of completing.
@@ -235,7 +247,9 @@ public:
       return Status::error(broken);
     ++seq;
     what = std::string(name) + " #" + std::to_string(seq);
-    deadline = Clock::now() + options.timeout;
+    Clock::time_point now = Clock::now();
+    deadline = now + options.timeout;
+    reachedAt = now + std::min(kReachedAfter, options.timeout / 4);
     // The current device is the calling thread's: a communication thread
     // other than the one that formed the communicator has device 0.
     if (cudaError_t e = driver->setDevice(options.device); e != cudaSuccess)
@@ -279,8 +293,10 @@ public:
   }
 
   /// Polls until the state of the communicator is ncclSuccess and, if
-  /// `onStream`, the stream has drained; fails at the deadline, on an
-  /// error, or when a peer is gone. `call` names the NCCL call awaited.
+  /// `onStream` (a collective), the stream has drained; fails at the
+  /// deadline, on an error, or when a peer is gone. `call` names the NCCL
+  /// call awaited; `onTimeout` is the message at the deadline, except for
+  /// a collective, whose message names the rank behind.
   Status await(const std::string &name, const char *call, bool onStream, Clock::time_point until,
                const std::string &onTimeout) {
     Clock::time_point nextWatch = Clock::now() + kWatchInterval;
@@ -305,8 +321,10 @@ public:
                       false);
       }
       Clock::time_point now = Clock::now();
+      if (onStream && now >= reachedAt && reachedRecorded != seq)
+        recordReached();
       if (now >= until)
-        return fail(name, onTimeout, false);
+        return onStream ? failCollectiveTimeout(name) : fail(name, onTimeout, false);
       if (goneSince && now - *goneSince >= kDepartureGrace)
         return fail(name, "another rank is gone", false);
       if (!goneSince && now >= nextWatch) {
@@ -323,19 +341,73 @@ public:
   Status finish(const char *call, ncclResult_t r) {
     if (r != ncclSuccess && r != ncclInProgress)
       return fail(what, describeNccl(*driver, call, r, comm), false);
-    return await(what, call, true, deadline,
-                 "timed out after " + formatSeconds(options.timeout) +
-                     " (a rank is stuck, or called a different collective, count or root)");
+    return await(what, call, true, deadline, "");
+  }
+
+  /// The key where `r` records the last slow collective it reached.
+  std::string reachedKey(int r) const { return options.prefix + "/reached/" + std::to_string(r); }
+
+  void recordReached() {
+    reachedRecorded = seq;
+    if (store)
+      (void)store->set(reachedKey(rank), std::to_string(seq));
+  }
+
+  /// The rank with the lowest reached/ record below this collective (a
+  /// rank with none reached none), or -1 when every rank reached it or
+  /// the store does not answer.
+  int rankBehind() {
+    if (!store)
+      return -1;
+    std::vector<std::string> keys, present;
+    for (int r = 0; r < size; ++r)
+      keys.push_back(reachedKey(r));
+    if (!store->check(keys, present).ok())
+      return -1;
+    int behind = -1;
+    uint64_t lowest = seq;
+    for (int r = 0; r < size; ++r) {
+      if (r == rank)
+        continue;
+      uint64_t reached = 0;
+      std::string value;
+      if (std::find(present.begin(), present.end(), keys[size_t(r)]) != present.end() &&
+          store->get(keys[size_t(r)], value).ok())
+        reached = std::strtoull(value.c_str(), nullptr, 10);
+      if (reached < lowest) {
+        lowest = reached;
+        behind = r;
+      }
+    }
+    return behind;
+  }
+
+  /// A collective that timed out: names the rank that has not reached
+  /// it, or says that every rank did.
+  Status failCollectiveTimeout(const std::string &name) {
+    int behind = rankBehind();
+    if (behind >= 0)
+      return fail(name, "", false, behind);
+    return fail(name,
+                "timed out after " + formatSeconds(options.timeout) + "; every rank reached " +
+                    name +
+                    ", but NCCL did not complete it (different collectives, counts or roots on "
+                    "the ranks, a hung kernel, or a network fault)",
+                false);
   }
 
   /// Breaks the communicator: names the cause (the store's departure log
   /// first, as GlooCommunicator does), aborts NCCL's communicator, records
   /// the cause in the store for the other ranks and leaves it.
-  Status fail(const std::string &name, const std::string &detail, bool peerSuspected) {
+  /// `waitedFor`: the rank this one timed out waiting for.
+  Status fail(const std::string &name, const std::string &detail, bool peerSuspected,
+              int waitedFor = -1) {
     FailureFacts facts;
     facts.what = name;
     facts.rank = rank;
     facts.peer.what = detail;
+    facts.peer.peer = waitedFor;
+    facts.peer.timedOut = waitedFor >= 0;
     facts.timeout = options.timeout;
     if (store) {
       facts.storeWhere = hostPort(store->host(), store->port());
@@ -350,6 +422,8 @@ public:
     }
     if (store) {
       (void)store->set(key("abort"), report.message);
+      recordWaitedFor(*store, options.recordsPrefix.empty() ? options.prefix : options.recordsPrefix,
+                      facts, report);
       store->leave(report.cause);
     }
     broken = report.message;
@@ -454,8 +528,10 @@ public:
   void *scratch = nullptr; // one element, for barrier()
   size_t logBaseline = 0;  // departure log entries from before this communicator
   uint64_t seq = 0;
+  uint64_t reachedRecorded = 0; // the last collective recorded as reached
   std::string what;
   Clock::time_point deadline;
+  Clock::time_point reachedAt; // when this collective records that it was reached
   std::string broken;
 };
 
@@ -589,6 +665,7 @@ bool connectNccl(const RendezvousOptions &o, int device, const NcclDriverFactory
   no.device = device;
   no.timeout = o.timeout;
   no.prefix = o.prefix + "/nccl";
+  no.recordsPrefix = o.prefix;
   if (o.worldSize == 1) {
     no.connectTimeout = o.connectTimeout;
     comm = createNcclCommunicator(0, 1, nullptr, no, factory(), error);

@@ -3,8 +3,9 @@
 // Store keys (under the prefix): claim/<r> counts the processes that
 // claimed rank r; info/<r> is "<world size>\n<fingerprint>"; abort holds
 // the first mismatch found, so every rank reports the same line instead of
-// some of them waiting for the timeout. The Gloo communicator's keys are
-// under gloo/, among them gloo/waited-for/<r> (waitedForKey).
+// some of them waiting for the timeout; waited-for/<r> what rank r waited
+// for when a collective timed out (waitedForKey). The communicators' own
+// keys are under gloo/ and nccl/.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #include "distc/Comm/GlooCommunicator.h"
 #include "distc/Comm/Store.h"
 
+#include "FailureReport.h"
 #include "RendezvousJoin.h"
 #include "Socket.h"
 
@@ -145,13 +147,13 @@ bool agree(const RendezvousOptions &o, Store &store, Clock::time_point deadline,
 }
 
 /// Where the Gloo communicator of the rendezvous under `prefix` keeps its
-/// keys (GlooCommunicator writes its waited-for keys there too).
+/// keys.
 std::string glooPrefix(const std::string &prefix) { return prefix + "/gloo"; }
 
 } // namespace
 
 std::string waitedForKey(const std::string &prefix, int rank) {
-  return glooPrefix(prefix) + "/waited-for/" + std::to_string(rank);
+  return detail::waitedForRecordKey(prefix, rank);
 }
 
 namespace detail {
@@ -242,6 +244,7 @@ bool connect(const RendezvousOptions &o, std::unique_ptr<Communicator> &comm, st
   go.timeout = o.timeout;
   go.connectTimeout = leftUntil(deadline);
   go.prefix = glooPrefix(o.prefix);
+  go.recordsPrefix = o.prefix;
   auto gloo = GlooCommunicator::create(o.rank, o.worldSize, std::move(store), go, error);
   if (!gloo) {
     abandonRendezvous(o, deadline, server, store);
