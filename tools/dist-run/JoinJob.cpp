@@ -12,7 +12,8 @@ namespace distc::launch {
 using runtime::Status;
 
 Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
-               std::chrono::milliseconds connectTimeout, JobComm how, int device) {
+               std::chrono::milliseconds connectTimeout, JobComm how, int device,
+               std::vector<std::pair<std::string, std::string>> settings) {
   if (facts.isServer())
     return Status::error("this process is a parameter server (" + facts.toString() +
                          "); dist-run runs trainers only");
@@ -31,6 +32,7 @@ Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
   comm::RendezvousOptions options = comm::rendezvousOptionsFor(facts);
   options.connectTimeout = connectTimeout;
   options.fingerprint = model.artifact().checksumHex();
+  options.settings = std::move(settings);
   // dist-run's launcher serves the store itself; under other launchers
   // rank 0 does.
   options.serveStore = std::getenv("DISTC_LAUNCHER") == nullptr;

@@ -20,6 +20,9 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace distc::launch {
 
@@ -30,10 +33,14 @@ enum class JobComm {
 };
 
 /// Joins the job `facts` describes with `model`'s artifact, within
-/// `connectTimeout` for the whole rendezvous. On success the model's
-/// session runs its collectives through the communicator, which it keeps.
+/// `connectTimeout` for the whole rendezvous. Every rank must give the
+/// same `settings` (AgreedSettings.h): dist-run's launchers compared them
+/// between nodes already, but ranks that another launcher started meet
+/// only here. On success the model's session runs its collectives through
+/// the communicator, which it keeps.
 runtime::Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
-                        std::chrono::milliseconds connectTimeout, JobComm how, int device = 0);
+                        std::chrono::milliseconds connectTimeout, JobComm how, int device,
+                        std::vector<std::pair<std::string, std::string>> settings);
 
 } // namespace distc::launch
 

@@ -467,8 +467,10 @@ int runTrainMode(const CLI::App &app, std::unique_ptr<DistModel> model, const Op
     return launchTrainingJob(std::move(model), o, argc, argv);
   const auto how =
       o.backend == "cuda" ? distc::launch::JobComm::Nccl : distc::launch::JobComm::Gloo;
-  if (Status s = distc::launch::joinJob(role.facts, *model, o.launch.connectTimeout, how,
-                                        role.facts.localRank);
+  if (Status s = distc::launch::joinJob(
+          role.facts, *model, o.launch.connectTimeout, how, role.facts.localRank,
+          distc::launch::agreedSettings(o.train, o.mode, o.backend,
+                                        model->artifact().checksumHex()));
       !s.ok())
     return fail(s.message());
   return runTraining(*model, o, role.facts.isFirstWorker());

@@ -91,6 +91,37 @@ TEST(Rendezvous, FingerprintMismatchNamesTheRanksAndValues) {
         << "rank " << r;
 }
 
+TEST(Rendezvous, SettingsMismatchNamesTheSettingAndBothValues) {
+  int port = freePort();
+  std::vector<std::unique_ptr<Communicator>> comms;
+  auto errors = connectAll(
+      3,
+      [&](int r) {
+        RendezvousOptions o = optionsFor(r, 3, port);
+        // Values may hold any byte, the field separators among them.
+        o.settings = {{"--data", "x=@a:b\n1:c"}, {"--steps", r == 2 ? "3" : "6"}};
+        return o;
+      },
+      comms);
+  for (int r = 0; r < 3; ++r)
+    EXPECT_EQ(errors[r], "--steps differs: rank 0 has 6, rank 2 has 3") << "rank " << r;
+}
+
+TEST(Rendezvous, EqualSettingsJoin) {
+  int port = freePort();
+  std::vector<std::unique_ptr<Communicator>> comms;
+  auto errors = connectAll(
+      2,
+      [&](int r) {
+        RendezvousOptions o = optionsFor(r, 2, port);
+        o.settings = {{"--data", "x=@a:b\n1:c"}, {"--steps", ""}};
+        return o;
+      },
+      comms);
+  for (int r = 0; r < 2; ++r)
+    EXPECT_EQ(errors[r], "") << "rank " << r;
+}
+
 TEST(Rendezvous, FingerprintsThatShareAPrefixShowWhereTheyDiffer) {
   int port = freePort();
   std::vector<std::unique_ptr<Communicator>> comms;

@@ -4,10 +4,12 @@
 // fingerprint (e.g. the artifact's checksum). Rank 0 serves the rendezvous
 // store on --master-addr:--master-port; every rank then
 //  1. claims its rank (two processes started as the same rank is an error),
-//  2. publishes its world size and fingerprint and compares everyone's
-//     with rank 0's; a mismatch fails every rank with the same message:
+//  2. publishes its world size, fingerprint and settings and compares
+//     everyone's with rank 0's; a mismatch fails every rank with the same
+//     message:
 //       rank 1 runs artifact 9f3c2a71d0e4…, rank 0 runs 41aa07c9be12…
 //       rank 2 was started with world size 3, rank 0 with 4
+//       --steps differs: rank 0 has 6, rank 3 has 3
 //  3. connects the Gloo transport (GlooCommunicator.h).
 // Ranks that never show up fail it after `connectTimeout`:
 //       ranks 2, 3 did not join the rendezvous at 10.0.0.1:29500 within 30 s (world size 4)
@@ -33,6 +35,8 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace distc::comm {
 
@@ -56,6 +60,11 @@ struct RendezvousOptions {
   std::string fingerprint;
   /// What the fingerprint identifies, for messages ("rank 1 runs artifact ...").
   std::string fingerprintKind = "artifact";
+  /// (name, value) of settings every rank must share, compared in order
+  /// after the fingerprint: a difference is named with both values
+  /// ("--steps differs: rank 0 has 6, rank 3 has 3"). Ranks started by
+  /// a launcher other than dist-run's have no other place to compare them.
+  std::vector<std::pair<std::string, std::string>> settings;
   /// Bound on the whole rendezvous: reaching the master, every rank
   /// joining, connecting the transport.
   std::chrono::milliseconds connectTimeout{std::chrono::seconds(30)};

@@ -1,7 +1,8 @@
 //===- Rendezvous.cpp - Forming the job's communicator --------------------===//
 //
 // Store keys (under the prefix): claim/<r> counts the processes that
-// claimed rank r; info/<r> is "<world size>\n<fingerprint>"; abort holds
+// claimed rank r; info/<r> holds its world size, fingerprint and settings
+// (each field "<length>:<bytes>", since values may hold any byte); abort holds
 // the first mismatch found, so every rank reports the same line instead of
 // some of them waiting for the timeout; waited-for/<r> what rank r waited
 // for when a collective timed out (waitedForKey). The communicators' own
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 
 namespace distc::comm {
 
@@ -30,19 +32,55 @@ namespace {
 struct RankInfo {
   int64_t worldSize = 0;
   std::string fingerprint;
+  std::vector<std::pair<std::string, std::string>> settings;
 };
 
-std::string encode(const RankInfo &info) {
-  return std::to_string(info.worldSize) + "\n" + info.fingerprint;
+void putField(std::string &out, const std::string &field) {
+  out += std::to_string(field.size()) + ":" + field;
 }
 
-RankInfo decode(const std::string &s) {
+/// The next "<length>:<bytes>" field of `s` from `at`; false at the end
+/// or on a malformed field.
+bool takeField(const std::string &s, size_t &at, std::string &field) {
+  size_t colon = s.find(':', at);
+  if (colon == std::string::npos)
+    return false;
+  size_t length = 0;
+  auto [end, ec] = std::from_chars(s.data() + at, s.data() + colon, length);
+  if (ec != std::errc() || end != s.data() + colon || length > s.size() - colon - 1)
+    return false;
+  field = s.substr(colon + 1, length);
+  at = colon + 1 + length;
+  return true;
+}
+
+std::string encode(const RankInfo &info) {
+  std::string out;
+  putField(out, std::to_string(info.worldSize));
+  putField(out, info.fingerprint);
+  for (const auto &[name, value] : info.settings) {
+    putField(out, name);
+    putField(out, value);
+  }
+  return out;
+}
+
+/// Null for a record this version cannot read (another distc's).
+std::optional<RankInfo> decode(const std::string &s) {
   RankInfo info;
-  size_t nl = s.find('\n');
-  std::string size = s.substr(0, nl);
-  std::from_chars(size.data(), size.data() + size.size(), info.worldSize);
-  if (nl != std::string::npos)
-    info.fingerprint = s.substr(nl + 1);
+  size_t at = 0;
+  std::string size;
+  if (!takeField(s, at, size) || !takeField(s, at, info.fingerprint))
+    return std::nullopt;
+  auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), info.worldSize);
+  if (ec != std::errc() || end != size.data() + size.size())
+    return std::nullopt;
+  std::string name, value;
+  while (at < s.size()) {
+    if (!takeField(s, at, name) || !takeField(s, at, value))
+      return std::nullopt;
+    info.settings.emplace_back(name, value);
+  }
   return info;
 }
 
@@ -58,7 +96,12 @@ std::string shorten(const std::string &s, const std::string &other) {
 }
 
 /// Empty when `info` (rank r's) agrees with `ref` (rank 0's).
-std::string mismatch(const RendezvousOptions &o, int r, const RankInfo &info, const RankInfo &ref) {
+std::string mismatch(const RendezvousOptions &o, int r, const std::optional<RankInfo> &record,
+                     const RankInfo &ref) {
+  if (!record)
+    return "rank " + std::to_string(r) +
+           " published a rendezvous record this distc cannot read (another distc version?)";
+  const RankInfo &info = *record;
   if (info.worldSize != ref.worldSize)
     return "rank " + std::to_string(r) + " was started with world size " +
            std::to_string(info.worldSize) + ", rank 0 with " + std::to_string(ref.worldSize);
@@ -66,6 +109,20 @@ std::string mismatch(const RendezvousOptions &o, int r, const RankInfo &info, co
     return "rank " + std::to_string(r) + " runs " + o.fingerprintKind + " " +
            shorten(info.fingerprint, ref.fingerprint) + ", rank 0 runs " +
            shorten(ref.fingerprint, info.fingerprint);
+  const size_t n = std::max(info.settings.size(), ref.settings.size());
+  for (size_t i = 0; i < n; ++i) {
+    const std::string none = "(none)";
+    const std::string &name = i < ref.settings.size() ? ref.settings[i].first : info.settings[i].first;
+    const std::string &mine = i < info.settings.size() ? info.settings[i].second : none;
+    const std::string &theirs = i < ref.settings.size() ? ref.settings[i].second : none;
+    if (i >= info.settings.size() || i >= ref.settings.size() ||
+        info.settings[i].first != ref.settings[i].first)
+      return "rank " + std::to_string(r) + " compares other settings than rank 0 (" + name +
+             "; another distc version?)";
+    if (mine != theirs)
+      return name + " differs: rank 0 has " + theirs + ", rank " +
+             std::to_string(r) + " has " + mine;
+  }
   return "";
 }
 
@@ -97,13 +154,17 @@ bool agree(const RendezvousOptions &o, Store &store, Clock::time_point deadline,
     return abortWith("rank " + std::to_string(o.rank) +
                      " was started twice: another process already joined as rank " +
                      std::to_string(o.rank));
-  RankInfo mine{o.worldSize, o.fingerprint};
+  RankInfo mine{o.worldSize, o.fingerprint, o.settings};
   if (s.ok())
     s = store.set(infoKey(o.rank), encode(mine));
   RankInfo ref = mine;
   std::string value;
   if (s.ok() && o.rank != 0 && (s = store.get(infoKey(0), value, leftUntil(deadline))).ok()) {
-    ref = decode(value);
+    std::optional<RankInfo> rank0 = decode(value);
+    if (!rank0)
+      return abortWith("rank 0 published a rendezvous record this distc cannot read (another "
+                       "distc version?)");
+    ref = *rank0;
     std::string m = mismatch(o, o.rank, mine, ref);
     if (!m.empty())
       return abortWith(m);

@@ -170,6 +170,19 @@ def two_workers(d, a, b, world0=2, world1=2):
     finish([("rank 0", p0), ("rank 1", p1)])
 
 
+def workers_disagree(d, artifact, flag, value):
+    """Two ranks started as torchrun would, rank 1 with `flag value`."""
+    port = free_port()
+    args1 = train_args(d, artifact)
+    args1[args1.index(flag) + 1] = value
+    p0 = start(train_args(d, artifact), worker_env(0, 2, port))
+    p1 = start(args1, worker_env(1, 2, port))
+    started = time.monotonic()
+    finish([("rank 0", p0), ("rank 1", p1)])
+    took = time.monotonic() - started
+    print("both ranks ended within 2 s" if took < 2 else f"the ranks took {took:.1f} s")
+
+
 def unreachable(d, artifact):
     port = free_port()
     p = start(train_args(d, artifact, timeout=1), worker_env(1, 2, port))
@@ -296,6 +309,8 @@ def main():
         two_workers(d, artifacts[0], artifacts[1])
     elif scenario == "world-size":
         two_workers(d, artifacts[0], artifacts[0], 2, 3)
+    elif scenario == "workers-disagree":
+        workers_disagree(d, artifacts[0], artifacts[1], artifacts[2])
     elif scenario == "unreachable":
         unreachable(d, artifacts[0])
     elif scenario == "port-in-use":
