@@ -56,6 +56,22 @@ inline CLI::Validator nonEmptyPath() {
       "PATH");
 }
 
+/// "--name=: no value after '='" for the first argument of that form
+/// (before a "--" separator), or "". CLI11 takes `--startup=` for an
+/// option without its value and gives it the next argument, so the error
+/// it reports names that argument instead of the slip.
+inline std::string emptyAttachedValue(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--")
+      break;
+    if (arg.size() > 3 && arg.compare(0, 2, "--") == 0 && arg.back() == '=' &&
+        arg.find('=') == arg.size() - 1)
+      return arg + ": no value after '='";
+  }
+  return "";
+}
+
 } // namespace distc::tools
 
 #endif // DISTC_TOOLS_COMMON_CLICHECKS_H

@@ -253,6 +253,8 @@ int runProgramLauncher(int argc, char **argv, int separator) {
   double rendezvousTimeout = 30;
   std::optional<std::string> collectiveTimeout;
   addLauncherOptions(app, l, rendezvousTimeout, collectiveTimeout)->required();
+  if (std::string slip = distc::tools::emptyAttachedValue(separator, argv); !slip.empty())
+    return fail(slip);
   try {
     app.parse(separator, argv);
   } catch (const CLI::Success &e) {
@@ -636,6 +638,8 @@ int runTool(int argc, char **argv) {
       "evaluate a dataset."};
   Options o;
   addArtifactOptions(app, o);
+  if (std::string slip = distc::tools::emptyAttachedValue(argc, argv); !slip.empty())
+    return fail(slip);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success &e) {

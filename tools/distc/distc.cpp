@@ -136,6 +136,10 @@ int main(int argc, char **argv) {
   app.add_option("--program", options.program, "Which program to emit")
       ->check(CLI::IsMember({"main", "startup"}));
   app.add_flag("--timing", options.timing, "Print the time of every phase and pass to stderr");
+  if (std::string slip = distc::tools::emptyAttachedValue(argc, argv); !slip.empty()) {
+    distc::reportError(slip);
+    return 1;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success &e) {
