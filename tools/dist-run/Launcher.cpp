@@ -32,6 +32,7 @@
 #include <optional>
 #include <sched.h>
 #include <sstream>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
@@ -165,6 +166,10 @@ std::map<std::string, std::string> rankVariables(const JobLayout &job, int local
   // The ranks' stderr is the relay's pipe; their progress is for a terminal.
   if (job.liveProgress && !std::getenv("DISTC_PROGRESS"))
     v["DISTC_PROGRESS"] = "terminal";
+  // ... and as wide as the launcher's, which they cannot ask.
+  struct winsize size {};
+  if (job.liveProgress && ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    v["COLUMNS"] = std::to_string(size.ws_col);
   return v;
 }
 

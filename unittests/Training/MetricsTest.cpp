@@ -140,6 +140,7 @@ TEST(MetricsTest, ProgressOnATerminalRedrawsOneLine) {
   o.totalSteps = 4;
   o.barWidth = 8;
   o.terminal = true;
+  o.columns = 200;
   o.clock = clock.function();
   ProgressReporter progress(out.file(), o);
   EXPECT_TRUE(progress.isTerminal());
@@ -158,6 +159,23 @@ TEST(MetricsTest, ProgressOnATerminalRedrawsOneLine) {
                   "\r[####----] 2/4 epoch 0 loss 1.235 99 samples/s ETA 4s\033[K"
                   "\r[########] 4/4 epoch 1 loss 0.5 100 samples/s took 1m14s\033[K"
                   "\r[########] 4/4 epoch 1 loss 0.5 100 samples/s took 1m14s\033[K\n");
+}
+
+TEST(MetricsTest, ProgressLineNeverWraps) {
+  // A wrapped line would not be overwritten by '\r': the line is cut to
+  // one less than the terminal's width.
+  Capture out;
+  FakeClock clock;
+  ProgressOptions o;
+  o.totalSteps = 4;
+  o.barWidth = 8;
+  o.terminal = true;
+  o.columns = 21;
+  o.clock = clock.function();
+  ProgressReporter progress(out.file(), o);
+  clock.seconds += 2;
+  progress.update(1, 0, 2.0, 1500.4);
+  EXPECT_EQ(out.text(), "\r[##------] 1/4 epoch\033[K");
 }
 
 TEST(MetricsTest, ProgressOnATerminalRedrawsAtIntervals) {

@@ -109,6 +109,11 @@ struct ProgressOptions {
   double redrawInterval = 0.1;
   /// Overrides isatty(fileno(stream)); tests and launched ranks set it.
   std::optional<bool> terminal;
+  /// Terminal: the width the line is cut to (one less, so that it never
+  /// wraps: '\r' would redraw only the wrapped part). 0: the stream's
+  /// terminal width, else $COLUMNS (a launcher passes its own to ranks
+  /// whose stderr is its pipe), else 80.
+  int columns = 0;
   /// Seconds from any fixed point; a steady clock unless set (tests).
   std::function<double()> clock;
 };

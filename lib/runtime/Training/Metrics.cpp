@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace distc::training {
@@ -191,10 +193,27 @@ std::string ProgressReporter::formatLine(const ProgressSample &p) const {
   return bar + steps + values + formatRate(p.samplesPerSec) + " samples/s" + time;
 }
 
+/// The width of the terminal `stream` writes to (ProgressOptions::columns).
+static int terminalColumns(std::FILE *stream) {
+  struct winsize size {};
+  if (::ioctl(::fileno(stream), TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return size.ws_col;
+  if (const char *columns = std::getenv("COLUMNS")) {
+    char *end = nullptr;
+    long n = std::strtol(columns, &end, 10);
+    if (end != columns && *end == '\0' && n > 0 && n <= 100000)
+      return int(n);
+  }
+  return 80;
+}
+
 void ProgressReporter::draw(const std::string &line) {
-  // Back to the line's start, the line, then clear what a longer previous
-  // line left on screen.
-  std::fprintf(stream_, "\r%s\033[K", line.c_str());
+  // Back to the line's start, the line (cut so that it does not wrap),
+  // then clear what a longer previous line left on screen. The line is
+  // ASCII, so cutting bytes cuts characters.
+  const int columns = options_.columns > 0 ? options_.columns : terminalColumns(stream_);
+  const size_t fits = size_t(std::max(1, columns - 1));
+  std::fprintf(stream_, "\r%s\033[K", line.substr(0, fits).c_str());
   std::fflush(stream_);
   drawn_ = true;
 }
