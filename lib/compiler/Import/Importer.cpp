@@ -76,6 +76,8 @@ public:
 
 private:
   Location opLoc(int index, const proto::OpDesc &op);
+  /// Fails naming every op type of `block` that the dialect lacks.
+  LogicalResult checkOpTypes(const proto::BlockDesc &block);
   Location varLoc(StringRef name) {
     return NameLoc::get(StringAttr::get(&ctx, "variable '" + name + "'"), fileLoc);
   }
@@ -174,6 +176,8 @@ LogicalResult ProgramImporter::run(const proto::BlockDesc &block, pd::ProgramOp 
   for (const proto::OpDesc &op : block.ops())
     if (op.type() == "feed")
       hasExplicitFeeds = true;
+  if (failed(checkOpTypes(block)))
+    return failure();
 
   Block &body = program.getBody().front();
   builder.setInsertionPointToEnd(&body);
@@ -182,6 +186,29 @@ LogicalResult ProgramImporter::run(const proto::BlockDesc &block, pd::ProgramOp 
     if (failed(importOp(i, block.ops(i))))
       return failure();
   return success();
+}
+
+LogicalResult ProgramImporter::checkOpTypes(const proto::BlockDesc &block) {
+  // Every type the dialect lacks, with its first op, in program order: a
+  // model that needs several gets one message listing them all.
+  llvm::SmallVector<std::pair<std::string, int>> unknown;
+  llvm::StringSet<> seen;
+  for (int i = 0; i < block.ops_size(); ++i) {
+    const std::string &type = block.ops(i).type();
+    if (type != "feed" && type != "fetch" && !pd::lookupOp(type) && seen.insert(type).second)
+      unknown.emplace_back(type, i);
+  }
+  if (unknown.empty())
+    return success();
+  const auto &[firstType, firstIndex] = unknown.front();
+  InFlightDiagnostic error = emitError(opLoc(firstIndex, block.ops(firstIndex)));
+  if (unknown.size() == 1)
+    return error << "unknown op type '" << firstType << "': the pd dialect does not model it";
+  error << unknown.size() << " unknown op types (the pd dialect does not model them): ";
+  for (size_t k = 0; k < unknown.size(); ++k)
+    error << (k ? ", " : "") << "'" << unknown[k].first << "' (" << (k ? "" : "first at ")
+          << "op #" << unknown[k].second << ")";
+  return error;
 }
 
 LogicalResult ProgramImporter::importOp(int index, const proto::OpDesc &op) {
