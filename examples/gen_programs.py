@@ -439,6 +439,30 @@ def catalog_ops():
     op_program("truncated_gaussian_random", {}, {"Out": ["t"]},
                {"shape": ("INTS", [4, 3]), "mean": ("FLOAT", 0.0), "std": ("FLOAT", 0.02),
                 "seed": ("INT", 5), "dtype": ("INT", 5)})
+    img = ("img", [-1, 4, 6, 6], f32)
+    op_program("flatten_contiguous_range", {"X": [img]},
+               {"Out": ["flatten_0.tmp_0"], "XShape": ["flatten_0.tmp_1"]},
+               {"start_axis": ("INT", 1), "stop_axis": ("INT", -1)})
+    op_program("squeeze2", {"X": [("sq", [-1, 4, 1, 1], f32)]},
+               {"Out": ["squeeze_0.tmp_0"], "XShape": ["squeeze_0.tmp_1"]},
+               {"axes": ("INTS", [2, 3])})
+    op_program("unsqueeze2", {"X": [x]},
+               {"Out": ["unsqueeze_0.tmp_0"], "XShape": ["unsqueeze_0.tmp_1"]},
+               {"axes": ("INTS", [1, -1])})
+    op_program("shape", {"Input": [img]}, {"Out": ["shape_0.tmp_0"]})
+    op_program("shuffle_channel", {"X": [img]}, {"Out": ["shuffle_0.tmp_0"]}, {"group": ("INT", 2)})
+    op_program("pad2d", {"X": [img]}, {"Out": ["pad2d_0.tmp_0"]},
+               {"paddings": ("INTS", [1, 1, 2, 0]), "mode": ("STRING", "reflect"),
+                "pad_value": ("FLOAT", 0.0), "data_format": ("STRING", "NCHW")})
+    op_program("pad3d", {"X": [("vol", [-1, 2, 3, 4, 4], f32)]}, {"Out": ["pad3d_0.tmp_0"]},
+               {"paddings": ("INTS", [1, 1, 0, 2, 1, 0]), "mode": ("STRING", "constant"),
+                "value": ("FLOAT", 0.5), "data_format": ("STRING", "NCDHW")})
+    for t, method in (("bilinear_interp_v2", "bilinear"), ("nearest_interp_v2", "nearest")):
+        op_program(t, {"X": [img]}, {"Out": [t + "_0.tmp_0"]},
+                   {"data_layout": ("STRING", "NCHW"), "out_d": ("INT", -1), "out_h": ("INT", -1),
+                    "out_w": ("INT", -1), "scale": ("FLOATS", [2.0, 2.0]),
+                    "interp_method": ("STRING", method), "align_corners": ("BOOLEAN", False),
+                    "align_mode": ("INT", 0)})
 
 
 if __name__ == "__main__":

@@ -203,6 +203,15 @@ double OpAttributes::getFloat(StringRef name) const {
   return 0;
 }
 
+std::vector<double> OpAttributes::getFloats(StringRef name) const {
+  Attribute attr = get(name);
+  if (auto f = dyn_cast_or_null<DenseF32ArrayAttr>(attr))
+    return std::vector<double>(f.asArrayRef().begin(), f.asArrayRef().end());
+  if (auto d = dyn_cast_or_null<DenseF64ArrayAttr>(attr))
+    return std::vector<double>(d.asArrayRef().begin(), d.asArrayRef().end());
+  return {};
+}
+
 std::string OpAttributes::getString(StringRef name) const {
   if (auto s = dyn_cast_or_null<StringAttr>(get(name)))
     return s.getValue().str();

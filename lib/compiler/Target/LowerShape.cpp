@@ -7,6 +7,8 @@
 
 #include "ProgramLowering.h"
 
+#include "distc/Dialect/Pd/OpCatalog.h"
+
 using namespace mlir;
 
 namespace distc::target {
@@ -54,18 +56,17 @@ LogicalResult ProgramLowering::lowerReshape(Operation *op) {
   return bindXShape(op);
 }
 
-/// reshape2/transpose2's XShape carries no data: Paddle's gradient ops read
-/// only its shape, which their lowering takes from the forward op's input.
-/// It is bound to X's buffer so those ops find an operand; any other use is
-/// an error.
+/// XShape (reshape2, transpose2, squeeze2, ...) carries no data: Paddle's
+/// gradient ops read only its shape, which their lowering takes from the
+/// forward op's input. It is bound to X's buffer so those ops find an
+/// operand; a use by anything but the op's own gradient op is an error.
 LogicalResult ProgramLowering::bindXShape(Operation *op) {
   if (op->getNumResults() < 2 || op->getResult(1).use_empty())
     return success();
-  for (Operation *user : op->getResult(1).getUsers()) {
-    StringRef name = user->getName().getStringRef();
-    if (name != "pd.reshape2_grad" && name != "pd.transpose2_grad")
+  const pd::OpSpec *spec = pd::lookupOp(op->getName().stripDialect());
+  for (Operation *user : op->getResult(1).getUsers())
+    if (!spec || spec->gradOp.empty() || user->getName().stripDialect() != StringRef(spec->gradOp.data(), spec->gradOp.size()))
       return error(op) << "XShape is only meaningful to gradient ops";
-  }
   bind(op->getResult(1), bufferOf(op->getOperand(0)));
   return success();
 }

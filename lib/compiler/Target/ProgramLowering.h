@@ -113,6 +113,17 @@ public:
   mlir::LogicalResult lowerSplit(mlir::Operation *op);
   mlir::LogicalResult lowerSlice(mlir::Operation *op);
 
+  // --- shape-type ops of image models (LowerResize.cpp) ------------------
+  mlir::LogicalResult lowerFlattenRange(mlir::Operation *op);
+  mlir::LogicalResult lowerSqueeze(mlir::Operation *op);
+  mlir::LogicalResult lowerUnsqueeze(mlir::Operation *op);
+  mlir::LogicalResult lowerShapeOf(mlir::Operation *op);
+  mlir::LogicalResult lowerShuffleChannel(mlir::Operation *op, bool grad);
+  /// pad2d/pad3d (innerFirst: pad3d's [left, right, top, ...] order) and
+  /// their gradients; `valueAttr` names the constant-mode fill value.
+  mlir::LogicalResult lowerPad(mlir::Operation *op, bool innerFirst, llvm::StringRef valueAttr);
+  mlir::LogicalResult lowerInterp(mlir::Operation *op);
+
   mlir::LogicalResult lowerFillConstant(mlir::Operation *op);
   mlir::LogicalResult lowerRandom(mlir::Operation *op);
   mlir::LogicalResult lowerLookupTable(mlir::Operation *op);

@@ -189,6 +189,36 @@ std::vector<KernelSignature> declareKernels() {
        "1): the lowering of Paddle's `c_comm_init`, whose communicator the rendezvous formed "
        "before the program ran. A program with this call is a collective one (see "
        "`world_size` in docs/artifact.md)"},
+
+      // --- Image models: shape, padding, resize -----------------------------
+      {"shape", kForward, "x", "out", {},
+       "out (Int32, [rank of x]) = the dims of x (x of any dtype; its data is not read)"},
+      {"pad", kForward, "x", "out",
+       {req("mode", T::String), req("paddings", T::Ints), opt("value", T::Float, "0")},
+       "paddings holds (before, after) ≥ 0 per dim of x; out.dims[d] = x.dims[d] + before + "
+       "after. `mode`: `constant` (value), `reflect` (mirror without the edge, as NumPy's "
+       "reflect; paddings < the dim), `edge` (the nearest element), `circular` (wrap around). "
+       "Float32/Float64"},
+      {"pad_grad", kTraining, "dout", "dx",
+       {req("mode", T::String), req("paddings", T::Ints)},
+       "the adjoint of `pad` (attributes as there; dx has x's dims): each dout element is added "
+       "to the x element it was read from (constant padding reads none)"},
+      {"interp", kForward, "x", "out",
+       {opt("align_corners", T::Int, "1"), opt("align_mode", T::Int, "1"),
+        opt("layout", T::String, "NCHW"), req("method", T::String),
+        opt("scale_h", T::Float, "0"), opt("scale_w", T::Float, "0")},
+       "Paddle's interpolate v2 on 4-D x (layout `NCHW` or `NHWC`), resizing H and W to out's. "
+       "Ratio per dim (out > 1): (in−1)/(out−1) if align_corners, else 1/scale if scale > 0, "
+       "else in/out (0 when out = 1). `bilinear`: source y = max(ratio·(k+0.5)−0.5, 0) when "
+       "align_mode = 0 and not align_corners, else ratio·k; the two neighbours ⌊y⌋ and "
+       "min(⌊y⌋+1, in−1) weighted by the fraction. `nearest`: ⌊ratio·k + 0.5⌋ if "
+       "align_corners, else ⌊ratio·k⌋ (align_mode unused). Ratios in double. Float32/Float64"},
+      {"interp_grad", kTraining, "dout", "dx",
+       {opt("align_corners", T::Int, "1"), opt("align_mode", T::Int, "1"),
+        opt("layout", T::String, "NCHW"), req("method", T::String),
+        opt("scale_h", T::Float, "0"), opt("scale_w", T::Float, "0")},
+       "the adjoint of `interp` (attributes as there; dx has x's dims): each dout element is "
+       "added to the x elements it was read from, with their weights"},
   };
   // clang-format on
 }

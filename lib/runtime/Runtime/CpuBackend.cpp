@@ -14,6 +14,8 @@ const KernelRegistry &cpuKernelRegistry() {
     kernels::registerMatmulKernels(r);
     kernels::registerReduceKernels(r);
     kernels::registerShapeKernels(r);
+    kernels::registerPadKernels(r);
+    kernels::registerInterpKernels(r);
     kernels::registerNnKernels(r);
     kernels::registerRandomKernels(r);
     kernels::registerActivationGradKernels(r);

@@ -510,3 +510,85 @@ pd.program @main {
   // expected-error @below {{'pd.c_gen_nccl_id' op result slot 'Out' has type 'tensor<1xui8>' but Paddle's inference gives 'tensor<0xui8>'}}
   %id = pd.c_gen_nccl_id {endpoint = ""} : () -> tensor<1xui8>
 }
+
+// --- Shape, padding and resize ops of image models ------------------------------
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x3x4xf32>
+  // expected-error @below {{pd.flatten_contiguous_range: attribute 'start_axis' (2) is after 'stop_axis' (1)}}
+  %0:2 = pd.flatten_contiguous_range %x {start_axis = 2 : i32, stop_axis = 1 : i32} : (tensor<?x3x4xf32>) -> (tensor<?x12xf32>, tensor<0x?x3x4xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x1x4xf32>
+  // expected-error @below {{pd.squeeze2: attribute 'axes' = [0] squeezes dim 0 of input slot 'X' 'tensor<?x1x4xf32>', whose size is unknown}}
+  %0:2 = pd.squeeze2 %x {axes = array<i32: 0>} : (tensor<?x1x4xf32>) -> (tensor<1x4xf32>, tensor<0x?x1x4xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3xf32>
+  // expected-error @below {{pd.unsqueeze2: attribute 'axes' = [4] inserts at 4, outside [-3, 2]}}
+  %0:2 = pd.unsqueeze2 %x {axes = array<i32: 4>} : (tensor<2x3xf32>) -> (tensor<2x3x1xf32>, tensor<0x2x3xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<1x6x2x2xf32>
+  // expected-error @below {{pd.shuffle_channel: attribute 'group' = 4 does not divide the 6 channels}}
+  %0 = pd.shuffle_channel %x {group = 4 : i32} : (tensor<1x6x2x2xf32>) -> tensor<1x6x2x2xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<1x1x3x3xf32>
+  // expected-error @below {{pd.pad2d: attribute 'paddings' = [3, 0, 0, 0] reflects dim 2 of input slot 'X' 'tensor<1x1x3x3xf32>' by as much as its size}}
+  %0 = pd.pad2d %x {paddings = array<i32: 3, 0, 0, 0>, mode = "reflect"} : (tensor<1x1x3x3xf32>) -> tensor<1x1x6x3xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<1x1x3x3xf32>
+  // expected-error @below {{pd.pad2d: attribute 'mode' = "circular" is not a padding mode (constant, reflect, edge)}}
+  %0 = pd.pad2d %x {paddings = array<i32: 1, 0, 0, 0>, mode = "circular"} : (tensor<1x1x3x3xf32>) -> tensor<1x1x4x3xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<1x1x2x3x3xf32>
+  // expected-error @below {{pd.pad3d: attribute 'paddings' = [1, 1] with 'data_format' = "NCDHW" must have 6 entries}}
+  %0 = pd.pad3d %x {paddings = array<i32: 1, 1>} : (tensor<1x1x2x3x3xf32>) -> tensor<1x1x2x3x5xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x3x4x4xf32>
+  // expected-error @below {{pd.bilinear_interp_v2: attribute 'out_h' = 0 must be positive when 'scale' is not given}}
+  %0 = pd.bilinear_interp_v2 %x {out_w = 8 : i32} : (tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x3x4x4xf32>
+  // expected-error @below {{pd.nearest_interp_v2: attribute 'interp_method' = "bicubic" is not supported (bilinear, nearest)}}
+  %0 = pd.nearest_interp_v2 %x {interp_method = "bicubic", out_h = 8 : i32, out_w = 8 : i32} : (tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x3x4x4xf32>
+  // expected-error @below {{'pd.nearest_interp_v2' op result slot 'Out' has type 'tensor<?x3x8x8xf32>' but Paddle's inference gives 'tensor<?x3x8x2xf32>'}}
+  %0 = pd.nearest_interp_v2 %x {scale = array<f32: 2.0, 0.5>} : (tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
+}

@@ -398,13 +398,128 @@ def names(f):
     f.case("sum_p", {"a": f.normal(2, 3), "b": f.normal(2, 3)}, lambda a, b: a + b + a)
 
 
+# --- shape, padding and resize ops of image models (grad-resize.test) -------
+
+def flatten_range(x, start, stop):
+    start, stop = start % x.ndim, stop % x.ndim
+    shape = x.shape[:start] + (-1,) + x.shape[stop + 1:]
+    return x.reshape(shape)
+
+
+def unsqueeze(x, axes):
+    """Paddle's unsqueeze2: each axis in turn, against the rank reached so far."""
+    for a in axes:
+        x = np.expand_dims(x, a if a >= 0 else a + x.ndim + 1)
+    return x
+
+
+def shuffle_channel(x, group):
+    n, c, h, w = x.shape
+    return x.reshape(n, group, c // group, h, w).transpose(0, 2, 1, 3, 4).reshape(n, c, h, w)
+
+
+def pad_nd(x, pads, mode, value=0.0):
+    """pads: (before, after) per dim of x; NumPy's pad modes are Paddle's."""
+    np_mode = {"constant": "constant", "reflect": "reflect", "edge": "edge",
+               "replicate": "edge", "circular": "wrap"}[mode]
+    if np_mode == "constant":
+        return np.pad(x, pads, mode="constant", constant_values=value)
+    return np.pad(x, pads, mode=np_mode)
+
+
+def interp_ratio(in_size, out_size, align_corners, scale):
+    if out_size <= 1:
+        return 0.0
+    if align_corners:
+        return (in_size - 1.0) / (out_size - 1.0)
+    return 1.0 / scale if scale > 0 else 1.0 * in_size / out_size
+
+
+def bilinear_interp(x, out_h, out_w, align_corners, align_mode, scale=(0, 0), nhwc=False):
+    """Paddle's bilinear_interp_np (test_bilinear_interp_v2_op.py) in NCHW."""
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    _, _, in_h, in_w = x.shape
+    rh = interp_ratio(in_h, out_h, align_corners, scale[0])
+    rw = interp_ratio(in_w, out_w, align_corners, scale[1])
+    half = align_mode == 0 and not align_corners
+
+    def src(ratio, k, size):
+        i = max(0, int(ratio * (k + 0.5) - 0.5) if half else int(ratio * k))
+        step = 1 if i < size - 1 else 0
+        lam = (max(ratio * (k + 0.5) - 0.5, 0) if half else ratio * k) - i
+        return i, step, lam
+
+    out = np.zeros(x.shape[:2] + (out_h, out_w))
+    for i in range(out_h):
+        h, hid, h1 = src(rh, i, in_h)
+        for j in range(out_w):
+            w, wid, w1 = src(rw, j, in_w)
+            out[:, :, i, j] = (1 - h1) * ((1 - w1) * x[:, :, h, w] + w1 * x[:, :, h, w + wid]) + \
+                h1 * ((1 - w1) * x[:, :, h + hid, w] + w1 * x[:, :, h + hid, w + wid])
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+def nearest_interp(x, out_h, out_w, align_corners, scale=(0, 0), nhwc=False):
+    """Paddle's nearest_neighbor_interp_np (test_nearest_interp_v2_op.py)."""
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    _, _, in_h, in_w = x.shape
+    rh = interp_ratio(in_h, out_h, align_corners, scale[0])
+    rw = interp_ratio(in_w, out_w, align_corners, scale[1])
+    add = 0.5 if align_corners else 0.0
+    out = np.zeros(x.shape[:2] + (out_h, out_w))
+    for i in range(out_h):
+        for j in range(out_w):
+            out[:, :, i, j] = x[:, :, int(rh * i + add), int(rw * j + add)]
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+def resize(f):
+    f.case("flatten", {"x": f.normal(2, 3, 4, 2)}, lambda x: flatten_range(x, 1, 2))
+    f.case("flatten_neg", {"x": f.normal(2, 3, 4)}, lambda x: flatten_range(x, -2, -1))
+    f.case("squeeze", {"x": f.normal(2, 1, 3, 1)}, lambda x: x.reshape(2, 3, 1))
+    f.case("squeeze_all", {"x": f.normal(1, 2, 1, 3)}, lambda x: x.reshape(2, 3))
+    f.case("unsqueeze", {"x": f.normal(2, 3)}, lambda x: unsqueeze(x, [0, -1]))
+    f.case("shuffle", {"x": f.normal(2, 6, 2, 3)}, lambda x: shuffle_channel(x, 2))
+    f.case("pad2d_reflect", {"x": f.normal(1, 2, 3, 4)},
+           lambda x: pad_nd(x, [(0, 0), (0, 0), (1, 2), (2, 1)], "reflect"))
+    f.case("pad2d_edge", {"x": f.normal(1, 3, 3, 2)},
+           lambda x: pad_nd(x, [(0, 0), (1, 0), (0, 2), (0, 0)], "edge"))
+    f.case("pad2d_const", {"x": f.normal(2, 1, 2, 3)},
+           lambda x: pad_nd(x, [(0, 0), (0, 0), (1, 1), (0, 2)], "constant", 0.5))
+    f.case("pad3d_circular", {"x": f.normal(1, 1, 2, 3, 3)},
+           lambda x: pad_nd(x, [(0, 0), (0, 0), (1, 0), (2, 0), (1, 1)], "circular"))
+    f.case("pad3d_replicate", {"x": f.normal(1, 2, 2, 3, 2)},
+           lambda x: pad_nd(x, [(0, 0), (0, 1), (1, 0), (1, 2), (0, 0)], "replicate"))
+    f.case("pad3d_reflect", {"x": f.normal(1, 1, 3, 3, 4)},
+           lambda x: pad_nd(x, [(0, 0), (0, 0), (2, 1), (0, 1), (1, 3)], "reflect"))
+    f.case("bilinear_corners", {"x": f.normal(1, 2, 3, 4)},
+           lambda x: bilinear_interp(x, 5, 3, True, 1))
+    f.case("bilinear_half", {"x": f.normal(1, 1, 4, 5)},
+           lambda x: bilinear_interp(x, 6, 7, False, 0))
+    f.case("bilinear_mode1", {"x": f.normal(1, 1, 4, 5)},
+           lambda x: bilinear_interp(x, 3, 8, False, 1))
+    f.case("bilinear_scale", {"x": f.normal(1, 1, 3, 4)},
+           lambda x: bilinear_interp(x, 6, 2, False, 1, scale=(2.0, 0.5)))
+    f.case("bilinear_nhwc", {"x": f.normal(1, 3, 4, 2)},
+           lambda x: bilinear_interp(x, 5, 6, False, 0, nhwc=True))
+    f.case("nearest_corners", {"x": f.normal(1, 2, 4, 5)},
+           lambda x: nearest_interp(x, 3, 3, True))
+    f.case("nearest_floor", {"x": f.normal(1, 1, 3, 4)},
+           lambda x: nearest_interp(x, 7, 6, False))
+    f.case("nearest_scale", {"x": f.normal(1, 1, 3, 4)},
+           lambda x: nearest_interp(x, 6, 8, False, scale=(2.0, 2.0), nhwc=False))
+
+
 FAMILIES = {"linalg": linalg, "elementwise": elementwise_ops, "activation": activation,
             "reduction": reduction, "shape": shape, "nn": nn, "copies": copies,
             "div-broadcast": div_broadcast,
             "reshape-transpose": xshape,
             "layer-norm-bias": layer_norm_bias,
             "dropout-test": dropout_test,
-            "pass-through-names": names}
+            "pass-through-names": names,
+            "resize": resize}
 
 
 # --- dropout at training time --------------------------------------------------

@@ -62,6 +62,8 @@ public:
     std::vector<int64_t> values = attrs.getInts(name);
     return llvm::SmallVector<int64_t>(values.begin(), values.end());
   }
+  std::vector<double> getFloats(llvm::StringRef name) const { return attrs.getFloats(name); }
+  std::string getString(llvm::StringRef name) const { return attrs.getString(name); }
   /// True when the attribute is given explicitly (not defaulted).
   bool hasAttr(llvm::StringRef name) const { return attrs.isGiven(name); }
 

@@ -29,6 +29,8 @@ void registerShapeGradKernels(KernelRegistry &r);
 void registerDropoutKernels(KernelRegistry &r);
 void registerOptimizerKernels(KernelRegistry &r);
 void registerCollectiveKernels(KernelRegistry &r);
+void registerPadKernels(KernelRegistry &r);
+void registerInterpKernels(KernelRegistry &r);
 
 } // namespace distc::runtime::kernels
 

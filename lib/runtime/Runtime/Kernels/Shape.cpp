@@ -1,4 +1,4 @@
-//===- Shape.cpp - copy, transpose, concat, split, slice ------------------===//
+//===- Shape.cpp - copy, transpose, concat, split, slice, shape -----------===//
 //
 // Data movement only: these work on raw elements of any dtype.
 //
@@ -7,6 +7,7 @@
 #include "KernelUtils.h"
 #include "Registration.h"
 
+#include <climits>
 #include <cstring>
 
 namespace distc::runtime::kernels {
@@ -124,6 +125,22 @@ void sliceKernel(KernelContext &ctx) {
               rowMajorStrides(x.shape()), region.offset, out.shape());
 }
 
+/// out = x's dims as Int32 (Paddle's `shape`); x's data is not read.
+void shapeKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0);
+  Tensor &out = ctx.output(0);
+  if (out.dtype() != DType::Int32)
+    ctx.fail("out must be Int32, got " + std::string(dtypeName(out.dtype())));
+  expectNumel(ctx, out, x.rank(), "out");
+  int32_t *dst = out.data<int32_t>();
+  for (int d = 0; d < x.rank(); ++d) {
+    if (x.dim(d) > INT32_MAX)
+      ctx.fail("dim " + std::to_string(d) + " of x " + formatShape(x.shape()) +
+               " does not fit Int32");
+    dst[d] = int32_t(x.dim(d));
+  }
+}
+
 } // namespace
 
 void registerShapeKernels(KernelRegistry &r) {
@@ -132,6 +149,7 @@ void registerShapeKernels(KernelRegistry &r) {
   r.add("concat", concatKernel);
   r.add("split", splitKernel);
   r.add("slice", sliceKernel);
+  r.add("shape", shapeKernel);
 }
 
 } // namespace distc::runtime::kernels

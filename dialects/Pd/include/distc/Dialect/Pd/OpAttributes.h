@@ -53,6 +53,8 @@ public:
   double getFloat(llvm::StringRef name) const;
   std::string getString(llvm::StringRef name) const;
   std::vector<int64_t> getInts(llvm::StringRef name) const;
+  /// A FLOATS or FLOAT64S attribute's values; {} when it is neither.
+  std::vector<double> getFloats(llvm::StringRef name) const;
 
 private:
   mlir::MLIRContext *ctx;
