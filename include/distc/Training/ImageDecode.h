@@ -8,7 +8,8 @@
 // guessing (libjpeg's "premature end of data" warnings are errors here).
 //
 // The format is told by the file's first bytes, not its name. Decoded
-// pixels are 8-bit; images with an alpha channel are composited onto black.
+// pixels are 8-bit; images with an alpha channel are composited onto black
+// (in linear light, as libpng does).
 // Channel counts are converted, never refused: grayscale to RGB copies the
 // value into the three channels, RGB to grayscale is ITU-R BT.601 luma
 // (0.299 R + 0.587 G + 0.114 B). Resizing is bilinear with half-pixel
