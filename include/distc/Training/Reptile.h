@@ -61,7 +61,8 @@ struct ReptileOptions {
   /// (0: innerSteps).
   int64_t evalEpisodes = 100;
   int64_t evalInnerSteps = 0;
-  /// The label feed episodes are drawn by.
+  /// The label feed episodes are drawn by, unless an `images=` argument
+  /// names another.
   std::string labelFeed = "label";
 };
 

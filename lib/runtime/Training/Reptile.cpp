@@ -57,24 +57,22 @@ Status checkReptileOptions(const DistModel &model, const TrainOptions &t, const 
                          std::to_string(model.artifact()->world_size()) +
                          " ranks; --meta reptile adapts a copy per rank and averages the "
                          "updates itself: compile it for one rank (without --nranks)");
-  if (!model.hasMode("predict") && !(t.evalData.empty() && o.evalEpisodes == 0))
-    return Status::error(model.artifact().name() +
-                         " has no predict program, which few-shot evaluation classifies "
-                         "the query rows with");
   return Status::success();
 }
 
 /// Loads `specs` against `feeds`; an `images=ROOT` spec whose folder is a
 /// few-shot root (train/, val/, test/) reads its `split` folder. Sets
-/// `sawRoot` when one did.
+/// `sawRoot` when one did, and `labelFeed` to an image folder's label feed.
 Status loadSplit(const std::vector<std::string> &specs,
                  const std::map<std::string, FeedSpec> &feeds, const char *split, Dataset &out,
-                 std::vector<std::string> *report, bool &sawRoot) {
+                 std::vector<std::string> *report, bool &sawRoot, std::string &labelFeed) {
   Dataset data;
   for (const std::string &text : specs) {
     DataSpec spec;
     if (Status s = parseDataSpec(text, spec); !s.ok())
       return s;
+    if (spec.kind == DataSpec::Kind::Images)
+      labelFeed = spec.images.labelFeed;
     if (spec.kind == DataSpec::Kind::Images && isFewShotRoot(spec.path)) {
       FewShotSplits splits;
       if (Status s = readFewShotSplits(spec.path, splits); !s.ok())
@@ -163,6 +161,10 @@ Status adapt(DistModel &model, const TensorMap &theta, const TensorMap &opt0, co
 /// The predict fetch holding class scores: the first floating fetch of
 /// rank 2 with at least `ways` columns.
 Status scoreFetch(const DistModel &model, int64_t ways, std::string &name) {
+  if (!model.hasMode("predict"))
+    return Status::error(model.artifact().name() +
+                         " has no predict program, which few-shot evaluation classifies "
+                         "the query rows with");
   for (const ProgramIO &f : model.session().fetches("predict"))
     if (f.dims.size() == 2 && (f.dtype == DType::Float32 || f.dtype == DType::Float64)) {
       if (f.dims[1] >= 0 && f.dims[1] < ways)
@@ -259,11 +261,13 @@ Status runReptile(DistModel &model, const TrainOptions &t, const ReptileOptions 
   const std::map<std::string, FeedSpec> feeds = feedSpecs(model.session(), "train");
   std::vector<std::string> lines;
   bool sawRoot = false;
+  // Episodes go by the image folders' label feed, else o.labelFeed.
+  std::string labelFeed = o.labelFeed;
   Dataset train, test;
-  if (Status s = loadSplit(t.data, feeds, "train", train, &lines, sawRoot); !s.ok())
+  if (Status s = loadSplit(t.data, feeds, "train", train, &lines, sawRoot, labelFeed); !s.ok())
     return s;
   ClassIndex trainClasses, testClasses;
-  if (Status s = indexClasses(train, o.labelFeed, trainClasses); !s.ok())
+  if (Status s = indexClasses(train, labelFeed, trainClasses); !s.ok())
     return s;
   if (o.metaSteps > 0)
     if (Status s = checkEpisodes(trainClasses, o.episode); !s.ok())
@@ -271,11 +275,12 @@ Status runReptile(DistModel &model, const TrainOptions &t, const ReptileOptions 
   const bool evaluate = o.evalEpisodes > 0 && (!t.evalData.empty() || sawRoot);
   if (evaluate) {
     bool unused = false;
+    std::string evalLabelFeed = labelFeed;
     if (Status s = loadSplit(t.evalData.empty() ? t.data : t.evalData, feeds, "test", test, &lines,
-                             unused);
+                             unused, evalLabelFeed);
         !s.ok())
       return Status::error("held-out classes: " + s.message());
-    if (Status s = indexClasses(test, o.labelFeed, testClasses); !s.ok())
+    if (Status s = indexClasses(test, labelFeed, testClasses); !s.ok())
       return Status::error("held-out classes: " + s.message());
     if (Status s = checkEpisodes(testClasses, o.episode); !s.ok())
       return Status::error("held-out classes: " + s.message());
@@ -326,7 +331,7 @@ Status runReptile(DistModel &model, const TrainOptions &t, const ReptileOptions 
     for (int64_t b = 0; b < o.metaBatch; ++b) {
       const uint64_t index = uint64_t(step * perStep + rank * o.metaBatch + b);
       Episode e = drawEpisode(trainClasses, o.episode, t.seed, index);
-      Dataset batch = episodeBatch(train, o.labelFeed, e.supportRows, e.supportLabels);
+      Dataset batch = episodeBatch(train, labelFeed, e.supportRows, e.supportLabels);
       double loss = 0;
       if (Status s = adapt(model, theta, opt0, batch, o.innerSteps, loss); !s.ok())
         return Status::error("meta-step " + std::to_string(step + 1) + ", episode " +
@@ -372,8 +377,8 @@ Status runReptile(DistModel &model, const TrainOptions &t, const ReptileOptions 
     std::vector<double> counts = {0, 0};
     for (int64_t index = first; index < last; ++index) {
       Episode e = drawEpisode(testClasses, o.episode, mixSeed(t.seed + 1), uint64_t(index));
-      Dataset support = episodeBatch(test, o.labelFeed, e.supportRows, e.supportLabels);
-      Dataset query = episodeBatch(test, o.labelFeed, e.queryRows, e.queryLabels);
+      Dataset support = episodeBatch(test, labelFeed, e.supportRows, e.supportLabels);
+      Dataset query = episodeBatch(test, labelFeed, e.queryRows, e.queryLabels);
       double loss = 0;
       int64_t correct = 0;
       Status s = adapt(model, theta, opt0, support, innerSteps, loss);
