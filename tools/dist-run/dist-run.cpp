@@ -475,15 +475,14 @@ const std::vector<const char *> trainOnlyFlags = {"--holdout",
                                                   "--meta"};
 /// The flags of --meta reptile.
 const std::vector<const char *> metaFlags = {
-    "--ways",       "--shots",         "--queries",       "--inner-steps",
-    "--meta-steps", "--meta-batch",    "--meta-lr",       "--meta-lr-final",
-    "--eval-episodes", "--eval-inner-steps"};
+    "--ways",       "--shots",   "--queries",       "--inner-steps",   "--meta-steps",
+    "--meta-batch", "--meta-lr", "--meta-lr-final", "--eval-episodes", "--eval-inner-steps"};
 
 /// What every rank must agree on: agreedSettings plus the --meta settings.
 std::vector<std::pair<std::string, std::string>> jobSettings(const Options &o,
                                                              const DistModel &model) {
-  auto settings = distc::launch::agreedSettings(o.train, o.mode, o.backend,
-                                                model.artifact().checksumHex());
+  auto settings =
+      distc::launch::agreedSettings(o.train, o.mode, o.backend, model.artifact().checksumHex());
   if (o.meta.empty())
     return settings;
   const training::ReptileOptions &r = o.reptile;
@@ -537,9 +536,9 @@ int runTrainMode(const CLI::App &app, std::unique_ptr<DistModel> model, const Op
     return launchTrainingJob(std::move(model), o, argc, argv);
   const auto how =
       o.backend == "cuda" ? distc::launch::JobComm::Nccl : distc::launch::JobComm::Gloo;
-  if (Status s = distc::launch::joinJob(
-          role.facts, *model, o.launch.connectTimeout, how, role.facts.localRank,
-          jobSettings(o, *model), /*copyPerRank=*/!o.meta.empty());
+  if (Status s = distc::launch::joinJob(role.facts, *model, o.launch.connectTimeout, how,
+                                        role.facts.localRank, jobSettings(o, *model),
+                                        /*copyPerRank=*/!o.meta.empty());
       !s.ok())
     return fail(s.message());
   return runTraining(*model, o, role.facts.isFirstWorker());
