@@ -17,6 +17,8 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler
   # training data and checkpoints: gzip/CRC32 (zlib), .npz archives (libzip)
   zlib1g-dev libzip-dev
+  # image-folder data (--data images=DIR): PNG and JPEG decoders
+  libpng-dev libjpeg62-turbo-dev
   # CPU kernels and tests; libFuzzer's runtime for the fuzz smoke runs
   # (without it the fuzzers quietly drop out of the suite)
   libopenblas-dev libgtest-dev libclang-rt-22-dev

@@ -13,7 +13,7 @@ using runtime::Status;
 
 Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
                std::chrono::milliseconds connectTimeout, JobComm how, int device,
-               std::vector<std::pair<std::string, std::string>> settings) {
+               std::vector<std::pair<std::string, std::string>> settings, bool copyPerRank) {
   if (facts.isServer())
     return Status::error("this process is a parameter server (" + facts.toString() +
                          "); dist-run runs trainers only");
@@ -28,7 +28,7 @@ Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
                          " but the job has " + std::to_string(ranks) + ": " + how);
   };
   if (facts.workerNum == 1)
-    return artifactRanks == 1 ? Status::success() : mismatch(1);
+    return artifactRanks == 1 || copyPerRank ? Status::success() : mismatch(1);
   comm::RendezvousOptions options = comm::rendezvousOptionsFor(facts);
   options.connectTimeout = connectTimeout;
   options.fingerprint = model.artifact().checksumHex();
@@ -51,7 +51,7 @@ Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
   }
   // After the rendezvous, which fails every rank alike when they disagree
   // on the world size or run different artifacts.
-  if (artifactRanks != facts.workerNum)
+  if (artifactRanks != facts.workerNum && !copyPerRank)
     return mismatch(facts.workerNum);
   model.session().setCollectives(std::move(collectives));
   return Status::success();

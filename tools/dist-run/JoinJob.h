@@ -37,10 +37,13 @@ enum class JobComm {
 /// same `settings` (AgreedSettings.h): dist-run's launchers compared them
 /// between nodes already, but ranks that another launcher started meet
 /// only here. On success the model's session runs its collectives through
-/// the communicator, which it keeps.
+/// the communicator, which it keeps. With `copyPerRank` the artifact need
+/// not be compiled for the job's ranks: each rank runs its own copy and the
+/// caller communicates (Reptile's outer update, Reptile.h).
 runtime::Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
                         std::chrono::milliseconds connectTimeout, JobComm how, int device,
-                        std::vector<std::pair<std::string, std::string>> settings);
+                        std::vector<std::pair<std::string, std::string>> settings,
+                        bool copyPerRank = false);
 
 } // namespace distc::launch
 

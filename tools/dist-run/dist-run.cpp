@@ -36,6 +36,7 @@
 #include "distc/Runtime/TensorFormat.h"
 #include "distc/Support/ToolOutput.h"
 #include "distc/Training/Metrics.h"
+#include "distc/Training/Reptile.h"
 #include "distc/Training/TrainLoop.h"
 
 #include <CLI/CLI.hpp>
@@ -128,6 +129,9 @@ struct Options {
   int64_t steps = 0;
   bool noShuffle = false;
   bool quiet = false;
+  // --meta reptile and its settings (Reptile.h).
+  std::string meta;
+  training::ReptileOptions reptile;
 };
 
 const std::vector<const char *> launcherFlags = {"--nproc-per-node", "--nnodes",      "--node-rank",
@@ -144,6 +148,15 @@ std::string givenFlags(const CLI::App &app, const std::vector<const char *> &fla
 }
 
 int runTraining(DistModel &model, const Options &o, bool firstWorker) {
+  if (!o.meta.empty()) {
+    training::ReptileReport report;
+    if (Status s = training::runReptile(model, o.train, o.reptile, report); !s.ok())
+      return fail(s.message());
+    if (firstWorker)
+      std::printf("%s\n", report.summary().c_str());
+    std::fflush(stdout);
+    return 0;
+  }
   training::TrainReport report;
   Status s = training::runTraining(model, o.train, report);
   if (!s.ok())
@@ -291,7 +304,8 @@ void addArtifactOptions(CLI::App &app, Options &o) {
   app.add_option("--atol", o.atol, "Absolute tolerance for --expected-output");
   // Training, and evaluation of a dataset (docs/training.md).
   app.add_option("--data", t.data,
-                 "Data: NAME=@x.npy, FILE.npz[:MAPPING] or FILE.csv[.gz]:MAPPING (repeatable)");
+                 "Data: NAME=@x.npy, FILE.npz[:MAPPING], FILE.csv[.gz]:MAPPING or "
+                 "images=DIR[:OPTIONS] (repeatable)");
   app.add_option("--holdout", t.holdout, "Fraction of the data held out for evaluation");
   app.add_option("--eval-data", t.evalData, "Held-out data instead of --holdout (repeatable)");
   app.add_option("--batch-size", t.batchSize, "Rows per batch (default 32)")
@@ -323,6 +337,31 @@ void addArtifactOptions(CLI::App &app, Options &o) {
                  "At the end, write every persistable variable in Paddle's format to DIR");
   app.add_option("--save-inference-model", t.saveInferencePrefix,
                  "At the end, write PREFIX.pdmodel and PREFIX.pdiparams");
+  // Few-shot meta-learning (docs/training.md, "Few-shot episodes and Reptile").
+  training::ReptileOptions &r = o.reptile;
+  app.add_option("--meta", o.meta, "Meta-learn on N-way K-shot episodes: reptile")
+      ->check(CLI::IsMember({"reptile"}));
+  app.add_option("--ways", r.episode.ways, "Classes per episode (default 5)")
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--shots", r.episode.shots, "Support rows per class (default 1)")
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--queries", r.episode.queries, "Query rows per class (default 1)")
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--inner-steps", r.innerSteps, "Train steps per episode (default 5)")
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--meta-steps", r.metaSteps, "Outer updates (default 100)")
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--meta-batch", r.metaBatch, "Episodes per outer update per rank (default 1)")
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--meta-lr", r.metaLr, "Outer step size epsilon (default 1)");
+  app.add_option("--meta-lr-final", r.metaLrFinal,
+                 "Anneal epsilon linearly to this by the last meta-step");
+  app.add_option("--eval-episodes", r.evalEpisodes,
+                 "Held-out episodes evaluated at the end (default 100)")
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--eval-inner-steps", r.evalInnerSteps,
+                 "Fine-tuning steps per held-out episode (default: --inner-steps)")
+      ->check(distc::tools::decimalInteger());
   // Data parallel: the launcher (docs/data-parallel.md).
   addLauncherOptions(app, o.launch, o.rendezvousTimeout, o.collectiveTimeout);
   app.add_option("--backend", o.backend,
@@ -432,7 +471,33 @@ const std::vector<const char *> trainOnlyFlags = {"--holdout",
                                                   "--resume",
                                                   "--save-persistables",
                                                   "--save-inference-model",
-                                                  "--tensorboard"};
+                                                  "--tensorboard",
+                                                  "--meta"};
+/// The flags of --meta reptile.
+const std::vector<const char *> metaFlags = {
+    "--ways",       "--shots",   "--queries",       "--inner-steps",   "--meta-steps",
+    "--meta-batch", "--meta-lr", "--meta-lr-final", "--eval-episodes", "--eval-inner-steps"};
+
+/// What every rank must agree on: agreedSettings plus the --meta settings.
+std::vector<std::pair<std::string, std::string>> jobSettings(const Options &o,
+                                                             const DistModel &model) {
+  auto settings =
+      distc::launch::agreedSettings(o.train, o.mode, o.backend, model.artifact().checksumHex());
+  if (o.meta.empty())
+    return settings;
+  const training::ReptileOptions &r = o.reptile;
+  settings.push_back({"--meta", o.meta + " ways " + std::to_string(r.episode.ways) + " shots " +
+                                    std::to_string(r.episode.shots) + " queries " +
+                                    std::to_string(r.episode.queries) + " inner-steps " +
+                                    std::to_string(r.innerSteps) + " meta-steps " +
+                                    std::to_string(r.metaSteps) + " meta-batch " +
+                                    std::to_string(r.metaBatch) + " meta-lr " +
+                                    training::formatMetric(r.metaLr) + " meta-lr-final " +
+                                    training::formatMetric(r.metaLrFinal.value_or(r.metaLr)) +
+                                    " eval-episodes " + std::to_string(r.evalEpisodes) +
+                                    " eval-inner-steps " + std::to_string(r.evalInnerSteps)});
+  return settings;
+}
 
 /// The launcher of a training job: runs this same command line once per
 /// rank (each copy finds the launcher's environment and joins the job),
@@ -440,9 +505,9 @@ const std::vector<const char *> trainOnlyFlags = {"--holdout",
 /// with several nodes, that every node gives the same settings.
 int launchTrainingJob(std::unique_ptr<DistModel> model, const Options &o, int argc, char **argv) {
   distc::launch::LaunchOptions l = o.launch;
-  l.agreedSettings =
-      distc::launch::agreedSettings(o.train, o.mode, o.backend, model->artifact().checksumHex());
-  l.artifactRanks = model->artifact()->world_size();
+  l.agreedSettings = jobSettings(o, *model);
+  // --meta reptile runs a one-rank artifact on every rank.
+  l.artifactRanks = o.meta.empty() ? model->artifact()->world_size() : 0;
   l.artifactName = o.artifactPath;
   model.reset();
   std::string error;
@@ -465,14 +530,15 @@ int runTrainMode(const CLI::App &app, std::unique_ptr<DistModel> model, const Op
   if (!model->hasTraining())
     return fail(o.artifactPath + " has a train program but no training table; recompile it "
                                  "with a newer distc");
+  if (std::string given = givenFlags(app, metaFlags); !given.empty() && o.meta.empty())
+    return fail(given + ": only with --meta reptile");
   if (role.launching)
     return launchTrainingJob(std::move(model), o, argc, argv);
   const auto how =
       o.backend == "cuda" ? distc::launch::JobComm::Nccl : distc::launch::JobComm::Gloo;
-  if (Status s = distc::launch::joinJob(
-          role.facts, *model, o.launch.connectTimeout, how, role.facts.localRank,
-          distc::launch::agreedSettings(o.train, o.mode, o.backend,
-                                        model->artifact().checksumHex()));
+  if (Status s = distc::launch::joinJob(role.facts, *model, o.launch.connectTimeout, how,
+                                        role.facts.localRank, jobSettings(o, *model),
+                                        /*copyPerRank=*/!o.meta.empty());
       !s.ok())
     return fail(s.message());
   return runTraining(*model, o, role.facts.isFirstWorker());
@@ -613,6 +679,8 @@ int runBatch(DistModel &model, const Options &o) {
 int runOneProcessMode(const CLI::App &app, DistModel &model, const Options &o) {
   if (std::string given = givenFlags(app, trainOnlyFlags); !given.empty())
     return fail(given + ": only for --mode train");
+  if (std::string given = givenFlags(app, metaFlags); !given.empty())
+    return fail(given + ": only for --mode train --meta reptile");
   if (!o.paramsDir.empty() && !o.train.initFrom.empty())
     return fail("--params and --init-from are alternatives; give one");
   if (!o.train.data.empty()) {

@@ -45,7 +45,8 @@ TEST(DataSpecTest, Errors) {
   Status st = parseDataSpec("data.txt", s);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.message(), "--data 'data.txt': cannot tell the file's format; expected "
-                          "NAME=@FILE.npy, FILE.npz[:MAPPING] or FILE.csv[.gz]:MAPPING");
+                          "NAME=@FILE.npy, FILE.npz[:MAPPING], FILE.csv[.gz]:MAPPING or "
+                          "images=DIR[:OPTIONS]");
   st = parseDataSpec("d.csv", s);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.message(),

@@ -6,6 +6,8 @@
 //   PATH.npz:MAPPING         feeds from members: "x,label=y" (Dataset.h)
 //   PATH.csv:MAPPING         CSV columns: "x=0:64,label=64" (Dataset.h)
 //   PATH.csv.gz:MAPPING      the same, gzip-compressed
+//   images=DIR[:OPTIONS]     a folder of class folders of PNG/JPEG files:
+//                            "x,label,size=84x84,channels=3" (ImageFolder.h)
 // The path ends at the first ".npz:", ".csv:" or ".csv.gz:"; the format is
 // told by that suffix. CSV needs a mapping.
 //
@@ -21,6 +23,7 @@
 #define DISTC_TRAINING_DATASPEC_H
 
 #include "distc/Training/Dataset.h"
+#include "distc/Training/ImageFolder.h"
 
 #include <map>
 #include <string>
@@ -30,7 +33,7 @@
 namespace distc::training {
 
 struct DataSpec {
-  enum class Kind { Npy, Npz, Csv };
+  enum class Kind { Npy, Npz, Csv, Images };
   Kind kind = Kind::Npy;
   std::string path;
   /// Npy: the feed.
@@ -39,6 +42,8 @@ struct DataSpec {
   std::vector<NpzFeed> npzFeeds;
   /// Csv: the mapping; dtypes are set by loadData.
   std::vector<CsvColumn> csvColumns;
+  /// Images: the options; the label dtype is set by loadData.
+  ImageFolderOptions images;
   /// The files to read, in order (expandDataFiles); empty: `path`.
   std::vector<std::string> files;
 };

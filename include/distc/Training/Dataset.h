@@ -42,6 +42,10 @@ struct Dataset {
   /// For messages: where each column came from, e.g. "digits.csv.gz columns
   /// 0:64" or "train.npz member 'x'". Columns added without one have none.
   std::map<std::string, std::string> sources;
+  /// For label columns read from class folders (ImageFolder.h): the folder
+  /// of each class index, for messages ("digits/train/3"). Kept by
+  /// mergeDatasets and selectRows.
+  std::map<std::string, std::vector<std::string>> classNames;
 
   /// Dim 0 shared by the columns; 0 for a dataset without columns.
   int64_t numRows() const;

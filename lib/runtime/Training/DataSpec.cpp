@@ -11,7 +11,8 @@ namespace distc::training {
 
 namespace {
 
-const char kForms[] = "expected NAME=@FILE.npy, FILE.npz[:MAPPING] or FILE.csv[.gz]:MAPPING";
+const char kForms[] =
+    "expected NAME=@FILE.npy, FILE.npz[:MAPPING], FILE.csv[.gz]:MAPPING or images=DIR[:OPTIONS]";
 
 bool endsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -32,6 +33,22 @@ Status parseDataSpec(std::string_view text, DataSpec &out) {
     spec.path = std::string(text.substr(at + 2));
     if (spec.path.empty())
       return bad("no file after '=@'");
+    out = std::move(spec);
+    return Status::success();
+  }
+  // images=DIR[:OPTIONS]: the folder ends at the first ':'.
+  if (text.substr(0, 7) == "images=") {
+    spec.kind = DataSpec::Kind::Images;
+    std::string_view rest = text.substr(7);
+    size_t sep = rest.find(':');
+    spec.path = std::string(rest.substr(0, sep));
+    if (spec.path.empty())
+      return bad("no folder after 'images='");
+    if (spec.path.find_first_of("*?[") != std::string::npos)
+      return bad("images=DIR takes one folder, not a wildcard");
+    if (sep != std::string_view::npos)
+      if (Status st = parseImageFolderOptions(rest.substr(sep + 1), spec.images); !st.ok())
+        return bad(st.message());
     out = std::move(spec);
     return Status::success();
   }
@@ -105,7 +122,7 @@ std::vector<std::string> fileShard(const std::vector<std::string> &files, int ra
 namespace {
 
 Status loadFile(Dataset &into, const DataSpec &spec, const std::string &path,
-                const std::map<std::string, FeedSpec> &feeds) {
+                const std::map<std::string, FeedSpec> &feeds, std::vector<std::string> *report) {
   switch (spec.kind) {
   case DataSpec::Kind::Npy:
     return loadNpyColumn(into, spec.feed, path);
@@ -118,6 +135,14 @@ Status loadFile(Dataset &into, const DataSpec &spec, const std::string &path,
       if (auto it = feeds.find(c.feed); it != feeds.end())
         c.dtype = it->second.dtype;
     return loadCsv(into, path, options);
+  }
+  case DataSpec::Kind::Images: {
+    ImageFolderOptions options = spec.images;
+    if (auto it = feeds.find(options.labelFeed); it != feeds.end()) {
+      options.labelType = it->second.dtype;
+      options.labelColumnRank1 = it->second.dims.size() == 1;
+    }
+    return loadImageFolder(into, path, options, report);
   }
   }
   return Status::error("--data: unknown kind");
@@ -147,8 +172,11 @@ Status loadData(Dataset &into, const DataSpec &spec, const std::map<std::string,
   for (const std::string &file : files) {
     Dataset part;
     auto start = std::chrono::steady_clock::now();
-    if (Status s = loadFile(part, spec, file, feeds); !s.ok())
+    std::vector<std::string> notes;
+    if (Status s = loadFile(part, spec, file, feeds, &notes); !s.ok())
       return s;
+    if (report)
+      report->insert(report->end(), notes.begin(), notes.end());
     if (report)
       report->push_back(describeLoad(part, file, std::chrono::steady_clock::now() - start));
     if (files.size() == 1)

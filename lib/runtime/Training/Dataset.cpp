@@ -122,6 +122,8 @@ Status mergeDatasets(Dataset &into, Dataset from) {
     if (Status st = addColumn(merged, name, column, source); !st.ok())
       return st;
   }
+  for (auto &[name, classes] : from.classNames)
+    merged.classNames[name] = std::move(classes);
   into = std::move(merged);
   return Status::success();
 }
@@ -148,6 +150,7 @@ Status checkRowCounts(const Dataset &dataset) {
 Dataset selectRows(const Dataset &dataset, const std::vector<int64_t> &rows) {
   Dataset out;
   out.sources = dataset.sources;
+  out.classNames = dataset.classNames;
   for (const auto &[name, column] : dataset.columns) {
     Shape shape = column.shape();
     int64_t total = shape[0];
