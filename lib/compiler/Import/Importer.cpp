@@ -29,6 +29,12 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <vector>
+
 using namespace mlir;
 
 namespace distc {
@@ -123,6 +129,16 @@ private:
   /// Records that `value` now holds `name`, writing persistables back.
   LogicalResult define(Location loc, const std::string &name, Value value);
 
+  /// `op` with the input slots that stand for attributes
+  /// (OpSpec::foldedInputs) replaced by those attributes, or nullopt when
+  /// it gives none; fails naming a slot whose value is computed at run time.
+  FailureOr<std::optional<proto::OpDesc>> foldInputs(Location loc, const proto::OpDesc &op,
+                                                     const pd::OpSpec &spec);
+  /// Records the value `op` (just imported) produced when it is known at
+  /// compile time: fill_constant, shape of a static tensor, assign and cast
+  /// of such values.
+  void recordKnownValue(const proto::OpDesc &op);
+
   /// True when `name` is declared as a RAW variable (persistable or not).
   bool isRawVariable(StringRef name) const;
   /// Checks the uses of RAW variables by `op`: only c_gen_nccl_id writes
@@ -157,6 +173,8 @@ private:
   llvm::StringMap<FusedGroup> fusedGroups;    // by fused variable
   llvm::StringMap<std::string> fusedMemberOf; // coalesced variable -> fused variable
   Operation *defining = nullptr;              // the op whose results are being defined
+  /// Values known at compile time, by variable (recordKnownValue).
+  llvm::StringMap<std::vector<double>> known;
 };
 
 Location ProgramImporter::opLoc(int index, const proto::OpDesc &op) {
@@ -221,7 +239,14 @@ LogicalResult ProgramImporter::importOp(int index, const proto::OpDesc &op) {
   if (!spec)
     return emitError(loc) << "unknown op type '" << op.type()
                           << "': the pd dialect does not model it";
-  return importCatalogOp(loc, op, *spec);
+  FailureOr<std::optional<proto::OpDesc>> folded = foldInputs(loc, op, *spec);
+  if (failed(folded))
+    return failure();
+  const proto::OpDesc &effective = *folded ? **folded : op;
+  if (failed(importCatalogOp(loc, effective, *spec)))
+    return failure();
+  recordKnownValue(effective);
+  return success();
 }
 
 /// Finds the single argument of slot `slot` in `slots`.
@@ -239,6 +264,155 @@ const proto::OpDesc::Attr *findAttr(const proto::OpDesc &op, std::string_view na
     if (attr.name() == name)
       return &attr;
   return nullptr;
+}
+
+/// Sets attribute `name` of `op` (replacing it) to `values` as `kind`;
+/// false with `error` when they do not fit it.
+static bool setAttr(proto::OpDesc &op, std::string_view name, pd::AttrKind kind,
+                    const std::vector<double> &values, std::string &error) {
+  for (double v : values)
+    if (kind != pd::AttrKind::Float && kind != pd::AttrKind::Floats &&
+        kind != pd::AttrKind::Float64 && kind != pd::AttrKind::Float64s &&
+        (v != std::floor(v) || std::fabs(v) > 9.0e15)) {
+      error = "holds " + std::to_string(v) + ", not an integer";
+      return false;
+    }
+  const bool list = kind == pd::AttrKind::Ints || kind == pd::AttrKind::Longs ||
+                    kind == pd::AttrKind::Floats || kind == pd::AttrKind::Float64s;
+  if (!list && values.size() != 1) {
+    error = "holds " + std::to_string(values.size()) + " values for one";
+    return false;
+  }
+  auto *attrs = op.mutable_attrs();
+  for (int i = 0; i < attrs->size(); ++i)
+    if (attrs->Get(i).name() == name) {
+      attrs->DeleteSubrange(i, 1);
+      break;
+    }
+  proto::OpDesc::Attr *attr = op.add_attrs();
+  attr->set_name(std::string(name));
+  attr->set_type(static_cast<proto::AttrType>(kind));
+  for (double v : values)
+    switch (kind) {
+    case pd::AttrKind::Int:
+      attr->set_i(static_cast<int32_t>(v));
+      break;
+    case pd::AttrKind::Long:
+      attr->set_l(static_cast<int64_t>(v));
+      break;
+    case pd::AttrKind::Float:
+      attr->set_f(static_cast<float>(v));
+      break;
+    case pd::AttrKind::Float64:
+      attr->set_float64(v);
+      break;
+    case pd::AttrKind::Ints:
+      attr->add_ints(static_cast<int32_t>(v));
+      break;
+    case pd::AttrKind::Longs:
+      attr->add_longs(static_cast<int64_t>(v));
+      break;
+    case pd::AttrKind::Floats:
+      attr->add_floats(static_cast<float>(v));
+      break;
+    case pd::AttrKind::Float64s:
+      attr->add_float64s(v);
+      break;
+    default:
+      error = "cannot stand for a non-numeric attribute";
+      return false;
+    }
+  return true;
+}
+
+FailureOr<std::optional<proto::OpDesc>>
+ProgramImporter::foldInputs(Location loc, const proto::OpDesc &op, const pd::OpSpec &spec) {
+  std::optional<proto::OpDesc> out;
+  for (const pd::FoldedInput &fold : spec.foldedInputs) {
+    const proto::OpDesc::Var *slot = findSlot(op.inputs(), fold.slot);
+    if (!slot || slot->arguments_size() == 0)
+      continue;
+    std::vector<double> values;
+    for (const std::string &name : slot->arguments()) {
+      auto it = known.find(name);
+      if (it == known.end())
+        return emitError(loc) << "input slot '" << fold.slot << "' reads '" << name
+                              << "', which is computed at run time; distc needs its value "
+                                 "when compiling (give attribute '"
+                              << fold.attrs.front() << "' instead)";
+      values.insert(values.end(), it->second.begin(), it->second.end());
+    }
+    if (fold.attrs.size() > 1 && values.size() != fold.attrs.size())
+      return emitError(loc) << "input slot '" << fold.slot << "' holds " << values.size()
+                            << " values for the " << fold.attrs.size() << " attributes it stands for";
+    if (!out)
+      out = op;
+    for (size_t k = 0; k < fold.attrs.size(); ++k) {
+      const pd::AttrSpec *attr = nullptr;
+      for (const pd::AttrSpec &a : spec.attrs)
+        if (a.name == fold.attrs[k])
+          attr = &a;
+      std::vector<double> part =
+          fold.attrs.size() == 1 ? values : std::vector<double>{values[k]};
+      std::string error;
+      if (!attr || !setAttr(*out, fold.attrs[k], attr->kind, part, error))
+        return emitError(loc) << "input slot '" << fold.slot << "' " << error << " (attribute '"
+                              << fold.attrs[k] << "')";
+    }
+    auto *inputs = out->mutable_inputs();
+    for (int i = 0; i < inputs->size(); ++i)
+      if (inputs->Get(i).parameter() == fold.slot) {
+        inputs->DeleteSubrange(i, 1);
+        break;
+      }
+  }
+  return out;
+}
+
+void ProgramImporter::recordKnownValue(const proto::OpDesc &op) {
+  // Small values only: shapes, axes, sizes.
+  constexpr int64_t kMaxKnown = 4096;
+  auto only = [&](const auto &slots, std::string_view name) -> std::string {
+    const proto::OpDesc::Var *slot = findSlot(slots, name);
+    return slot && slot->arguments_size() == 1 ? slot->arguments(0) : std::string();
+  };
+  const std::string out = only(op.outputs(), "Out");
+  if (out.empty())
+    return;
+  if (op.type() == "fill_constant") {
+    const proto::OpDesc::Attr *shape = findAttr(op, "shape");
+    const proto::OpDesc::Attr *value = findAttr(op, "value");
+    const proto::OpDesc::Attr *text = findAttr(op, "str_value");
+    int64_t count = 1;
+    if (shape)
+      for (int64_t d : shape->longs())
+        count = d < 0 || count * std::max<int64_t>(d, 1) > kMaxKnown ? kMaxKnown + 1 : count * d;
+    double v = value ? value->f() : 0.0;
+    if (text && !text->s().empty()) {
+      char *end = nullptr;
+      v = std::strtod(text->s().c_str(), &end);
+      if (*end != '\0')
+        return;
+    }
+    if (count <= kMaxKnown)
+      known[out] = std::vector<double>(static_cast<size_t>(count), v);
+  } else if (op.type() == "shape") {
+    auto type = dyn_cast<RankedTensorType>(env.lookup(only(op.inputs(), "Input")).getType());
+    if (type && type.hasStaticShape())
+      known[out] = std::vector<double>(type.getShape().begin(), type.getShape().end());
+  } else if (op.type() == "assign" || op.type() == "cast") {
+    auto it = known.find(only(op.inputs(), "X"));
+    if (it != known.end()) {
+      std::vector<double> values = it->second;
+      const proto::OpDesc::Attr *to = findAttr(op, "out_dtype");
+      // Paddle's VarType FP16, FP32, FP64, BF16 keep fractions.
+      bool floating = !to || to->i() == 4 || to->i() == 5 || to->i() == 6 || to->i() == 22;
+      if (!floating)
+        for (double &v : values)
+          v = std::trunc(v);
+      known[out] = std::move(values);
+    }
+  }
 }
 
 LogicalResult ProgramImporter::importExtraAttrs(Location loc, const proto::OpDesc &op,
@@ -400,6 +574,7 @@ void ProgramImporter::refreshSlices(StringRef fusedName, FusedGroup &group) {
 LogicalResult ProgramImporter::define(Location loc, const std::string &name, Value value) {
   if (name.empty())
     return success();
+  known.erase(name); // recordKnownValue records it again when it is still known
   if (auto member = fusedMemberOf.find(name);
       member != fusedMemberOf.end() && !isa_and_nonnull<pd::CoalesceTensorOp>(defining))
     return emitError(loc) << "writes '" << name << "', which a coalesce_tensor made a slice of '"

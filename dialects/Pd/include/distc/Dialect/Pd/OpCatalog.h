@@ -64,6 +64,14 @@ struct AttrSpec {
   bool required = false;
 };
 
+/// An input slot that stands for attributes (PdDialect.td `foldedInputs`).
+struct FoldedInput {
+  std::string_view slot;
+  /// One attribute takes the slot's whole value; several take one element
+  /// each, in order.
+  std::vector<std::string_view> attrs;
+};
+
 struct OpSpec {
   std::string_view type; // Paddle op type, also the MLIR op name after "pd."
   std::vector<SlotSpec> inputs;
@@ -75,6 +83,7 @@ struct OpSpec {
   /// The `<type>_grad` op Paddle's append_backward emits for this op, its
   /// slots matched by name; empty when the op has none (PdOps.td `gradOp`).
   std::string_view gradOp;
+  std::vector<FoldedInput> foldedInputs;
 };
 
 /// All catalogued ops, in a stable order.

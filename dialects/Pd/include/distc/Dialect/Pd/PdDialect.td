@@ -50,6 +50,13 @@ class Pd_Op<string mnemonic, list<Trait> traits = []>
   // Input slots Paddle defines that distc does not support, so the
   // importer can name them instead of calling the op unknown.
   list<string> unsupportedInputs = [];
+  // Input slots that stand for attributes: "SLOT=attr", or
+  // "SLOT=attr1,attr2" for a slot whose elements are several attributes
+  // (interp's OutSize = [out_h, out_w]). A slot whose variables hold values
+  // known when the program is imported (fill_constant, shape of a static
+  // tensor, assign and cast of those) is folded into the attributes; one
+  // computed at run time is refused, naming the slot and the variable.
+  list<string> foldedInputs = [];
   // Startup-program initializers of parameter values.
   bit isInitializer = 0;
   // Shape and dtype inference: a rule of Inference/*Rules.cpp (InferContext.h).

@@ -184,7 +184,7 @@ def Pd_FillConstantOp : Pd_CatalogOp<"fill_constant", [Pure]> {
                        PdBool<"false">:$force_cpu);
   let results = (outs PdTensor:$Out);
   let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
-  let unsupportedInputs = ["ShapeTensor", "ShapeTensorList", "ValueTensor"];
+  let foldedInputs = ["ShapeTensor=shape", "ShapeTensorList=shape", "ValueTensor=value"];
   let isInitializer = 1; // also initializes parameters in startup programs
   let inferRule = "inferCreation";
   let lowering = [{ lowerFillConstant(op) }];
@@ -213,7 +213,7 @@ def Pd_ScaleOp : Pd_CatalogOp<"scale", [Pure]> {
   let arguments = (ins PdTensor:$X, PdFloat<"1">:$scale, PdFloat<"0">:$bias,
                        PdBool<"true">:$bias_after_scale);
   let results = (outs PdTensor:$Out);
-  let unsupportedInputs = ["ScaleTensor"];
+  let foldedInputs = ["ScaleTensor=scale"];
   let inferRule = "inferSameAsX";
   let lowering = [{ lowerScale(op) }];
   let gradRule = "scaleGrad";
@@ -300,7 +300,7 @@ def Pd_ClipOp : Pd_CatalogOp<"clip", [Pure]> {
   let summary = "X limited to [min, max]";
   let arguments = (ins PdTensor:$X, F32Attr:$min, F32Attr:$max);
   let results = (outs PdTensor:$Out);
-  let unsupportedInputs = ["Min", "Max"];
+  let foldedInputs = ["Min=min", "Max=max"];
   let inferRule = "inferSameAsX";
   let lowering = [{ lowerElementwiseKernel(op, "clip", {"min", "max"}) }];
   let gradOp = "clip_grad";
@@ -337,7 +337,7 @@ def Pd_Reshape2Op : Pd_CatalogOp<"reshape2", [Pure]> {
   let arguments = (ins PdTensor:$X, PdInts<"[]">:$shape);
   let results = (outs PdTensor:$Out, PdTensor:$XShape);
   let optionalOutputs = ["XShape"];
-  let unsupportedInputs = ["Shape", "ShapeTensor"];
+  let foldedInputs = ["Shape=shape", "ShapeTensor=shape"];
   let inferRule = "inferReshape2";
   let lowering = [{ lowerReshape(op) }];
   let gradOp = "reshape2_grad";
@@ -357,7 +357,7 @@ def Pd_ConcatOp : Pd_CatalogOp<"concat", [Pure]> {
   let summary = "Concatenation of the X tensors along `axis`";
   let arguments = (ins Variadic<PdTensor>:$X, PdInt<"0">:$axis);
   let results = (outs PdTensor:$Out);
-  let unsupportedInputs = ["AxisTensor"];
+  let foldedInputs = ["AxisTensor=axis"];
   let inferRule = "inferConcat";
   let lowering = [{ lowerConcat(op) }];
   let gradOp = "concat_grad";
@@ -368,7 +368,7 @@ def Pd_SplitOp : Pd_CatalogOp<"split", [Pure]> {
   let arguments = (ins PdTensor:$X, PdInt<"0">:$axis, PdInt<"0">:$num,
                        PdInts<"[]">:$sections);
   let results = (outs Variadic<PdTensor>:$Out);
-  let unsupportedInputs = ["AxisTensor", "SectionsTensorList"];
+  let foldedInputs = ["AxisTensor=axis", "SectionsTensorList=sections"];
   let inferRule = "inferSplit";
   let lowering = [{ lowerSplit(op) }];
   let gradRule = "splitGrad";
@@ -380,7 +380,8 @@ def Pd_SliceOp : Pd_CatalogOp<"slice", [Pure]> {
                        PdInts<"[]">:$ends, PdInts<"[]">:$decrease_axis,
                        PdInts<"[]">:$infer_flags);
   let results = (outs PdTensor:$Out);
-  let unsupportedInputs = ["StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList"];
+  let foldedInputs = ["StartsTensor=starts", "EndsTensor=ends", "StartsTensorList=starts",
+                      "EndsTensorList=ends"];
   let inferRule = "inferSlice";
   let lowering = [{ lowerSlice(op) }];
   let gradOp = "slice_grad";
@@ -448,7 +449,7 @@ def Pd_TopKV2Op : Pd_CatalogOp<"top_k_v2", [Pure]> {
   let arguments = (ins PdTensor:$X, PdInt<"1">:$k, PdInt<"-1">:$axis,
                        PdBool<"true">:$largest, PdBool<"true">:$sorted);
   let results = (outs PdTensor:$Out, PdTensor:$Indices);
-  let unsupportedInputs = ["K"];
+  let foldedInputs = ["K=k"];
   let inferRule = "inferTopKV2";
   let lowering = [{ lowerTopK(op) }];
 }
@@ -781,7 +782,7 @@ class Pd_RandomOp<string mnemonic, string what, Attr shapeAttr,
                        (ins PdInt<"0">:$seed, PdInt<"5">:$dtype));
   let results = (outs PdTensor:$Out);
   let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
-  let unsupportedInputs = ["ShapeTensor", "ShapeTensorList"];
+  let foldedInputs = ["ShapeTensor=shape", "ShapeTensorList=shape"];
   let isInitializer = 1;
   let inferRule = "inferCreation";
   let lowering = [{ lowerRandom(op) }];

@@ -58,7 +58,7 @@ def Pd_Squeeze2GradOp : Pd_XShapeViewGradOp<"squeeze2_grad", "squeeze2"> {
 def Pd_Unsqueeze2Op : Pd_XShapeViewOp<"unsqueeze2"> {
   let summary = "X with size-1 dims inserted at `axes`, one after the other";
   let arguments = (ins PdTensor:$X, PdInts<"[]">:$axes);
-  let unsupportedInputs = ["AxesTensor", "AxesTensorList"];
+  let foldedInputs = ["AxesTensor=axes", "AxesTensorList=axes"];
   let inferRule = "inferUnsqueeze2";
   let lowering = [{ lowerUnsqueeze(op) }];
 }
@@ -101,7 +101,7 @@ def Pd_Pad2dOp : Pd_CatalogOp<"pad2d", [Pure]> {
                        PdStr<"constant">:$mode, PdFloat<"0">:$pad_value,
                        PdStr<"NCHW">:$data_format);
   let results = (outs PdTensor:$Out);
-  let unsupportedInputs = ["Paddings"];
+  let foldedInputs = ["Paddings=paddings"];
   let inferRule = "inferPad2d";
   let lowering = [{ lowerPad(op, /*innerFirst=*/false, "pad_value") }];
   let gradOp = "pad2d_grad";
@@ -111,7 +111,7 @@ def Pd_Pad2dGradOp : Pd_GradOp<"pad2d_grad", "pad2d"> {
                        PdStr<"constant">:$mode, PdFloat<"0">:$pad_value,
                        PdStr<"NCHW">:$data_format);
   let results = (outs PdTensor:$X_GRAD);
-  let unsupportedInputs = ["Paddings"];
+  let foldedInputs = ["Paddings=paddings"];
   let lowering = [{ lowerPad(op, /*innerFirst=*/false, "pad_value") }];
 }
 
@@ -120,7 +120,7 @@ def Pd_Pad3dOp : Pd_CatalogOp<"pad3d", [Pure]> {
   let arguments = (ins PdTensor:$X, PdInts<"[]">:$paddings, PdStr<"constant">:$mode,
                        PdFloat<"0">:$value, PdStr<"NCDHW">:$data_format);
   let results = (outs PdTensor:$Out);
-  let unsupportedInputs = ["Paddings"];
+  let foldedInputs = ["Paddings=paddings"];
   let inferRule = "inferPad3d";
   let lowering = [{ lowerPad(op, /*innerFirst=*/true, "value") }];
   let gradOp = "pad3d_grad";
@@ -130,7 +130,7 @@ def Pd_Pad3dGradOp : Pd_GradOp<"pad3d_grad", "pad3d"> {
                        PdStr<"constant">:$mode, PdFloat<"0">:$value,
                        PdStr<"NCDHW">:$data_format);
   let results = (outs PdTensor:$X_GRAD);
-  let unsupportedInputs = ["Paddings"];
+  let foldedInputs = ["Paddings=paddings"];
   let lowering = [{ lowerPad(op, /*innerFirst=*/true, "value") }];
 }
 
@@ -145,7 +145,7 @@ class Pd_InterpV2Op<string mnemonic, string method> : Pd_CatalogOp<mnemonic, [Pu
                        PdStr<method>:$interp_method, PdBool<"true">:$align_corners,
                        PdInt<"1">:$align_mode);
   let results = (outs PdTensor:$Out);
-  let unsupportedInputs = ["OutSize", "SizeTensor", "Scale"];
+  let foldedInputs = ["OutSize=out_h,out_w", "SizeTensor=out_h,out_w", "Scale=scale"];
   let inferRule = "inferInterpV2";
   let lowering = [{ lowerInterp(op) }];
   let gradOp = mnemonic # "_grad";
@@ -157,7 +157,7 @@ class Pd_InterpV2GradOp<string mnemonic, string forward, string method>
                        PdFloats<"[]">:$scale, PdStr<method>:$interp_method,
                        PdBool<"true">:$align_corners, PdInt<"1">:$align_mode);
   let results = (outs PdTensor:$X_GRAD);
-  let unsupportedInputs = ["OutSize", "SizeTensor", "Scale"];
+  let foldedInputs = ["OutSize=out_h,out_w", "SizeTensor=out_h,out_w", "Scale=scale"];
   let lowering = [{ lowerInterp(op) }];
 }
 def Pd_BilinearInterpV2Op : Pd_InterpV2Op<"bilinear_interp_v2", "bilinear">;
