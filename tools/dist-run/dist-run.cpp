@@ -41,6 +41,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -119,6 +121,7 @@ struct Options {
   std::string artifactPath, mode, paramsDir;
   std::vector<std::string> inputs, outputs, expected;
   double rtol = 1e-5, atol = 1e-6;
+  int64_t repeat = 1;
   training::TrainOptions train;
   distc::launch::LaunchOptions launch;
   std::string backend = "cpu";
@@ -302,6 +305,11 @@ void addArtifactOptions(CLI::App &app, Options &o) {
                  "Compare fetch NAME with @ref.npy (repeatable); exit 1 on mismatch");
   app.add_option("--rtol", o.rtol, "Relative tolerance for --expected-output");
   app.add_option("--atol", o.atol, "Absolute tolerance for --expected-output");
+  app.add_option("--repeat", o.repeat,
+                 "Run the batch N times and print the time per run to stderr (after one warm-up "
+                 "run)")
+      ->check(distc::tools::decimalInteger())
+      ->check(CLI::Range(int64_t(1), int64_t(1000000)));
   // Training, and evaluation of a dataset (docs/training.md).
   app.add_option("--data", t.data,
                  "Data: NAME=@x.npy, FILE.npz[:MAPPING], FILE.csv[.gz]:MAPPING or "
@@ -456,7 +464,7 @@ std::unique_ptr<DistModel> openModelWithMode(const Options &o, const JobRole &ro
 
 /// The flags of a run on one batch of --input files.
 const std::vector<const char *> batchFlags = {"--input", "--output", "--expected-output", "--rtol",
-                                              "--atol"};
+                                              "--atol",  "--repeat"};
 /// The flags only training takes.
 const std::vector<const char *> trainOnlyFlags = {"--holdout",
                                                   "--eval-data",
@@ -662,7 +670,7 @@ int reportBatchResults(const BatchRequest &request, const std::vector<ProgramIO>
 }
 
 /// --mode eval or predict on one batch of --input files.
-int runBatch(DistModel &model, const Options &o) {
+int runBatch(const CLI::App &app, DistModel &model, const Options &o) {
   const std::vector<ProgramIO> fetchList = model.session().fetches(o.mode);
   BatchRequest request;
   if (std::string problem = readBatchRequest(o, fetchList, request); !problem.empty())
@@ -672,6 +680,23 @@ int runBatch(DistModel &model, const Options &o) {
   TensorMap fetches;
   if (Status s = model.session().run(o.mode, request.feeds, fetches); !s.ok())
     return fail(s.message());
+  if (app.count("--repeat")) {
+    // The first run above warmed caches, thread pools and buffers; the
+    // timed runs are what a served model costs per batch.
+    std::vector<double> seconds;
+    for (int64_t r = 0; r < o.repeat; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      if (Status s = model.session().run(o.mode, request.feeds, fetches); !s.ok())
+        return fail(s.message());
+      seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::vector<double> sorted = seconds;
+    std::sort(sorted.begin(), sorted.end());
+    std::fprintf(stderr, "dist-run: %s: %lld runs: median %.3f ms, min %.3f ms, max %.3f ms\n",
+                 o.mode.c_str(), static_cast<long long>(sorted.size()),
+                 sorted[sorted.size() / 2] * 1e3, sorted.front() * 1e3, sorted.back() * 1e3);
+  }
   return reportBatchResults(request, fetchList, fetches, o);
 }
 
@@ -693,7 +718,7 @@ int runOneProcessMode(const CLI::App &app, DistModel &model, const Options &o) {
   if (app.count("--batch-size") || app.count("--metrics"))
     return fail(givenFlags(app, {"--batch-size", "--metrics"}) +
                 ": only for --mode train, or --mode eval with --data");
-  return runBatch(model, o);
+  return runBatch(app, model, o);
 }
 
 int runTool(int argc, char **argv) {
