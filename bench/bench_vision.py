@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+"""Vision models on the CPU: distc against PyTorch, same program, parameters,
+float32 and thread count.
+
+Run through bench/run-bench-vision.sh, which installs PyTorch and NumPy.
+Inference: a ResNet-50 program (examples/vision/gen_vision.py, Paddle's
+ops and names) with random parameters, timed per batch with
+`dist-run --mode predict --repeat` at each batch size, and the same program
+run op by op with PyTorch's kernels (torch.nn.functional) under
+torch.inference_mode(). Training: a conv-bn-relu-pool CNN's step (forward,
+backward, SGD) with `dist-run --mode train` against PyTorch's autograd on
+the same ops. Each row prints both medians and their ratio distc/PyTorch
+(below 1: distc is faster), and the largest difference of the outputs.
+See docs/benchmarks.md.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "examples", "vision"))
+sys.path.insert(0, os.path.join(ROOT, "test", "e2e", "Inputs"))
+
+from bench_util import cpu_model, log, median_ms, run_in_work_dir  # noqa: E402
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
+                   help="build directory with bin/distc and bin/dist-run")
+    p.add_argument("--threads", type=int, default=0,
+                   help="threads for both frameworks (default: all cores, %d here)"
+                   % len(os.sched_getaffinity(0)))
+    p.add_argument("--batches", default="1,32", help="inference batch sizes (default 1,32)")
+    p.add_argument("--size", type=int, default=224, help="image size (default 224)")
+    p.add_argument("--repeat", type=int, default=10, help="timed inference runs (default 10)")
+    p.add_argument("--train-batch", type=int, default=64, help="CNN training batch (default 64)")
+    p.add_argument("--train-steps", type=int, default=30, help="timed training steps (default 30)")
+    p.add_argument("--quick", action="store_true", help="small sizes, few runs (a smoke run)")
+    p.add_argument("--work-dir", help="keep programs, artifacts and data here (default: a temp dir)")
+    p.add_argument("--json", help="also write the results to this JSON file")
+    return p.parse_args()
+
+
+ARGS = parse_args()
+if ARGS.quick:
+    ARGS.size, ARGS.repeat, ARGS.train_steps, ARGS.batches = 64, 3, 5, "1,4"
+THREADS = ARGS.threads or len(os.sched_getaffinity(0))
+for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "DISTC_NUM_THREADS"):
+    os.environ[var] = str(THREADS)
+os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import gen_vision  # noqa: E402
+import paddle_numpy  # noqa: E402
+
+torch.set_num_threads(THREADS)
+
+
+# --- The program, run with PyTorch's kernels ----------------------------------
+
+def attrs(op):
+    return paddle_numpy.attrs_of(op)
+
+
+def slots(op, key):
+    return {s["parameter"]: s.get("arguments", []) for s in op.get(key, [])}
+
+
+def torch_op(kind, ins, a, training):
+    """One Paddle op on torch tensors (the ops the vision programs use)."""
+    if kind in ("conv2d", "depthwise_conv2d"):
+        pads = [int(p) for p in a["paddings"]]
+        return {"Output": F.conv2d(ins["Input"], ins["Filter"], stride=[int(s) for s in a["strides"]],
+                                   padding=pads[:2], dilation=[int(d) for d in a["dilations"]],
+                                   groups=int(a["groups"]))}
+    if kind == "batch_norm":
+        mean, var = ins["Mean"], ins["Variance"]
+        y = F.batch_norm(ins["X"], mean, var, ins["Scale"], ins["Bias"], training=training,
+                         momentum=1 - a["momentum"], eps=a["epsilon"])
+        return {"Y": y}
+    if kind == "pool2d":
+        x = ins["X"]
+        if a.get("global_pooling") or a.get("adaptive"):
+            size = (1, 1) if a.get("global_pooling") else [int(k) for k in a["ksize"]]
+            pool = F.adaptive_max_pool2d if a["pooling_type"] == "max" else F.adaptive_avg_pool2d
+            return {"Out": pool(x, size)}
+        k, s, p = ([int(v) for v in a[n]] for n in ("ksize", "strides", "paddings"))
+        if a["pooling_type"] == "max":
+            return {"Out": F.max_pool2d(x, k, s, p[:2])}
+        return {"Out": F.avg_pool2d(x, k, s, p[:2], count_include_pad=not a.get("exclusive", True))}
+    if kind == "relu":
+        return {"Out": F.relu(ins["X"])}
+    if kind == "relu6":
+        return {"Out": F.hardtanh(ins["X"], 0.0, a.get("threshold", 6.0))}
+    if kind == "hard_swish":
+        return {"Out": F.hardswish(ins["X"])}
+    if kind == "hard_sigmoid":
+        return {"Out": torch.clamp(ins["X"] * a.get("slope", 0.2) + a.get("offset", 0.5), 0, 1)}
+    if kind in ("elementwise_add", "elementwise_mul"):
+        fn = torch.add if kind == "elementwise_add" else torch.mul
+        return {"Out": fn(ins["X"], ins["Y"])}
+    if kind == "flatten_contiguous_range":
+        return {"Out": torch.flatten(ins["X"], int(a["start_axis"]), int(a["stop_axis"]))}
+    if kind == "reshape2":
+        return {"Out": ins["X"].reshape([int(s) for s in a["shape"]])}
+    if kind == "matmul_v2":
+        return {"Out": torch.matmul(ins["X"], ins["Y"])}
+    if kind == "softmax":
+        return {"Out": F.softmax(ins["X"], int(a["axis"]))}
+    if kind == "softmax_with_cross_entropy":
+        loss = F.cross_entropy(ins["Logits"], ins["Label"].reshape(-1), reduction="none")
+        return {"Loss": loss.reshape(-1, 1)}
+    if kind == "mean":
+        return {"Out": ins["X"].mean()}
+    raise SystemExit("bench: no PyTorch form of op '%s'" % kind)
+
+
+def torch_run(block, env, feeds, training=False):
+    """Runs block 0; returns the value of every fetch."""
+    env = dict(env)
+    fetched = []
+    for op in block["ops"]:
+        ins, outs = slots(op, "inputs"), slots(op, "outputs")
+        if op["type"] == "feed":
+            env[outs["Out"][0]] = feeds[outs["Out"][0]]
+        elif op["type"] == "fetch":
+            fetched.append(env[ins["X"][0]])
+        else:
+            args = {k: env[v[0]] for k, v in ins.items() if v}
+            for slot, value in torch_op(op["type"], args, attrs(op), training).items():
+                env[outs[slot][0]] = value
+    return fetched
+
+
+# --- distc ----------------------------------------------------------------------
+
+class Bench:
+    def __init__(self, work):
+        self.work = work
+        bindir = os.path.join(ARGS.build_dir, "bin")
+        self.distc, self.dist_run = os.path.join(bindir, "distc"), os.path.join(bindir, "dist-run")
+        for binary in (self.distc, self.dist_run):
+            if not os.access(binary, os.X_OK):
+                sys.exit("bench: %s not found; pass the build directory" % binary)
+
+    def path(self, *parts):
+        return os.path.join(self.work, *parts)
+
+    def run(self, cmd):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("%s failed: %s" % (os.path.basename(cmd[0]),
+                                                  (r.stderr.strip() or r.stdout.strip())[-2000:]))
+        return r
+
+    def inference(self):
+        folder = self.path("resnet50")
+        gen_vision.main(["resnet50", folder, str(ARGS.size)])
+        main_json = os.path.join(folder, "main.json")
+        params = self.path("resnet50-params")
+        paddle_numpy.random_params(main_json, params, 5)
+        artifact = self.path("resnet50.distc")
+        t0 = time.time()
+        self.run([self.distc, main_json, "-o", artifact])
+        log("compiled ResNet-50 in %.1f s" % (time.time() - t0))
+        with open(main_json) as f:
+            block = json.load(f)["blocks"][0]
+        env = {n[:-4]: torch.from_numpy(np.load(os.path.join(params, n)))
+               for n in os.listdir(params)}
+        fetch = [op for op in block["ops"] if op["type"] == "fetch"][0]
+        fetch_name = slots(fetch, "inputs")["X"][0]
+        rows = []
+        for batch in (int(b) for b in ARGS.batches.split(",")):
+            rng = np.random.default_rng(batch)
+            image = rng.uniform(-1, 1, (batch, 3, ARGS.size, ARGS.size)).astype(np.float32)
+            np.save(self.path("image.npy"), image)
+            out = self.path("out.npy")
+            r = self.run([self.dist_run, artifact, "--mode", "predict", "--params", params,
+                          "--input", "image=@" + self.path("image.npy"),
+                          "--output", "%s=@%s" % (fetch_name, out), "--repeat", str(ARGS.repeat)])
+            line = [l for l in r.stderr.splitlines() if "runs: median" in l][-1]
+            ours = float(line.split("median ")[1].split(" ms")[0])
+            feeds = {"image": torch.from_numpy(image)}
+            times = []
+            with torch.inference_mode():
+                theirs_out = torch_run(block, env, feeds)[0]
+                for _ in range(ARGS.repeat):
+                    t = time.perf_counter()
+                    torch_run(block, env, feeds)
+                    times.append(time.perf_counter() - t)
+            theirs = median_ms(times)
+            diff = float(np.abs(np.load(out) - theirs_out.numpy()).max())
+            rows.append(dict(what="ResNet-50 inference, batch %d, %dx%d" % (batch, ARGS.size, ARGS.size),
+                             distc_ms=ours, torch_ms=theirs, ratio=ours / theirs, max_abs_diff=diff))
+            log(str(rows[-1]))
+        return rows
+
+    def training(self):
+        net = gen_vision.conv_net(3, 32, (32, 64, 128), is_test=False)
+        folder = self.path("cnn")
+        os.makedirs(folder, exist_ok=True)
+        for name, program in (("main.json", net.main), ("startup.json", net.startup)):
+            with open(os.path.join(folder, name), "w") as f:
+                json.dump(program.to_json(), f)
+        artifact = self.path("cnn.distc")
+        self.run([self.distc, os.path.join(folder, "main.json"), "--startup",
+                  os.path.join(folder, "startup.json"), "--loss", "loss", "--optimizer", "sgd",
+                  "--lr", "0.01", "-o", artifact])
+        batch, steps, warmup = ARGS.train_batch, ARGS.train_steps, 5
+        rng = np.random.default_rng(0)
+        x = rng.uniform(-1, 1, (batch * 4, 3 * 32 * 32)).astype(np.float32)
+        label = rng.integers(0, 10, (batch * 4, 1)).astype(np.int64)
+        np.save(self.path("x.npy"), x)
+        np.save(self.path("label.npy"), label)
+        metrics = self.path("metrics.jsonl")
+        if os.path.exists(metrics):
+            os.remove(metrics)
+        self.run([self.dist_run, artifact, "--mode", "train", "--batch-size", str(batch),
+                  "--steps", str(warmup + steps), "--no-shuffle", "--quiet", "--metrics", metrics,
+                  "--data", "x=@" + self.path("x.npy"), "--data", "label=@" + self.path("label.npy")])
+        with open(metrics) as f:
+            records = [json.loads(line) for line in f if line.strip()]
+        elapsed = [r["step"] * batch / r["samples_per_sec"] for r in records]
+        ours = median_ms([b - a for a, b in zip(elapsed[warmup - 1:], elapsed[warmup:])])
+        # PyTorch: the same program with autograd, parameters initialized as
+        # the startup program's shapes say, SGD on every trainable one.
+        block = net.main.to_json()["blocks"][0]
+        env = {}
+        for v in block["vars"]:
+            if v.get("persistable") and v["type"]["type"] == "LOD_TENSOR":
+                shape = v["type"]["lod_tensor"]["tensor"]["dims"]
+                value = torch.ones(shape) if v["name"].endswith((".w_2",)) else \
+                    torch.randn(shape) * 0.1
+                env[v["name"]] = value.requires_grad_(bool(v.get("is_parameter")) and not
+                                                     v["name"].endswith((".w_1", ".w_2")))
+        trainable = [t for t in env.values() if t.requires_grad]
+        opt = torch.optim.SGD(trainable, lr=0.01)
+        times = []
+        for s in range(warmup + steps):
+            i = (s % 4) * batch
+            feeds = {"x": torch.from_numpy(x[i:i + batch]), "label": torch.from_numpy(label[i:i + batch])}
+            t = time.perf_counter()
+            opt.zero_grad(set_to_none=True)
+            loss = torch_run(block, env, feeds, training=True)[0]
+            loss.backward()
+            opt.step()
+            loss.item()
+            times.append(time.perf_counter() - t)
+        theirs = median_ms(times[warmup:])
+        row = dict(what="CNN training step (conv-bn-relu-pool x3, 32x32x3), batch %d" % batch,
+                   distc_ms=ours, torch_ms=theirs, ratio=ours / theirs)
+        log(str(row))
+        return [row]
+
+
+def run(work):
+    b = Bench(work)
+    print("cpu: %s; threads: %d for both; torch %s" % (cpu_model(), THREADS, torch.__version__))
+    rows = b.inference() + b.training()
+    print("| what | distc ms | PyTorch ms | distc/PyTorch | max abs diff |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        diff = "%.2g" % r["max_abs_diff"] if "max_abs_diff" in r else "—"
+        print("| %s | %.2f | %.2f | %.2f | %s |" % (r["what"], r["distc_ms"], r["torch_ms"],
+                                                    r["ratio"], diff))
+    if ARGS.json:
+        with open(ARGS.json, "w") as f:
+            json.dump(dict(threads=THREADS, cpu=cpu_model(), rows=rows), f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_in_work_dir(run, ARGS.work_dir, "distc-bench-vision-"))
