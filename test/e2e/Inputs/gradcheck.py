@@ -208,6 +208,42 @@ def softmax_with_cross_entropy(logits, label, axis=-1, soft_label=False, ignore_
 
 # --- the families -------------------------------------------------------------
 
+def per_channel(v, x, axis):
+    """A [C] vector shaped to broadcast along `axis` of x."""
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    return v.reshape(shape)
+
+
+def batch_norm(x, scale, bias, mean=None, var=None, axis=1, epsilon=1e-5):
+    """Paddle's batch_norm: with mean/var the running statistics, else the
+    batch's mean and biased variance over every axis but `axis`."""
+    if mean is None:
+        others = tuple(i for i in range(x.ndim) if i != axis)
+        mean, var = x.mean(axis=others), x.var(axis=others)
+    c = lambda v: per_channel(v, x, axis)
+    return (x - c(mean)) / np.sqrt(c(var) + epsilon) * c(scale) + c(bias)
+
+
+def affine_channel(x, scale, bias, axis=1):
+    return x * per_channel(scale, x, axis) + per_channel(bias, x, axis)
+
+
+def hard_swish(x, threshold=6.0, scale=6.0, offset=3.0):
+    return x * np.clip(x + offset, 0, threshold) / scale
+
+
+def matmul_v1(x, y, transpose_x=False, transpose_y=False, alpha=1.0):
+    return alpha * matmul_v2(x, y, transpose_x, transpose_y)
+
+
+def away_from(f, x, kinks, margin=0.05):
+    """x with every element kept `margin` away from each kink."""
+    for k in kinks:
+        x = f._f32(np.where(np.abs(x - k) < margin, x + 2 * margin, x))
+    return x
+
+
 def linalg(f):
     f.case("mul", {"x": f.normal(3, 4), "y": f.normal(4, 2)}, mul)
     # X [2,3,4] at x_num_col_dims 2 is [6,4]; Y [2,2,5] at y_num_col_dims 2 is [4,5].
@@ -398,13 +434,44 @@ def names(f):
     f.case("sum_p", {"a": f.normal(2, 3), "b": f.normal(2, 3)}, lambda a, b: a + b + a)
 
 
+def norm(f):
+    c3 = lambda: f.uniform(3, lo=0.5, hi=1.5)
+    f.case("bn_g", {"x": f.normal(2, 3, 2, 2), "scale": f.normal(3), "bias": f.normal(3)},
+           lambda x, scale, bias, mean, var: batch_norm(x, scale, bias, mean, var),
+           {"mean": f.normal(3).astype(np.float32), "var": c3().astype(np.float32)})
+    f.case("bn_t", {"x": f.normal(2, 2, 2, 3), "scale": f.normal(3), "bias": f.normal(3)},
+           lambda x, scale, bias, mean, var: batch_norm(x, scale, bias, mean, var, axis=3,
+                                                        epsilon=1e-3),
+           {"mean": f.normal(3).astype(np.float32), "var": c3().astype(np.float32)})
+    f.case("ac", {"x": f.normal(2, 3, 2, 2), "scale": f.normal(3), "bias": f.normal(3)},
+           lambda x, scale, bias: affine_channel(x, scale, bias))
+    f.case("ac_nhwc", {"x": f.normal(2, 2, 3), "scale": f.normal(3), "bias": f.normal(3)},
+           lambda x, scale, bias: affine_channel(x, scale, bias, axis=2))
+    f.case("relu6", {"x": away_from(f, f.uniform(2, 3, 4, lo=-2, hi=8), (0, 6))},
+           lambda x: np.clip(x, 0, 6))
+    f.case("relu6_t", {"x": away_from(f, f.uniform(2, 3, 4, lo=-1, hi=3), (0, 2))},
+           lambda x: np.clip(x, 0, 2))
+    f.case("hswish", {"x": away_from(f, f.uniform(2, 3, 4, lo=-5, hi=5), (-3, 3))},
+           lambda x: hard_swish(x))
+    f.case("hsig", {"x": away_from(f, f.uniform(2, 3, 4, lo=-4, hi=4), (-2.5, 2.5))},
+           lambda x: np.clip(0.2 * x + 0.5, 0, 1))
+    f.case("swish", {"x": f.normal(2, 3, 4, scale=2)}, lambda x: x * sigmoid(1.5 * x))
+    f.case("leaky", {"x": f.away(2, 3, 4)}, lambda x: np.where(x > 0, x, 0.1 * x))
+    f.case("mm1", {"x": f.normal(2, 3, 4), "y": f.normal(4, 5)},
+           lambda x, y: matmul_v1(x, y, alpha=0.5))
+    f.case("mm_t", {"x": f.normal(4, 3), "y": f.normal(5, 4)},
+           lambda x, y: matmul_v1(x, y, True, True, alpha=2.0))
+    f.case("mm_b", {"x": f.normal(2, 3, 4), "y": f.normal(2, 4, 2)}, lambda x, y: matmul_v1(x, y))
+
+
 FAMILIES = {"linalg": linalg, "elementwise": elementwise_ops, "activation": activation,
             "reduction": reduction, "shape": shape, "nn": nn, "copies": copies,
             "div-broadcast": div_broadcast,
             "reshape-transpose": xshape,
             "layer-norm-bias": layer_norm_bias,
             "dropout-test": dropout_test,
-            "pass-through-names": names}
+            "pass-through-names": names,
+            "norm": norm}
 
 
 # --- dropout at training time --------------------------------------------------

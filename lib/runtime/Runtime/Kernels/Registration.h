@@ -29,6 +29,9 @@ void registerShapeGradKernels(KernelRegistry &r);
 void registerDropoutKernels(KernelRegistry &r);
 void registerOptimizerKernels(KernelRegistry &r);
 void registerCollectiveKernels(KernelRegistry &r);
+void registerNormKernels(KernelRegistry &r);
+void registerNormGradKernels(KernelRegistry &r);
+void registerParamActivationKernels(KernelRegistry &r);
 
 } // namespace distc::runtime::kernels
 
