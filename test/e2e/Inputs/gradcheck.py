@@ -3,6 +3,8 @@
 Usage: gradcheck.py FAMILY OUT_DIR
        gradcheck.py dropout-train OUT_DIR         (inputs of grad-dropout.test)
        gradcheck.py dropout-train-check OUT_DIR   (its check, after training)
+       gradcheck.py batch-norm-train OUT_DIR      (inputs of grad-norm.test's training run)
+       gradcheck.py batch-norm-train-check OUT_DIR
 
 Each family matches test/e2e/Inputs/grad-ops/FAMILY.mlir: a program of
 independent cases, one forward op (or a short chain) each, whose float inputs
@@ -530,11 +532,88 @@ def dropout_train_check(out):
     return ok and good
 
 
+# --- batch_norm at training time ----------------------------------------------
+
+BNT_LR, BNT_MOMENTUM, BNT_BATCH, BNT_STEPS = 0.5, 0.8, 2, 3
+
+
+def batch_norm_train(out):
+    """Inputs of Inputs/grad-ops/batch-norm-train.mlir: parameters bnt_p,
+    bnt_scale, bnt_bias; data d and r, BNT_STEPS batches of BNT_BATCH rows."""
+    rng = np.random.default_rng(11)
+    os.makedirs(os.path.join(out, "params"), exist_ok=True)
+    shapes = {"bnt_p": (3, 2, 2), "bnt_scale": (3,), "bnt_bias": (3,)}
+    for name, shape in shapes.items():
+        np.save(os.path.join(out, "params", name + ".npy"),
+                (rng.standard_normal(shape) + (1.0 if name == "bnt_scale" else 0.0))
+                .astype(np.float32))
+    rows = BNT_BATCH * BNT_STEPS
+    np.save(os.path.join(out, "d.npy"), (rng.standard_normal((rows, 3, 2, 2)) * 2 + 1)
+            .astype(np.float32))
+    np.save(os.path.join(out, "r.npy"), rng.standard_normal((rows, 3, 2, 2)).astype(np.float32))
+
+
+def batch_norm_train_check(out):
+    """BNT_STEPS SGD steps in float64, on the batches in file order: each
+    step's gradient by central differences of the NumPy forward (batch
+    statistics), and the running statistics' update
+    momentum * old + (1 - momentum) * batch mean / biased variance from the
+    startup values 0.5 and 2. The parameters and running statistics
+    dist-run saved, and the first step's loss, must match."""
+    import json
+    load = lambda name: np.load(os.path.join(out, name)).astype(np.float64)
+    params = {n: load(f"params/{n}.npy") for n in ("bnt_p", "bnt_scale", "bnt_bias")}
+    d, r = load("d.npy"), load("r.npy")
+    mean, var = np.full(3, 0.5), np.full(3, 2.0)
+    losses = []
+    for step in range(BNT_STEPS):
+        rows = slice(step * BNT_BATCH, (step + 1) * BNT_BATCH)
+        db, rb = d[rows], r[rows]
+
+        def loss(p):
+            return float(np.mean(batch_norm(db + p["bnt_p"], p["bnt_scale"], p["bnt_bias"]) * rb))
+
+        losses.append(loss(params))
+        x = db + params["bnt_p"]
+        mean = BNT_MOMENTUM * mean + (1 - BNT_MOMENTUM) * x.mean(axis=(0, 2, 3))
+        var = BNT_MOMENTUM * var + (1 - BNT_MOMENTUM) * x.var(axis=(0, 2, 3))
+        grads = {}
+        for name, value in params.items():
+            g = np.zeros_like(value)
+            for i in np.ndindex(value.shape):
+                hi, lo = dict(params), dict(params)
+                hi[name], lo[name] = value.copy(), value.copy()
+                hi[name][i] += EPS
+                lo[name][i] -= EPS
+                g[i] = (loss(hi) - loss(lo)) / (2 * EPS)
+            grads[name] = g
+        params = {n: params[n] - BNT_LR * grads[n] for n in params}
+    ok = True
+    expected = dict(params, bnt_mean=mean, bnt_var=var)
+    for name, want in expected.items():
+        got = read_paddle_tensor(os.path.join(out, "after", name), want.size).reshape(want.shape)
+        good = np.allclose(got, want, rtol=1e-4, atol=1e-5)
+        ok &= good
+        print(f"{name}: {'OK' if good else 'MISMATCH'}")
+        if not good:
+            print("  got", got.ravel(), "\n  expected", want.ravel())
+    with open(os.path.join(out, "metrics.jsonl")) as f:
+        reported = [json.loads(line)["loss"] for line in f]
+    good = np.allclose(reported, losses, rtol=1e-5, atol=1e-6)
+    ok &= good
+    print(f"losses: {'OK' if good else 'MISMATCH'}" + ("" if good else f" ({reported} vs {losses})"))
+    return ok
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "dropout-train":
         dropout_train(sys.argv[2])
     elif sys.argv[1] == "dropout-train-check":
         sys.exit(0 if dropout_train_check(sys.argv[2]) else 1)
+    elif sys.argv[1] == "batch-norm-train":
+        batch_norm_train(sys.argv[2])
+    elif sys.argv[1] == "batch-norm-train-check":
+        sys.exit(0 if batch_norm_train_check(sys.argv[2]) else 1)
     else:
         family = Family(sys.argv[1])
         FAMILIES[sys.argv[1]](family)
