@@ -5,6 +5,7 @@ Usage: gradcheck.py FAMILY OUT_DIR
        gradcheck.py dropout-train-check OUT_DIR   (its check, after training)
        gradcheck.py batch-norm-train OUT_DIR      (inputs of grad-norm.test's training run)
        gradcheck.py batch-norm-train-check OUT_DIR
+       gradcheck.py batch-norm-eval-check OUT_DIR
 
 Each family matches test/e2e/Inputs/grad-ops/FAMILY.mlir: a program of
 independent cases, one forward op (or a short chain) each, whose float inputs
@@ -539,7 +540,8 @@ BNT_LR, BNT_MOMENTUM, BNT_BATCH, BNT_STEPS = 0.5, 0.8, 2, 3
 
 def batch_norm_train(out):
     """Inputs of Inputs/grad-ops/batch-norm-train.mlir: parameters bnt_p,
-    bnt_scale, bnt_bias; data d and r, BNT_STEPS batches of BNT_BATCH rows."""
+    bnt_scale, bnt_bias and the running statistics bnt_mean, bnt_var; data d
+    and r, BNT_STEPS batches of BNT_BATCH rows."""
     rng = np.random.default_rng(11)
     os.makedirs(os.path.join(out, "params"), exist_ok=True)
     shapes = {"bnt_p": (3, 2, 2), "bnt_scale": (3,), "bnt_bias": (3,)}
@@ -547,6 +549,10 @@ def batch_norm_train(out):
         np.save(os.path.join(out, "params", name + ".npy"),
                 (rng.standard_normal(shape) + (1.0 if name == "bnt_scale" else 0.0))
                 .astype(np.float32))
+    # The running statistics are loaded with the parameters (--init-from):
+    # the startup program's values, 0.5 and 2.
+    np.save(os.path.join(out, "params", "bnt_mean.npy"), np.full(3, 0.5, np.float32))
+    np.save(os.path.join(out, "params", "bnt_var.npy"), np.full(3, 2.0, np.float32))
     rows = BNT_BATCH * BNT_STEPS
     np.save(os.path.join(out, "d.npy"), (rng.standard_normal((rows, 3, 2, 2)) * 2 + 1)
             .astype(np.float32))
@@ -605,6 +611,26 @@ def batch_norm_train_check(out):
     return ok
 
 
+def batch_norm_eval_check(out):
+    """An eval run with --init-from the trained persistables normalizes with
+    the running statistics they hold: its loss over all rows (one batch)
+    must be the NumPy one."""
+    import json
+    load = lambda name: np.load(os.path.join(out, name)).astype(np.float64)
+    after = lambda name, n: read_paddle_tensor(os.path.join(out, "after", name), n) \
+        .astype(np.float64)
+    d, r = load("d.npy"), load("r.npy")
+    x = d + after("bnt_p", 12).reshape(3, 2, 2)
+    y = batch_norm(x, after("bnt_scale", 3), after("bnt_bias", 3), after("bnt_mean", 3),
+                   after("bnt_var", 3))
+    want = float(np.mean(y * r))
+    with open(os.path.join(out, "eval.jsonl")) as f:
+        got = json.loads(f.readline())["eval_loss"]
+    good = abs(got - want) <= 1e-6 + 1e-5 * abs(want)
+    print(f"eval_loss: {'OK' if good else 'MISMATCH'}" + ("" if good else f" ({got} vs {want})"))
+    return good
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "dropout-train":
         dropout_train(sys.argv[2])
@@ -614,6 +640,8 @@ if __name__ == "__main__":
         batch_norm_train(sys.argv[2])
     elif sys.argv[1] == "batch-norm-train-check":
         sys.exit(0 if batch_norm_train_check(sys.argv[2]) else 1)
+    elif sys.argv[1] == "batch-norm-eval-check":
+        sys.exit(0 if batch_norm_eval_check(sys.argv[2]) else 1)
     else:
         family = Family(sys.argv[1])
         FAMILIES[sys.argv[1]](family)
