@@ -129,9 +129,9 @@ TEST_F(ShapeInferenceTest, ArgMaxDropsOrKeepsTheAxis) {
                    b.getNamedAttr("keepdims", b.getBoolAttr(true)),
                    b.getNamedAttr("dtype", b.getI32IntegerAttr(2))}),
             "tensor<1x10xi32>");
-  EXPECT_EQ(infer("arg_max", {{t("tensor<?x10xf32>")}},
-                  {b.getNamedAttr("flatten", b.getBoolAttr(true))}),
-            "tensor<1xi64>");
+  EXPECT_EQ(
+      infer("arg_max", {{t("tensor<?x10xf32>")}}, {b.getNamedAttr("flatten", b.getBoolAttr(true))}),
+      "tensor<1xi64>");
 }
 
 TEST_F(ShapeInferenceTest, ScalarsAreZeroDAndAcceptOneElementSpelling) {

@@ -19,9 +19,7 @@ using namespace distc::testing;
 namespace {
 
 /// x's element index -> its channel, for x split at `axis`.
-int64_t channelOf(const Shape &s, int64_t flat, int axis) {
-  return unflatIndex(s, flat)[axis];
-}
+int64_t channelOf(const Shape &s, int64_t flat, int axis) { return unflatIndex(s, flat)[axis]; }
 
 struct BatchNormRef {
   std::vector<double> y, meanOut, varOut, savedMean, savedInv;
@@ -39,7 +37,8 @@ BatchNormRef batchNormRef(const Tensor &x, const Tensor &scale, const Tensor &bi
   for (int64_t i = 0; i < x.numel(); ++i)
     mu[channelOf(s, i, axis)] += elementAt(x, i) / double(m);
   for (int64_t i = 0; i < x.numel(); ++i)
-    v[channelOf(s, i, axis)] += std::pow(elementAt(x, i) - mu[channelOf(s, i, axis)], 2) / double(m);
+    v[channelOf(s, i, axis)] +=
+        std::pow(elementAt(x, i) - mu[channelOf(s, i, axis)], 2) / double(m);
   for (int64_t k = 0; k < c; ++k) {
     r.meanOut.push_back(global ? elementAt(mean, k)
                                : momentum * elementAt(mean, k) + (1 - momentum) * mu[k]);
@@ -92,7 +91,8 @@ TEST(BatchNormKernel, TrainingAndGlobalMatchReference) {
 
 TEST(BatchNormKernel, OneElementPerChannelKeepsX) {
   Tensor x = tensorOf(DType::Float32, {1, 2}, {3, -4});
-  Tensor ones = tensorOf(DType::Float32, {2}, {2, 2}), zeros = tensorOf(DType::Float32, {2}, {0, 0});
+  Tensor ones = tensorOf(DType::Float32, {2}, {2, 2}),
+         zeros = tensorOf(DType::Float32, {2}, {0, 0});
   std::vector<Tensor> out;
   ASSERT_TRUE(runKernel("batch_norm", {x, ones, zeros, zeros, ones},
                         {{DType::Float32, {1, 2}}, {DType::Float32, {2}}, {DType::Float32, {2}}},
@@ -128,19 +128,19 @@ TEST(BatchNormGradKernel, MatchesDifferencesOfForward) {
       Tensor mean = randomTensor(dt, {3}, rng), var = randomTensor(dt, {3}, rng, 0.5, 2);
       Tensor dy = randomTensor(dt, l.shape, rng);
       std::vector<Tensor> fwd;
-      const std::vector<OutputSpec> specs = {{dt, l.shape}, {dt, {3}}, {dt, {3}}, {dt, {3}}, {dt, {3}}};
+      const std::vector<OutputSpec> specs = {
+          {dt, l.shape}, {dt, {3}}, {dt, {3}}, {dt, {3}}, {dt, {3}}};
       ASSERT_TRUE(
           runKernel("batch_norm", {x, scale, bias, mean, var}, specs, bnAttrs(l.axis, global), fwd)
               .ok());
       // The gradient kernel reads the running statistics, or the saved ones.
       Tensor m = global ? mean : fwd[3], v = global ? var : fwd[4];
       std::vector<Tensor> grads;
-      Status st = runKernel("batch_norm_grad", {x, scale, m, v, dy},
-                            {{dt, l.shape}, {dt, {3}}, {dt, {3}}},
-                            {AttrDesc::ofInt("channel_axis", l.axis),
-                             AttrDesc::ofFloat("epsilon", 1e-5),
-                             AttrDesc::ofInt("global_stats", global)},
-                            grads);
+      Status st =
+          runKernel("batch_norm_grad", {x, scale, m, v, dy}, {{dt, l.shape}, {dt, {3}}, {dt, {3}}},
+                    {AttrDesc::ofInt("channel_axis", l.axis), AttrDesc::ofFloat("epsilon", 1e-5),
+                     AttrDesc::ofInt("global_stats", global)},
+                    grads);
       ASSERT_TRUE(st.ok()) << st.message();
       for (int wrt = 0; wrt < 3; ++wrt)
         expectClose(grads[wrt],
@@ -175,10 +175,10 @@ TEST(AffineChannelKernel, ForwardAndGradient) {
                             {{dt, shape}, {dt, {3}}, {dt, {3}}}, attrs, grads)
                       .ok());
       for (int wrt = 0; wrt < 3; ++wrt)
-        expectClose(grads[wrt],
-                    numericGradient("affine_channel", {x, scale, bias}, {{dt, shape}}, attrs, 0,
-                                    dout, wrt),
-                    1e-7, 1e-8);
+        expectClose(
+            grads[wrt],
+            numericGradient("affine_channel", {x, scale, bias}, {{dt, shape}}, attrs, 0, dout, wrt),
+            1e-7, 1e-8);
     }
 }
 
@@ -192,18 +192,24 @@ struct Activation {
 std::vector<Activation> activations() {
   auto clip = [](double v, double lo, double hi) { return std::min(std::max(v, lo), hi); };
   return {
-      {"relu6", {AttrDesc::ofFloat("threshold", 4)}, [=](double v) { return clip(v, 0, 4); },
-       true},
+      {"relu6", {AttrDesc::ofFloat("threshold", 4)}, [=](double v) { return clip(v, 0, 4); }, true},
       {"hard_swish",
        {AttrDesc::ofFloat("threshold", 6), AttrDesc::ofFloat("scale", 6),
         AttrDesc::ofFloat("offset", 3)},
-       [=](double v) { return v * clip(v + 3, 0, 6) / 6; }, false},
-      {"hard_sigmoid", {AttrDesc::ofFloat("slope", 0.2), AttrDesc::ofFloat("offset", 0.5)},
-       [=](double v) { return clip(0.2 * v + 0.5, 0, 1); }, true},
-      {"swish", {AttrDesc::ofFloat("beta", 1.5)},
-       [](double v) { return v / (1 + std::exp(-1.5 * v)); }, false},
-      {"leaky_relu", {AttrDesc::ofFloat("alpha", 0.1)},
-       [](double v) { return v > 0 ? v : 0.1 * v; }, false},
+       [=](double v) { return v * clip(v + 3, 0, 6) / 6; },
+       false},
+      {"hard_sigmoid",
+       {AttrDesc::ofFloat("slope", 0.2), AttrDesc::ofFloat("offset", 0.5)},
+       [=](double v) { return clip(0.2 * v + 0.5, 0, 1); },
+       true},
+      {"swish",
+       {AttrDesc::ofFloat("beta", 1.5)},
+       [](double v) { return v / (1 + std::exp(-1.5 * v)); },
+       false},
+      {"leaky_relu",
+       {AttrDesc::ofFloat("alpha", 0.1)},
+       [](double v) { return v > 0 ? v : 0.1 * v; },
+       false},
   };
 }
 
@@ -261,16 +267,17 @@ TEST(ArgMaxKernel, EveryAxisFirstOnTiesNaNLargest) {
                         Case{2, {2, 3}, {0, 0, 1, 1, 0, 1}}})
     for (DType idx : {DType::Int32, DType::Int64}) {
       std::vector<Tensor> out;
-      ASSERT_TRUE(runKernel("arg_max", {x}, {{idx, c.out}}, {AttrDesc::ofInt("axis", c.axis)}, out)
-                      .ok());
+      ASSERT_TRUE(
+          runKernel("arg_max", {x}, {{idx, c.out}}, {AttrDesc::ofInt("axis", c.axis)}, out).ok());
       expectClose(out[0], c.want, 0, 0);
     }
   Tensor ints = tensorOf(DType::Int64, {4}, {3, 9, -2, 9});
   std::vector<Tensor> out;
-  ASSERT_TRUE(runKernel("arg_max", {ints}, {{DType::Int64, {}}}, {AttrDesc::ofInt("axis", 0)}, out)
-                  .ok());
+  ASSERT_TRUE(
+      runKernel("arg_max", {ints}, {{DType::Int64, {}}}, {AttrDesc::ofInt("axis", 0)}, out).ok());
   expectClose(out[0], {1}, 0, 0);
-  Status st = runKernel("arg_max", {ints}, {{DType::Float32, {}}}, {AttrDesc::ofInt("axis", 0)}, out);
+  Status st =
+      runKernel("arg_max", {ints}, {{DType::Float32, {}}}, {AttrDesc::ofInt("axis", 0)}, out);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("Int32 or Int64"), std::string::npos) << st.message();
 }

@@ -145,9 +145,8 @@ LogicalResult ProgramLowering::lowerAffineChannel(Operation *op) {
   FailureOr<int32_t> out = defineResult(op->getResult(0), dimsOf(x));
   if (failed(out))
     return failure();
-  emit("affine_channel",
-       {bufferOf(x), bufferOf(op->getOperand(1)), bufferOf(op->getOperand(2))}, {*out},
-       {AttrDesc::ofInt("channel_axis", *axis)});
+  emit("affine_channel", {bufferOf(x), bufferOf(op->getOperand(1)), bufferOf(op->getOperand(2))},
+       {*out}, {AttrDesc::ofInt("channel_axis", *axis)});
   return success();
 }
 
@@ -221,8 +220,7 @@ LogicalResult ProgramLowering::lowerArgMax(Operation *op) {
   } else {
     std::optional<int64_t> a = normalizeAxis(attrs.getInt("axis"), xd.size());
     if (!a)
-      return error(op) << "axis " << attrs.getInt("axis") << " out of range for X "
-                       << describe(xd);
+      return error(op) << "axis " << attrs.getInt("axis") << " out of range for X " << describe(xd);
     axis = *a;
   }
   SymShape od;
@@ -237,8 +235,7 @@ LogicalResult ProgramLowering::lowerArgMax(Operation *op) {
         od.push_back(DimDesc::fixed(1));
   }
   if (static_cast<int64_t>(od.size()) != type.getRank())
-    return error(op) << "internal: arg_max result " << type << " disagrees with "
-                     << describe(od);
+    return error(op) << "internal: arg_max result " << type << " disagrees with " << describe(od);
   FailureOr<int32_t> out = defineResult(op->getResult(0), od);
   if (failed(out))
     return failure();

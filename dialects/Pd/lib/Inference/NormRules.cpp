@@ -113,8 +113,7 @@ LogicalResult inferMatmulV1(InferContext &c) {
     return c.error() << "input slots 'X' " << x << " and 'Y' " << y << " must have rank >= 1";
   bool transX = c.getBool("transpose_X"), transY = c.getBool("transpose_Y");
   if ((x.getRank() == 1 && transX) || (y.getRank() == 1 && transY))
-    return c.error() << "transposing a 1-D operand (X " << x << ", Y " << y
-                     << ") is not supported";
+    return c.error() << "transposing a 1-D operand (X " << x << ", Y " << y << ") is not supported";
   Dims xs(x.getShape()), ys(y.getShape());
   if (xs.size() == 1)
     xs.insert(xs.begin(), 1);
@@ -126,9 +125,9 @@ LogicalResult inferMatmulV1(InferContext &c) {
   int64_t ky = transY ? ys[yr - 1] : ys[yr - 2];
   int64_t n = transY ? ys[yr - 2] : ys[yr - 1];
   if (!mergeEqualDim(kx, ky))
-    return c.error() << "input slots 'X' " << x << " (transpose_X " << transX << ") and 'Y' "
-                     << y << " (transpose_Y " << transY
-                     << ") have mismatched contraction sizes " << kx << " vs " << ky;
+    return c.error() << "input slots 'X' " << x << " (transpose_X " << transX << ") and 'Y' " << y
+                     << " (transpose_Y " << transY << ") have mismatched contraction sizes " << kx
+                     << " vs " << ky;
   ArrayRef<int64_t> xb = ArrayRef<int64_t>(xs).drop_back(2);
   ArrayRef<int64_t> yb = ArrayRef<int64_t>(ys).drop_back(2);
   Dims out;
