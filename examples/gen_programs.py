@@ -408,6 +408,8 @@ def vision_ops():
                {"Out": ["matmul_0.tmp_0"]},
                {"transpose_X": ("BOOLEAN", False), "transpose_Y": ("BOOLEAN", True),
                 "alpha": ("FLOAT", 0.5)}, params=("w",))
+    op_program("elementwise_min", {"X": [("x", [-1, 4, 8], f32)], "Y": [("y", [8], f32)]},
+               {"Out": ["elementwise_min_0.tmp_0"]}, {"axis": ("INT", -1)})
     op_program("arg_max", {"X": [("p", [-1, 10], f32)]}, {"Out": ["arg_max_0.tmp_0"]},
                {"axis": ("LONG", -1), "keepdims": ("BOOLEAN", False),
                 "flatten": ("BOOLEAN", False), "dtype": ("INT", 3)})

@@ -4,7 +4,7 @@ Usage: vision_ops.py OUT_DIR
 
 For each Paddle program of test/Inputs/programs/ops that examples/gen_programs.py
 writes for the vision models' ops (batch_norm, affine_channel, relu6,
-hard_swish, hard_sigmoid, swish, leaky_relu, matmul, arg_max), writes
+hard_swish, hard_sigmoid, swish, leaky_relu, matmul, arg_max, elementwise_min), writes
 OUT_DIR/<op>/params/<var>.npy, OUT_DIR/<op>/<feed>.npy and the expected
 output OUT_DIR/<op>/out.npy, following Paddle's semantics at inference
 (batch_norm with its running statistics, whatever is_test says).
@@ -57,6 +57,12 @@ def main(out):
     save(out, "matmul", "x", mx)
     save(out, "matmul", "out", (0.5 * mx.astype(np.float64) @ mw.astype(np.float64).T)
          .astype(np.float32))
+
+    ex, ey = f32(2, 4, 8), f32(8)
+    os.makedirs(os.path.join(out, "elementwise_min", "params"), exist_ok=True)
+    save(out, "elementwise_min", "x", ex)
+    save(out, "elementwise_min", "y", ey)
+    save(out, "elementwise_min", "out", np.minimum(ex, ey))
 
     p = f32(5, 10)
     os.makedirs(os.path.join(out, "arg_max", "params"), exist_ok=True)

@@ -131,6 +131,12 @@ def Pd_LeakyReluOp : Pd_ParamActivationOp<"leaky_relu", "X if X > 0 else alpha *
 def Pd_LeakyReluGradOp : Pd_ParamActivationGradOp<"leaky_relu_grad", "leaky_relu", "X",
     (ins PdFloat<"0.02">:$alpha), ["alpha"]>;
 
+// --- Element-wise ------------------------------------------------------------------
+
+// The counterpart of elementwise_max (PdOps.td), without a gradient as it.
+def Pd_ElementwiseMinOp
+    : Pd_ElementwiseOp<"elementwise_min", "min(X, Y)", "min", /*hasGrad=*/0>;
+
 // --- matmul (v1) and arg_max ---------------------------------------------------
 
 // The fused_* and head_number attributes are oneDNN fusion passes' and
