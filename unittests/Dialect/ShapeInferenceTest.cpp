@@ -104,11 +104,11 @@ TEST_F(ShapeInferenceTest, BatchNormStatisticsFollowTheLayout) {
   const SmallVector<Type, 1> c = {t("tensor<3xf32>")};
   EXPECT_EQ(infer("batch_norm", {{t("tensor<?x3x8x8xf32>")}, c, c, c, c}),
             "tensor<?x3x8x8xf32>;tensor<3xf32>;tensor<3xf32>;tensor<3xf32>;tensor<3xf32>;"
-            "tensor<0xf32>");
+            "tensor<?xui8>");
   EXPECT_EQ(infer("batch_norm", {{t("tensor<?x8x8x3xf32>")}, c, c, c, c},
                   {b.getNamedAttr("data_layout", b.getStringAttr("NHWC"))}),
             "tensor<?x8x8x3xf32>;tensor<3xf32>;tensor<3xf32>;tensor<3xf32>;tensor<3xf32>;"
-            "tensor<0xf32>");
+            "tensor<?xui8>");
   EXPECT_EQ(infer("affine_channel", {{t("tensor<?x3x4xf32>")}, c, c}), "tensor<?x3x4xf32>");
 }
 

@@ -517,7 +517,7 @@ pd.program @main {
   %x = pd.feed : tensor<2x3x4x4xf32>
   %c = pd.feed {col = 1 : i32} : tensor<3xf32>
   // expected-error @below {{pd.batch_norm: attribute 'fuse_with_relu' (a oneDNN fusion) is not supported; use a separate relu}}
-  %y:6 = pd.batch_norm %x, %c, %c, %c, %c {fuse_with_relu = true} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<0xf32>)
+  %y:6 = pd.batch_norm %x, %c, %c, %c, %c {fuse_with_relu = true} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xui8>)
 }
 
 // -----
@@ -527,7 +527,7 @@ pd.program @main {
   %c = pd.feed {col = 1 : i32} : tensor<3xf32>
   %w = pd.feed {col = 2 : i32} : tensor<4xf32>
   // expected-error @below {{pd.batch_norm: input slot 'Scale' 'tensor<4xf32>' must be 1-D of size 3 (the channels of input slot 'X' 'tensor<2x3x4x4xf32>')}}
-  %y:6 = pd.batch_norm %x, %w, %c, %c, %c : (tensor<2x3x4x4xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<0xf32>)
+  %y:6 = pd.batch_norm %x, %w, %c, %c, %c : (tensor<2x3x4x4xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xui8>)
 }
 
 // -----
@@ -536,7 +536,7 @@ pd.program @main {
   %x = pd.feed : tensor<2x3x4x4xf32>
   %c = pd.feed {col = 1 : i32} : tensor<3xf32>
   // expected-error @below {{pd.batch_norm: attribute 'data_layout' = "NDHWC" must be "NCHW" or "NHWC"}}
-  %y:6 = pd.batch_norm %x, %c, %c, %c, %c {data_layout = "NDHWC"} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<0xf32>)
+  %y:6 = pd.batch_norm %x, %c, %c, %c, %c {data_layout = "NDHWC"} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xui8>)
 }
 
 // -----

@@ -43,7 +43,8 @@ static LogicalResult requireChannelVector(InferContext &c, unsigned slot, llvm::
 }
 
 /// Y is like X; the statistics outputs are [C]; ReserveSpace (cuDNN's
-/// workspace, unused on the CPU) is empty.
+/// workspace, unused on the CPU) is [-1] of uint8, as Paddle's
+/// BatchNormInferMeta declares it.
 LogicalResult inferBatchNorm(InferContext &c) {
   RankedTensorType x = c.input(0);
   if (x.getRank() < 2 || x.getRank() > 5)
@@ -64,7 +65,7 @@ LogicalResult inferBatchNorm(InferContext &c) {
   c.setResult(0, x);
   for (unsigned r = 1; r <= 4; ++r)
     c.setResult(r, {channels}, x.getElementType());
-  c.setResult(5, {0}, x.getElementType());
+  c.setResult(5, {kDyn}, IntegerType::get(c.getContext(), 8, IntegerType::Unsigned));
   return success();
 }
 

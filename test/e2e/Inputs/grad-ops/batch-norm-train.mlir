@@ -25,7 +25,7 @@ module {
     %b = pd.read_var @bnt_bias : tensor<3xf32>
     %m = pd.read_var @bnt_mean : tensor<3xf32>
     %v = pd.read_var @bnt_var : tensor<3xf32>
-    %y, %mo, %vo, %sm, %sv, %rs = pd.batch_norm %x, %s, %b, %m, %v {momentum = 8.000000e-01 : f32, pd.out_names = ["bnt_y", "bnt_mean", "bnt_var", "bnt_saved_mean", "bnt_saved_var", "bnt_reserve"]} : (tensor<?x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<?x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<0xf32>)
+    %y, %mo, %vo, %sm, %sv, %rs = pd.batch_norm %x, %s, %b, %m, %v {momentum = 8.000000e-01 : f32, pd.out_names = ["bnt_y", "bnt_mean", "bnt_var", "bnt_saved_mean", "bnt_saved_var", "bnt_reserve"]} : (tensor<?x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<?x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xui8>)
     pd.write_var @bnt_mean, %mo : tensor<3xf32>
     pd.write_var @bnt_var, %vo : tensor<3xf32>
     %ym = pd.elementwise_mul %y, %r {pd.out_names = ["bnt_m"]} : (tensor<?x3x2x2xf32>, tensor<?x3x2x2xf32>) -> tensor<?x3x2x2xf32>

@@ -57,7 +57,7 @@ module {
     %bn_g_bias = pd.read_var @bn_g_bias : tensor<3xf32>
     %bn_g_mean = pd.read_var @bn_g_mean : tensor<3xf32>
     %bn_g_var = pd.read_var @bn_g_var : tensor<3xf32>
-    %bn_g_y, %bn_g_mo, %bn_g_vo, %bn_g_sm, %bn_g_sv, %bn_g_rs = pd.batch_norm %bn_g_x, %bn_g_scale, %bn_g_bias, %bn_g_mean, %bn_g_var {use_global_stats = true, pd.out_names = ["bn_g_y", "bn_g_mo", "bn_g_vo", "bn_g_sm", "bn_g_sv", "bn_g_rs"]} : (tensor<2x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<0xf32>)
+    %bn_g_y, %bn_g_mo, %bn_g_vo, %bn_g_sm, %bn_g_sv, %bn_g_rs = pd.batch_norm %bn_g_x, %bn_g_scale, %bn_g_bias, %bn_g_mean, %bn_g_var {use_global_stats = true, pd.out_names = ["bn_g_y", "bn_g_mo", "bn_g_vo", "bn_g_sm", "bn_g_sv", "bn_g_rs"]} : (tensor<2x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xui8>)
     %bn_g_r = pd.read_var @bn_g_r : tensor<2x3x2x2xf32>
     %bn_g_m = pd.elementwise_mul %bn_g_y, %bn_g_r {pd.out_names = ["bn_g_m"]} : (tensor<2x3x2x2xf32>, tensor<2x3x2x2xf32>) -> tensor<2x3x2x2xf32>
     %bn_g_l = pd.mean %bn_g_m {pd.out_names = ["bn_g_l"]} : (tensor<2x3x2x2xf32>) -> tensor<f32>
@@ -67,7 +67,7 @@ module {
     %bn_t_bias = pd.read_var @bn_t_bias : tensor<3xf32>
     %bn_t_mean = pd.read_var @bn_t_mean : tensor<3xf32>
     %bn_t_var = pd.read_var @bn_t_var : tensor<3xf32>
-    %bn_t_y, %bn_t_mo, %bn_t_vo, %bn_t_sm, %bn_t_sv, %bn_t_rs = pd.batch_norm %bn_t_x, %bn_t_scale, %bn_t_bias, %bn_t_mean, %bn_t_var {is_test = true, data_layout = "NHWC", epsilon = 1.000000e-03 : f32, pd.out_names = ["bn_t_y", "bn_t_mo", "bn_t_vo", "bn_t_sm", "bn_t_sv", "bn_t_rs"]} : (tensor<2x2x2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x2x2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<0xf32>)
+    %bn_t_y, %bn_t_mo, %bn_t_vo, %bn_t_sm, %bn_t_sv, %bn_t_rs = pd.batch_norm %bn_t_x, %bn_t_scale, %bn_t_bias, %bn_t_mean, %bn_t_var {is_test = true, data_layout = "NHWC", epsilon = 1.000000e-03 : f32, pd.out_names = ["bn_t_y", "bn_t_mo", "bn_t_vo", "bn_t_sm", "bn_t_sv", "bn_t_rs"]} : (tensor<2x2x2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x2x2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xui8>)
     %bn_t_r = pd.read_var @bn_t_r : tensor<2x2x2x3xf32>
     %bn_t_m = pd.elementwise_mul %bn_t_y, %bn_t_r {pd.out_names = ["bn_t_m"]} : (tensor<2x2x2x3xf32>, tensor<2x2x2x3xf32>) -> tensor<2x2x2x3xf32>
     %bn_t_l = pd.mean %bn_t_m {pd.out_names = ["bn_t_l"]} : (tensor<2x2x2x3xf32>) -> tensor<f32>
