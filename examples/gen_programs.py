@@ -370,6 +370,76 @@ def op_program(type_, feeds, outputs, attrs=None, params=()):
     write("test/Inputs/programs/ops/%s.json" % type_, p)
 
 
+def vision_ops():
+    """The normalization, activation, matmul (v1) and arg_max ops of vision
+    models (PdNormOps.td)."""
+    f32 = "FP32"
+    img = ("img", [-1, 3, 4, 4], f32)
+    bn_attrs = {"is_test": ("BOOLEAN", False), "momentum": ("FLOAT", 0.9),
+                "epsilon": ("FLOAT", 1e-5), "data_layout": ("STRING", "NCHW"),
+                "use_global_stats": ("BOOLEAN", False),
+                "trainable_statistics": ("BOOLEAN", False), "fuse_with_relu": ("BOOLEAN", False)}
+    # batch_norm as paddle.static.nn.batch_norm writes it: MeanOut and
+    # VarianceOut are the running statistics' own (persistable) variables.
+    p = Program()
+    p.feed("img", [-1, 3, 4, 4], f32, 0)
+    for name in ("bn.w", "bn.b"):
+        p.param(name, [3], f32)
+    for name in ("bn.mean", "bn.var"):
+        p.var(name, [3], f32, persistable=True)
+    p.op("batch_norm", {"X": ["img"], "Scale": ["bn.w"], "Bias": ["bn.b"], "Mean": ["bn.mean"],
+                        "Variance": ["bn.var"]},
+         {"Y": ["bn.tmp_0"], "MeanOut": ["bn.mean"], "VarianceOut": ["bn.var"],
+          "SavedMean": ["bn.tmp_1"], "SavedVariance": ["bn.tmp_2"]},
+         bn_attrs)
+    p.fetch("bn.tmp_0", 0)
+    write("test/Inputs/programs/ops/batch_norm.json", p)
+    # Its gradient as append_backward writes it: ReserveSpace declared as
+    # BatchNormInferMeta declares it ([-1], uint8), Mean and Variance absent.
+    p = Program()
+    p.feed("img", [-1, 3, 4, 4], f32, 0)
+    for name in ("bn.w", "bn.b"):
+        p.param(name, [3], f32)
+    for name in ("bn.mean", "bn.var"):
+        p.var(name, [3], f32, persistable=True)
+    p.var("bn.tmp_3", [-1], "UINT8")
+    p.op("batch_norm", {"X": ["img"], "Scale": ["bn.w"], "Bias": ["bn.b"], "Mean": ["bn.mean"],
+                        "Variance": ["bn.var"]},
+         {"Y": ["bn.tmp_0"], "MeanOut": ["bn.mean"], "VarianceOut": ["bn.var"],
+          "SavedMean": ["bn.tmp_1"], "SavedVariance": ["bn.tmp_2"], "ReserveSpace": ["bn.tmp_3"]},
+         bn_attrs)
+    p.op("fill_constant", {}, {"Out": ["bn.tmp_0@GRAD"]},
+         {"shape": ("LONGS", [2, 3, 4, 4]), "value": ("FLOAT", 1.0), "dtype": ("INT", 5),
+          "str_value": ("STRING", ""), "force_cpu": ("BOOLEAN", False)}, role=BACKWARD)
+    p.op("batch_norm_grad", {"X": ["img"], "Scale": ["bn.w"], "Bias": ["bn.b"],
+                             "SavedMean": ["bn.tmp_1"], "SavedVariance": ["bn.tmp_2"],
+                             "ReserveSpace": ["bn.tmp_3"], "Y@GRAD": ["bn.tmp_0@GRAD"]},
+         {"X@GRAD": [], "Scale@GRAD": ["bn.w@GRAD"], "Bias@GRAD": ["bn.b@GRAD"]}, bn_attrs,
+         role=BACKWARD)
+    p.fetch("bn.w@GRAD", 0)
+    write("test/Inputs/programs/ops/batch_norm_grad.json", p)
+    op_program("affine_channel", {"X": [img], "Scale": [("ac.w", [3], f32)],
+                                  "Bias": [("ac.b", [3], f32)]},
+               {"Out": ["affine_channel_0.tmp_0"]}, {"data_layout": ("STRING", "NCHW")},
+               params=("ac.w", "ac.b"))
+    act = lambda t, attrs: op_program(t, {"X": [img]}, {"Out": [t + "_0.tmp_0"]}, attrs)
+    act("relu6", {"threshold": ("FLOAT", 6.0)})
+    act("hard_swish", {"threshold": ("FLOAT", 6.0), "scale": ("FLOAT", 6.0),
+                       "offset": ("FLOAT", 3.0)})
+    act("hard_sigmoid", {"slope": ("FLOAT", 0.2), "offset": ("FLOAT", 0.5)})
+    act("swish", {"beta": ("FLOAT", 1.0)})
+    act("leaky_relu", {"alpha": ("FLOAT", 0.1)})
+    op_program("matmul", {"X": [("x", [-1, 4, 8], f32)], "Y": [("w", [3, 8], f32)]},
+               {"Out": ["matmul_0.tmp_0"]},
+               {"transpose_X": ("BOOLEAN", False), "transpose_Y": ("BOOLEAN", True),
+                "alpha": ("FLOAT", 0.5)}, params=("w",))
+    op_program("elementwise_min", {"X": [("x", [-1, 4, 8], f32)], "Y": [("y", [8], f32)]},
+               {"Out": ["elementwise_min_0.tmp_0"]}, {"axis": ("INT", -1)})
+    op_program("arg_max", {"X": [("p", [-1, 10], f32)]}, {"Out": ["arg_max_0.tmp_0"]},
+               {"axis": ("LONG", -1), "keepdims": ("BOOLEAN", False),
+                "flatten": ("BOOLEAN", False), "dtype": ("INT", 3)})
+
+
 def catalog_ops():
     f32 = "FP32"
     x = ("x", [-1, 4, 8], f32)
@@ -430,6 +500,7 @@ def catalog_ops():
     op_program("accuracy", {"Out": [("topk", [-1, 3], f32)], "Indices": [("idx", [-1, 3], "INT64")],
                             "Label": [("label", [-1, 1], "INT64")]},
                {"Accuracy": ["acc.tmp_0"], "Correct": ["acc.tmp_1"], "Total": ["acc.tmp_2"]})
+    vision_ops()
     op_program("uniform_random", {}, {"Out": ["u"]},
                {"shape": ("LONGS", [4, 3]), "min": ("FLOAT", -0.5), "max": ("FLOAT", 0.5),
                 "seed": ("INT", 3), "dtype": ("INT", 5)})

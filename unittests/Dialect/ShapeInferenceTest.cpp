@@ -100,6 +100,40 @@ TEST_F(ShapeInferenceTest, LayerNormStatisticsAndOptionalSlots) {
             "tensor<?x4x8xbf16>;tensor<?xf32>;tensor<?xf32>");
 }
 
+TEST_F(ShapeInferenceTest, BatchNormStatisticsFollowTheLayout) {
+  const SmallVector<Type, 1> c = {t("tensor<3xf32>")};
+  EXPECT_EQ(infer("batch_norm", {{t("tensor<?x3x8x8xf32>")}, c, c, c, c}),
+            "tensor<?x3x8x8xf32>;tensor<3xf32>;tensor<3xf32>;tensor<3xf32>;tensor<3xf32>;"
+            "tensor<?xui8>");
+  EXPECT_EQ(infer("batch_norm", {{t("tensor<?x8x8x3xf32>")}, c, c, c, c},
+                  {b.getNamedAttr("data_layout", b.getStringAttr("NHWC"))}),
+            "tensor<?x8x8x3xf32>;tensor<3xf32>;tensor<3xf32>;tensor<3xf32>;tensor<3xf32>;"
+            "tensor<?xui8>");
+  EXPECT_EQ(infer("affine_channel", {{t("tensor<?x3x4xf32>")}, c, c}), "tensor<?x3x4xf32>");
+}
+
+TEST_F(ShapeInferenceTest, MatmulV1BatchAndVectors) {
+  EXPECT_EQ(infer("matmul", {{t("tensor<?x3x4xf32>")}, {t("tensor<5x4xf32>")}},
+                  {b.getNamedAttr("transpose_Y", b.getBoolAttr(true))}),
+            "tensor<?x3x5xf32>");
+  EXPECT_EQ(infer("matmul", {{t("tensor<4x5xf32>")}, {t("tensor<2x5x6xf32>")}}),
+            "tensor<2x4x6xf32>");
+  EXPECT_EQ(infer("matmul", {{t("tensor<4xf32>")}, {t("tensor<4xf32>")}}), "tensor<1xf32>");
+  EXPECT_EQ(infer("matmul", {{t("tensor<2x3x4xf32>")}, {t("tensor<4xf32>")}}), "tensor<2x3xf32>");
+}
+
+TEST_F(ShapeInferenceTest, ArgMaxDropsOrKeepsTheAxis) {
+  EXPECT_EQ(infer("arg_max", {{t("tensor<?x10xf32>")}}), "tensor<?xi64>");
+  EXPECT_EQ(infer("arg_max", {{t("tensor<?x10xf32>")}},
+                  {b.getNamedAttr("axis", b.getI64IntegerAttr(0)),
+                   b.getNamedAttr("keepdims", b.getBoolAttr(true)),
+                   b.getNamedAttr("dtype", b.getI32IntegerAttr(2))}),
+            "tensor<1x10xi32>");
+  EXPECT_EQ(
+      infer("arg_max", {{t("tensor<?x10xf32>")}}, {b.getNamedAttr("flatten", b.getBoolAttr(true))}),
+      "tensor<1xi64>");
+}
+
 TEST_F(ShapeInferenceTest, ScalarsAreZeroDAndAcceptOneElementSpelling) {
   EXPECT_EQ(infer("mean", {{t("tensor<?x4xf32>")}}), "tensor<f32>");
   EXPECT_TRUE(isCompatibleWithInferred(t("tensor<1xf32>"), t("tensor<f32>")));

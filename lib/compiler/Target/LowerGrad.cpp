@@ -129,14 +129,18 @@ LogicalResult ProgramLowering::lowerMulGrad(Operation *op) {
 }
 
 LogicalResult ProgramLowering::lowerMatmulGrad(Operation *op) {
+  pd::OpAttributes attrs(op);
+  return lowerMatmulGradAs(op, attrs.getBool("trans_x"), attrs.getBool("trans_y"),
+                           bufferOf(op->getOperand(2)));
+}
+
+LogicalResult ProgramLowering::lowerMatmulGradAs(Operation *op, bool tx, bool ty, int32_t g) {
   Value x = op->getOperand(0), y = op->getOperand(1), dout = op->getOperand(2);
   SymShape xd = dimsOf(x), yd = dimsOf(y), od = dimsOf(dout);
-  pd::OpAttributes attrs(op);
-  bool tx = attrs.getBool("trans_x"), ty = attrs.getBool("trans_y");
   if (xd.size() < 2 || yd.size() < 2)
     return error(op) << "matmul_v2_grad of 1-D operands is not supported yet (X "
                      << describe(xd) << ", Y " << describe(yd) << ")";
-  int32_t g = bufferOf(dout), xb = bufferOf(x), yb = bufferOf(y);
+  int32_t xb = bufferOf(x), yb = bufferOf(y);
   // A 2-D operand shared by every batch (a weight): flatten the batch into
   // rows, so its gradient is one GEMM over all of them.
   bool yShared = yd.size() == 2 && xd.size() > 2 && !tx;

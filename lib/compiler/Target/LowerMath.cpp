@@ -169,10 +169,13 @@ LogicalResult ProgramLowering::lowerMul(Operation *op) {
 }
 
 LogicalResult ProgramLowering::lowerMatmul(Operation *op) {
+  pd::OpAttributes attrs(op);
+  return lowerMatmulAs(op, attrs.getBool("trans_x"), attrs.getBool("trans_y"));
+}
+
+LogicalResult ProgramLowering::lowerMatmulAs(Operation *op, bool transX, bool transY) {
   Value x = op->getOperand(0), y = op->getOperand(1);
   SymShape xd = dimsOf(x), yd = dimsOf(y);
-  pd::OpAttributes attrs(op);
-  bool transX = attrs.getBool("trans_x"), transY = attrs.getBool("trans_y");
   if (xd.empty() || yd.empty())
     return error(op) << "matmul_v2 needs operands of rank >= 1";
   bool xVector = xd.size() == 1, yVector = yd.size() == 1;

@@ -99,6 +99,9 @@ public:
   mlir::LogicalResult lowerAssign(mlir::Operation *op);
   mlir::LogicalResult lowerMul(mlir::Operation *op);
   mlir::LogicalResult lowerMatmul(mlir::Operation *op);
+  /// matmul_v2's lowering with the transposes given (matmul v1 names them
+  /// otherwise).
+  mlir::LogicalResult lowerMatmulAs(mlir::Operation *op, bool transX, bool transY);
   mlir::LogicalResult lowerSoftmax(mlir::Operation *op);
   mlir::LogicalResult lowerReduce(mlir::Operation *op, llvm::StringRef reduceOp);
   mlir::LogicalResult lowerMean(mlir::Operation *op);
@@ -143,6 +146,9 @@ public:
   mlir::LogicalResult lowerElementwiseGrad(mlir::Operation *op, llvm::StringRef kind);
   mlir::LogicalResult lowerMulGrad(mlir::Operation *op);
   mlir::LogicalResult lowerMatmulGrad(mlir::Operation *op);
+  /// matmul_v2_grad's lowering with the transposes and the buffer of the
+  /// output gradient `dout` given (matmul v1 scales it by alpha first).
+  mlir::LogicalResult lowerMatmulGradAs(mlir::Operation *op, bool tx, bool ty, int32_t dout);
   mlir::LogicalResult lowerUnaryGrad(mlir::Operation *op, llvm::StringRef unaryOp);
   mlir::LogicalResult lowerSoftmaxGrad(mlir::Operation *op);
   mlir::LogicalResult lowerReduceGrad(mlir::Operation *op, bool isMean, bool all);
@@ -156,6 +162,19 @@ public:
   mlir::LogicalResult lowerSoftmaxCrossEntropyGrad(mlir::Operation *op);
   mlir::LogicalResult lowerSum(mlir::Operation *op);
   mlir::LogicalResult lowerOptimizer(mlir::Operation *op);
+
+  // --- normalization, activations, matmul v1, arg_max (LowerNorm.cpp) ---
+  /// Whether batch_norm (or its gradient) `op` normalizes with Mean and
+  /// Variance rather than the batch's statistics: outside train programs,
+  /// and where Paddle's attributes say so.
+  bool usesGlobalStats(mlir::Operation *op) const;
+  mlir::LogicalResult lowerBatchNorm(mlir::Operation *op);
+  mlir::LogicalResult lowerBatchNormGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerAffineChannel(mlir::Operation *op);
+  mlir::LogicalResult lowerAffineChannelGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerMatmulV1(mlir::Operation *op);
+  mlir::LogicalResult lowerMatmulV1Grad(mlir::Operation *op);
+  mlir::LogicalResult lowerArgMax(mlir::Operation *op);
 
   // --- fused gradient buckets, in-place updates (LowerFusion.cpp) -------
   mlir::LogicalResult lowerCoalesceTensor(mlir::Operation *op);

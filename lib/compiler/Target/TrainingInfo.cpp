@@ -63,6 +63,11 @@ FailureOr<artifact::TrainingDesc> describeTraining(ModuleOp module, StringRef lo
     return train->emitError("the train program has no optimizer op updating a parameter");
   // Under the Reduce strategy a state variable written by its parameter's
   // owner only (`owner_rank`) is up to date on that rank alone.
+  // A variable the forward pass writes (batch_norm's running statistics,
+  // through MeanOut/VarianceOut) is model state, not optimizer state: it
+  // belongs with the parameters (what Paddle's state_dict calls buffers),
+  // so that --init-from loads it with them from a pretrained model.
+  std::set<std::string> modelState;
   std::map<std::string, int32_t> owners;
   train->walk([&](Operation *op) {
     if (op->getName().getStringRef() != "pd.write_var")
@@ -70,12 +75,20 @@ FailureOr<artifact::TrainingDesc> describeTraining(ModuleOp module, StringRef lo
     std::string name = op->getAttrOfType<FlatSymbolRefAttr>("var").getValue().str();
     if (parameters.count(name))
       return;
+    if (Operation *def = op->getOperand(0).getDefiningOp();
+        def && catalogSpecOf(def) && !isTrainingOp(def)) {
+      modelState.insert(name);
+      return;
+    }
     state.insert(name);
     if (auto owner = op->getAttrOfType<IntegerAttr>("owner_rank"))
       owners[name] = static_cast<int32_t>(owner.getInt());
   });
   if (!desc.learningRateVar.empty())
     state.insert(desc.learningRateVar);
+  for (const std::string &name : modelState)
+    if (!state.count(name))
+      parameters.insert(name);
   desc.parameters.assign(parameters.begin(), parameters.end());
   desc.optimizerState.assign(state.begin(), state.end());
   if (!owners.empty())

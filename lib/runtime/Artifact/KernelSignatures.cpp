@@ -171,6 +171,59 @@ std::vector<KernelSignature> declareKernels() {
        "beta1_pow_out = beta1_pow·beta1, beta2_pow_out = beta2_pow·beta2 (Paddle starts "
        "beta1_pow at beta1)"},
 
+      // --- Vision models: normalization, activations with attributes, arg_max
+      {"batch_norm", kForward, "x, scale, bias, mean, variance",
+       "y, mean_out?, variance_out?, saved_mean?, saved_variance?",
+       {req("channel_axis", T::Int), req("epsilon", T::Float), req("global_stats", T::Int),
+        req("momentum", T::Float)},
+       "Paddle's batch_norm over x viewed as [outer, C, inner] split at channel_axis; scale, "
+       "bias, mean, variance and the outputs but y have C elements. global_stats = 1: y = "
+       "(x−mean)/sqrt(variance+eps)·scale+bias, mean_out = mean, variance_out = variance, "
+       "saved_* = 0. Otherwise with the batch's mean m and biased variance v per channel: y "
+       "= (x−m)/sqrt(v+eps)·scale+bias, mean_out = momentum·mean + (1−momentum)·m, "
+       "variance_out = momentum·variance + (1−momentum)·v, saved_mean = m, saved_variance = "
+       "1/sqrt(v+eps); with one element per channel y = x and the statistics stay. Every "
+       "input is read before any output is written: mean_out and variance_out may be mean "
+       "and variance"},
+      {"batch_norm_grad", kTraining, "x, scale, mean, variance, dy", "dx?, dscale?, dbias?",
+       {req("channel_axis", T::Int), req("epsilon", T::Float), req("global_stats", T::Int)},
+       "gradient of `batch_norm`. global_stats = 1: mean, variance are the running ones, inv = "
+       "1/sqrt(variance+eps), dx = scale·inv·dy. Otherwise mean, variance are saved_mean and "
+       "saved_variance (inv itself); with x̂ = (x−mean)·inv and M elements per channel: dx = "
+       "scale·inv/M·(M·dy − Σdy − x̂·Σdy·x̂) (dx = dy when M = 1). Both: dscale = Σ dy·x̂, "
+       "dbias = Σ dy per channel"},
+      {"affine_channel", kForward, "x, scale, bias", "out", {req("channel_axis", T::Int)},
+       "out = x·scale[c] + bias[c], c the index along channel_axis"},
+      {"affine_channel_grad", kTraining, "x, scale, dout", "dx?, dscale?, dbias?",
+       {req("channel_axis", T::Int)},
+       "dx = dout·scale[c]; dscale = Σ dout·x, dbias = Σ dout per channel"},
+      {"relu6", kForward, "x", "out", {req("threshold", T::Float)},
+       "out = min(max(x, 0), threshold)"},
+      {"relu6_grad", kTraining, "out, dout", "dx", {req("threshold", T::Float)},
+       "dx = dout where 0 < out < threshold, else 0"},
+      {"hard_swish", kForward, "x", "out",
+       {req("offset", T::Float), req("scale", T::Float), req("threshold", T::Float)},
+       "out = x·min(max(x+offset, 0), threshold)/scale"},
+      {"hard_swish_grad", kTraining, "x, dout", "dx",
+       {req("offset", T::Float), req("scale", T::Float), req("threshold", T::Float)},
+       "dx = 0 where x+offset ≤ 0, dout·(2x+offset)/scale where x+offset < threshold, else dout"},
+      {"hard_sigmoid", kForward, "x", "out", {req("offset", T::Float), req("slope", T::Float)},
+       "out = min(max(slope·x+offset, 0), 1)"},
+      {"hard_sigmoid_grad", kTraining, "out, dout", "dx",
+       {req("offset", T::Float), req("slope", T::Float)},
+       "dx = dout·slope where 0 < out < 1, else 0"},
+      {"swish", kForward, "x", "out", {req("beta", T::Float)}, "out = x/(1+exp(−beta·x))"},
+      {"swish_grad", kTraining, "x, dout", "dx", {req("beta", T::Float)},
+       "with s = 1/(1+exp(−beta·x)): dx = dout·(s + beta·x·s·(1−s))"},
+      {"leaky_relu", kForward, "x", "out", {req("alpha", T::Float)},
+       "out = x where x > 0, else alpha·x"},
+      {"leaky_relu_grad", kTraining, "x, dout", "dx", {req("alpha", T::Float)},
+       "dx = dout where x > 0, else alpha·dout"},
+      {"arg_max", kForward, "x", "out", {req("axis", T::Int)},
+       "index of the largest element along axis (≥ 0) of x (Float32/Float64/Int32/Int64), "
+       "the first on ties; NaN counts as largest; out Int32/Int64 with x's other elements in "
+       "order"},
+
       // --- Collective: data parallelism ------------------------------------
       {"c_allreduce", kCollective, "x", "out",
        {req("op", T::String), opt("ring_id", T::Int, "0")},

@@ -24,6 +24,9 @@ const KernelRegistry &cpuKernelRegistry() {
     kernels::registerDropoutKernels(r);
     kernels::registerOptimizerKernels(r);
     kernels::registerCollectiveKernels(r);
+    kernels::registerNormKernels(r);
+    kernels::registerNormGradKernels(r);
+    kernels::registerParamActivationKernels(r);
     return r;
   }();
   return registry;

@@ -592,3 +592,75 @@ pd.program @main {
   // expected-error @below {{'pd.nearest_interp_v2' op result slot 'Out' has type 'tensor<?x3x8x8xf32>' but Paddle's inference gives 'tensor<?x3x8x2xf32>'}}
   %0 = pd.nearest_interp_v2 %x {scale = array<f32: 2.0, 0.5>} : (tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
 }
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3x4x4xf32>
+  %c = pd.feed {col = 1 : i32} : tensor<3xf32>
+  // expected-error @below {{pd.batch_norm: attribute 'fuse_with_relu' (a oneDNN fusion) is not supported; use a separate relu}}
+  %y:6 = pd.batch_norm %x, %c, %c, %c, %c {fuse_with_relu = true} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xui8>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3x4x4xf32>
+  %c = pd.feed {col = 1 : i32} : tensor<3xf32>
+  %w = pd.feed {col = 2 : i32} : tensor<4xf32>
+  // expected-error @below {{pd.batch_norm: input slot 'Scale' 'tensor<4xf32>' must be 1-D of size 3 (the channels of input slot 'X' 'tensor<2x3x4x4xf32>')}}
+  %y:6 = pd.batch_norm %x, %w, %c, %c, %c : (tensor<2x3x4x4xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xui8>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3x4x4xf32>
+  %c = pd.feed {col = 1 : i32} : tensor<3xf32>
+  // expected-error @below {{pd.batch_norm: attribute 'data_layout' = "NDHWC" must be "NCHW" or "NHWC"}}
+  %y:6 = pd.batch_norm %x, %c, %c, %c, %c {data_layout = "NDHWC"} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xui8>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3x4xf32>
+  %w = pd.feed {col = 1 : i32} : tensor<4xf32>
+  // expected-error @below {{pd.affine_channel: input slot 'Scale' 'tensor<4xf32>' must be 1-D of size 3 (the channels of input slot 'X' 'tensor<2x3x4xf32>')}}
+  %y = pd.affine_channel %x, %w, %w : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3x4xf32>
+  %w = pd.feed {col = 1 : i32} : tensor<4x5xf32>
+  // expected-error @below {{pd.matmul: attribute 'fused_reshape_X' (a oneDNN fusion) is not supported; it must be empty}}
+  %y = pd.matmul %x, %w {fused_reshape_X = array<i32: 6, 4>} : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<2x3x4xf32>
+  %w = pd.feed {col = 1 : i32} : tensor<3x4x5xf32>
+  // expected-error @below {{pd.matmul: input slots 'X' 'tensor<2x3x4xf32>' and 'Y' 'tensor<3x4x5xf32>' have different batch dims}}
+  %y = pd.matmul %x, %w : (tensor<2x3x4xf32>, tensor<3x4x5xf32>) -> tensor<2x3x5xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<4xf32>
+  %w = pd.feed {col = 1 : i32} : tensor<4x5xf32>
+  // expected-error @below {{pd.matmul: transposing a 1-D operand (X 'tensor<4xf32>', Y 'tensor<4x5xf32>') is not supported}}
+  %y = pd.matmul %x, %w {transpose_X = true} : (tensor<4xf32>, tensor<4x5xf32>) -> tensor<5xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<4x10xf32>
+  // expected-error @below {{pd.arg_max: attribute 'dtype' = 5 must be 2 (int32) or 3 (int64)}}
+  %y = pd.arg_max %x {dtype = 5 : i32} : (tensor<4x10xf32>) -> tensor<4xi64>
+}

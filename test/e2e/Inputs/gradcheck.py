@@ -3,6 +3,9 @@
 Usage: gradcheck.py FAMILY OUT_DIR
        gradcheck.py dropout-train OUT_DIR         (inputs of grad-dropout.test)
        gradcheck.py dropout-train-check OUT_DIR   (its check, after training)
+       gradcheck.py batch-norm-train OUT_DIR      (inputs of grad-norm.test's training run)
+       gradcheck.py batch-norm-train-check OUT_DIR
+       gradcheck.py batch-norm-eval-check OUT_DIR
 
 Each family matches test/e2e/Inputs/grad-ops/FAMILY.mlir: a program of
 independent cases, one forward op (or a short chain) each, whose float inputs
@@ -207,6 +210,42 @@ def softmax_with_cross_entropy(logits, label, axis=-1, soft_label=False, ignore_
 
 
 # --- the families -------------------------------------------------------------
+
+def per_channel(v, x, axis):
+    """A [C] vector shaped to broadcast along `axis` of x."""
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    return v.reshape(shape)
+
+
+def batch_norm(x, scale, bias, mean=None, var=None, axis=1, epsilon=1e-5):
+    """Paddle's batch_norm: with mean/var the running statistics, else the
+    batch's mean and biased variance over every axis but `axis`."""
+    if mean is None:
+        others = tuple(i for i in range(x.ndim) if i != axis)
+        mean, var = x.mean(axis=others), x.var(axis=others)
+    c = lambda v: per_channel(v, x, axis)
+    return (x - c(mean)) / np.sqrt(c(var) + epsilon) * c(scale) + c(bias)
+
+
+def affine_channel(x, scale, bias, axis=1):
+    return x * per_channel(scale, x, axis) + per_channel(bias, x, axis)
+
+
+def hard_swish(x, threshold=6.0, scale=6.0, offset=3.0):
+    return x * np.clip(x + offset, 0, threshold) / scale
+
+
+def matmul_v1(x, y, transpose_x=False, transpose_y=False, alpha=1.0):
+    return alpha * matmul_v2(x, y, transpose_x, transpose_y)
+
+
+def away_from(f, x, kinks, margin=0.05):
+    """x with every element kept `margin` away from each kink."""
+    for k in kinks:
+        x = f._f32(np.where(np.abs(x - k) < margin, x + 2 * margin, x))
+    return x
+
 
 def linalg(f):
     f.case("mul", {"x": f.normal(3, 4), "y": f.normal(4, 2)}, mul)
@@ -510,6 +549,34 @@ def resize(f):
            lambda x: nearest_interp(x, 7, 6, False))
     f.case("nearest_scale", {"x": f.normal(1, 1, 3, 4)},
            lambda x: nearest_interp(x, 6, 8, False, scale=(2.0, 2.0), nhwc=False))
+def norm(f):
+    c3 = lambda: f.uniform(3, lo=0.5, hi=1.5)
+    f.case("bn_g", {"x": f.normal(2, 3, 2, 2), "scale": f.normal(3), "bias": f.normal(3)},
+           lambda x, scale, bias, mean, var: batch_norm(x, scale, bias, mean, var),
+           {"mean": f.normal(3).astype(np.float32), "var": c3().astype(np.float32)})
+    f.case("bn_t", {"x": f.normal(2, 2, 2, 3), "scale": f.normal(3), "bias": f.normal(3)},
+           lambda x, scale, bias, mean, var: batch_norm(x, scale, bias, mean, var, axis=3,
+                                                        epsilon=1e-3),
+           {"mean": f.normal(3).astype(np.float32), "var": c3().astype(np.float32)})
+    f.case("ac", {"x": f.normal(2, 3, 2, 2), "scale": f.normal(3), "bias": f.normal(3)},
+           lambda x, scale, bias: affine_channel(x, scale, bias))
+    f.case("ac_nhwc", {"x": f.normal(2, 2, 3), "scale": f.normal(3), "bias": f.normal(3)},
+           lambda x, scale, bias: affine_channel(x, scale, bias, axis=2))
+    f.case("relu6", {"x": away_from(f, f.uniform(2, 3, 4, lo=-2, hi=8), (0, 6))},
+           lambda x: np.clip(x, 0, 6))
+    f.case("relu6_t", {"x": away_from(f, f.uniform(2, 3, 4, lo=-1, hi=3), (0, 2))},
+           lambda x: np.clip(x, 0, 2))
+    f.case("hswish", {"x": away_from(f, f.uniform(2, 3, 4, lo=-5, hi=5), (-3, 3))},
+           lambda x: hard_swish(x))
+    f.case("hsig", {"x": away_from(f, f.uniform(2, 3, 4, lo=-4, hi=4), (-2.5, 2.5))},
+           lambda x: np.clip(0.2 * x + 0.5, 0, 1))
+    f.case("swish", {"x": f.normal(2, 3, 4, scale=2)}, lambda x: x * sigmoid(1.5 * x))
+    f.case("leaky", {"x": f.away(2, 3, 4)}, lambda x: np.where(x > 0, x, 0.1 * x))
+    f.case("mm1", {"x": f.normal(2, 3, 4), "y": f.normal(4, 5)},
+           lambda x, y: matmul_v1(x, y, alpha=0.5))
+    f.case("mm_t", {"x": f.normal(4, 3), "y": f.normal(5, 4)},
+           lambda x, y: matmul_v1(x, y, True, True, alpha=2.0))
+    f.case("mm_b", {"x": f.normal(2, 3, 4), "y": f.normal(2, 4, 2)}, lambda x, y: matmul_v1(x, y))
 
 
 FAMILIES = {"linalg": linalg, "elementwise": elementwise_ops, "activation": activation,
@@ -519,7 +586,8 @@ FAMILIES = {"linalg": linalg, "elementwise": elementwise_ops, "activation": acti
             "layer-norm-bias": layer_norm_bias,
             "dropout-test": dropout_test,
             "pass-through-names": names,
-            "resize": resize}
+            "resize": resize,
+            "norm": norm}
 
 
 # --- dropout at training time --------------------------------------------------
@@ -578,11 +646,115 @@ def dropout_train_check(out):
     return ok and good
 
 
+# --- batch_norm at training time ----------------------------------------------
+
+BNT_LR, BNT_MOMENTUM, BNT_BATCH, BNT_STEPS = 0.5, 0.8, 2, 3
+
+
+def batch_norm_train(out):
+    """Inputs of Inputs/grad-ops/batch-norm-train.mlir: parameters bnt_p,
+    bnt_scale, bnt_bias and the running statistics bnt_mean, bnt_var; data d
+    and r, BNT_STEPS batches of BNT_BATCH rows."""
+    rng = np.random.default_rng(11)
+    os.makedirs(os.path.join(out, "params"), exist_ok=True)
+    shapes = {"bnt_p": (3, 2, 2), "bnt_scale": (3,), "bnt_bias": (3,)}
+    for name, shape in shapes.items():
+        np.save(os.path.join(out, "params", name + ".npy"),
+                (rng.standard_normal(shape) + (1.0 if name == "bnt_scale" else 0.0))
+                .astype(np.float32))
+    # The running statistics are loaded with the parameters (--init-from):
+    # the startup program's values, 0.5 and 2.
+    np.save(os.path.join(out, "params", "bnt_mean.npy"), np.full(3, 0.5, np.float32))
+    np.save(os.path.join(out, "params", "bnt_var.npy"), np.full(3, 2.0, np.float32))
+    rows = BNT_BATCH * BNT_STEPS
+    np.save(os.path.join(out, "d.npy"), (rng.standard_normal((rows, 3, 2, 2)) * 2 + 1)
+            .astype(np.float32))
+    np.save(os.path.join(out, "r.npy"), rng.standard_normal((rows, 3, 2, 2)).astype(np.float32))
+
+
+def batch_norm_train_check(out):
+    """BNT_STEPS SGD steps in float64, on the batches in file order: each
+    step's gradient by central differences of the NumPy forward (batch
+    statistics), and the running statistics' update
+    momentum * old + (1 - momentum) * batch mean / biased variance from the
+    startup values 0.5 and 2. The parameters and running statistics
+    dist-run saved, and the first step's loss, must match."""
+    import json
+    load = lambda name: np.load(os.path.join(out, name)).astype(np.float64)
+    params = {n: load(f"params/{n}.npy") for n in ("bnt_p", "bnt_scale", "bnt_bias")}
+    d, r = load("d.npy"), load("r.npy")
+    mean, var = np.full(3, 0.5), np.full(3, 2.0)
+    losses = []
+    for step in range(BNT_STEPS):
+        rows = slice(step * BNT_BATCH, (step + 1) * BNT_BATCH)
+        db, rb = d[rows], r[rows]
+
+        def loss(p):
+            return float(np.mean(batch_norm(db + p["bnt_p"], p["bnt_scale"], p["bnt_bias"]) * rb))
+
+        losses.append(loss(params))
+        x = db + params["bnt_p"]
+        mean = BNT_MOMENTUM * mean + (1 - BNT_MOMENTUM) * x.mean(axis=(0, 2, 3))
+        var = BNT_MOMENTUM * var + (1 - BNT_MOMENTUM) * x.var(axis=(0, 2, 3))
+        grads = {}
+        for name, value in params.items():
+            g = np.zeros_like(value)
+            for i in np.ndindex(value.shape):
+                hi, lo = dict(params), dict(params)
+                hi[name], lo[name] = value.copy(), value.copy()
+                hi[name][i] += EPS
+                lo[name][i] -= EPS
+                g[i] = (loss(hi) - loss(lo)) / (2 * EPS)
+            grads[name] = g
+        params = {n: params[n] - BNT_LR * grads[n] for n in params}
+    ok = True
+    expected = dict(params, bnt_mean=mean, bnt_var=var)
+    for name, want in expected.items():
+        got = read_paddle_tensor(os.path.join(out, "after", name), want.size).reshape(want.shape)
+        good = np.allclose(got, want, rtol=1e-4, atol=1e-5)
+        ok &= good
+        print(f"{name}: {'OK' if good else 'MISMATCH'}")
+        if not good:
+            print("  got", got.ravel(), "\n  expected", want.ravel())
+    with open(os.path.join(out, "metrics.jsonl")) as f:
+        reported = [json.loads(line)["loss"] for line in f]
+    good = np.allclose(reported, losses, rtol=1e-5, atol=1e-6)
+    ok &= good
+    print(f"losses: {'OK' if good else 'MISMATCH'}" + ("" if good else f" ({reported} vs {losses})"))
+    return ok
+
+
+def batch_norm_eval_check(out):
+    """An eval run with --init-from the trained persistables normalizes with
+    the running statistics they hold: its loss over all rows (one batch)
+    must be the NumPy one."""
+    import json
+    load = lambda name: np.load(os.path.join(out, name)).astype(np.float64)
+    after = lambda name, n: read_paddle_tensor(os.path.join(out, "after", name), n) \
+        .astype(np.float64)
+    d, r = load("d.npy"), load("r.npy")
+    x = d + after("bnt_p", 12).reshape(3, 2, 2)
+    y = batch_norm(x, after("bnt_scale", 3), after("bnt_bias", 3), after("bnt_mean", 3),
+                   after("bnt_var", 3))
+    want = float(np.mean(y * r))
+    with open(os.path.join(out, "eval.jsonl")) as f:
+        got = json.loads(f.readline())["eval_loss"]
+    good = abs(got - want) <= 1e-6 + 1e-5 * abs(want)
+    print(f"eval_loss: {'OK' if good else 'MISMATCH'}" + ("" if good else f" ({got} vs {want})"))
+    return good
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "dropout-train":
         dropout_train(sys.argv[2])
     elif sys.argv[1] == "dropout-train-check":
         sys.exit(0 if dropout_train_check(sys.argv[2]) else 1)
+    elif sys.argv[1] == "batch-norm-train":
+        batch_norm_train(sys.argv[2])
+    elif sys.argv[1] == "batch-norm-train-check":
+        sys.exit(0 if batch_norm_train_check(sys.argv[2]) else 1)
+    elif sys.argv[1] == "batch-norm-eval-check":
+        sys.exit(0 if batch_norm_eval_check(sys.argv[2]) else 1)
     else:
         family = Family(sys.argv[1])
         FAMILIES[sys.argv[1]](family)

@@ -31,6 +31,9 @@ void registerOptimizerKernels(KernelRegistry &r);
 void registerCollectiveKernels(KernelRegistry &r);
 void registerPadKernels(KernelRegistry &r);
 void registerInterpKernels(KernelRegistry &r);
+void registerNormKernels(KernelRegistry &r);
+void registerNormGradKernels(KernelRegistry &r);
+void registerParamActivationKernels(KernelRegistry &r);
 
 } // namespace distc::runtime::kernels
 

@@ -795,5 +795,6 @@ def Pd_TruncatedGaussianRandomOp : Pd_RandomOp<"truncated_gaussian_random",
     "Normal samples truncated to two std", PdInts<"[]">, "mean", "0", "std", "1">;
 
 include "distc/Dialect/Pd/PdShapeOps.td"
+include "distc/Dialect/Pd/PdNormOps.td"
 
 #endif // DISTC_DIALECT_PD_PDOPS_TD

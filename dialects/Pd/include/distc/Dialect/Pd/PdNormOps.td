@@ -1,0 +1,179 @@
+//===- PdNormOps.td - Normalization, activations, matmul v1 -*- tablegen -*-===//
+//
+// The ops vision models (ResNet-vd, MobileNetV3, ShuffleNetV2, VGG) add to
+// the catalog: batch_norm and affine_channel, the activations with
+// attributes (relu6, hard_swish, hard_sigmoid, swish, leaky_relu), Paddle's
+// first matmul and arg_max. Included at the end of PdOps.td; the fields are
+// those of Pd_Op (PdDialect.td, docs/adding-an-op.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_DIALECT_PD_PDNORMOPS_TD
+#define DISTC_DIALECT_PD_PDNORMOPS_TD
+
+// --- Normalization -------------------------------------------------------------
+
+// MeanOut and VarianceOut are the running statistics' new values: in a
+// Paddle program they are the very variables Mean and Variance read, so the
+// importer writes them back with `pd.write_var` (as it does an optimizer's
+// ParamOut) and the lowering updates the persistent buffers in place.
+def Pd_BatchNormOp : Pd_CatalogOp<"batch_norm", [Pure]> {
+  let summary = "Batch normalization per channel (batch or running statistics)";
+  let description = [{
+    Training form (`is_test` false, or `trainable_statistics`, and not
+    `use_global_stats`, in a train program): X is normalized with the
+    batch's mean and biased variance, and MeanOut/VarianceOut =
+    momentum * Mean/Variance + (1 - momentum) * batch mean/biased variance.
+    SavedMean is the batch mean, SavedVariance 1/sqrt(batch var + epsilon),
+    as Paddle's CPU kernel saves them for the gradient. Otherwise X is
+    normalized with Mean and Variance, which pass through unchanged.
+  }];
+  let arguments = (ins PdTensor:$X, PdTensor:$Scale, PdTensor:$Bias, PdTensor:$Mean,
+                       PdTensor:$Variance, PdBool<"false">:$is_test,
+                       PdFloat<"0.9">:$momentum, PdFloat<"1e-05">:$epsilon,
+                       PdStr<"NCHW">:$data_layout, PdBool<"false">:$fuse_with_relu,
+                       PdBool<"false">:$use_global_stats,
+                       PdBool<"false">:$trainable_statistics);
+  let results = (outs PdTensor:$Y, PdTensor:$MeanOut, PdTensor:$VarianceOut,
+                      PdTensor:$SavedMean, PdTensor:$SavedVariance, PdTensor:$ReserveSpace);
+  let optionalOutputs = ["MeanOut", "VarianceOut", "SavedMean", "SavedVariance",
+                         "ReserveSpace"];
+  let unsupportedInputs = ["MomentumTensor"];
+  let inferRule = "inferBatchNorm";
+  let lowering = [{ lowerBatchNorm(op) }];
+  let gradOp = "batch_norm_grad";
+}
+
+def Pd_BatchNormGradOp
+    : Pd_GradOp<"batch_norm_grad", "batch_norm", [AttrSizedOperandSegments]> {
+  let arguments = (ins PdTensor:$X, PdTensor:$Scale, PdTensor:$Bias,
+                       Optional<PdTensor>:$Mean, Optional<PdTensor>:$Variance,
+                       PdTensor:$SavedMean, PdTensor:$SavedVariance,
+                       Optional<PdTensor>:$ReserveSpace, PdTensor:$Y_GRAD,
+                       PdBool<"false">:$is_test, PdFloat<"0.9">:$momentum,
+                       PdFloat<"1e-05">:$epsilon, PdStr<"NCHW">:$data_layout,
+                       PdBool<"false">:$fuse_with_relu, PdBool<"false">:$use_global_stats,
+                       PdBool<"false">:$trainable_statistics);
+  let results = (outs PdTensor:$X_GRAD, PdTensor:$Scale_GRAD, PdTensor:$Bias_GRAD);
+  let lowering = [{ lowerBatchNormGrad(op) }];
+}
+
+def Pd_AffineChannelOp : Pd_CatalogOp<"affine_channel", [Pure]> {
+  let summary = "X * Scale + Bias per channel (NCHW, or NHWC)";
+  let arguments = (ins PdTensor:$X, PdTensor:$Scale, PdTensor:$Bias,
+                       PdStr<"AnyLayout">:$data_layout);
+  let results = (outs PdTensor:$Out);
+  let inferRule = "inferAffineChannel";
+  let lowering = [{ lowerAffineChannel(op) }];
+  let gradOp = "affine_channel_grad";
+}
+
+def Pd_AffineChannelGradOp : Pd_GradOp<"affine_channel_grad", "affine_channel"> {
+  let arguments = (ins PdTensor:$X, PdTensor:$Scale, PdTensor:$Out_GRAD,
+                       PdStr<"AnyLayout">:$data_layout);
+  let results = (outs PdTensor:$X_GRAD, PdTensor:$Scale_GRAD, PdTensor:$Bias_GRAD);
+  // Bias is no input of Paddle's affine_channel_grad: its gradient has Scale's type.
+  let inferRule = "inferAffineChannelGrad";
+  let lowering = [{ lowerAffineChannelGrad(op) }];
+}
+
+// --- Activations with attributes ---------------------------------------------
+//
+// Each is its own kernel taking the op's Float attributes by name, as clip
+// is; the gradient reads the forward value Paddle's gradient op takes
+// (`input`: Out or X).
+
+class Pd_ParamActivationOp<string mnemonic, string what, dag attrs, list<string> attrNames>
+    : Pd_CatalogOp<mnemonic, [Pure]> {
+  let summary = what;
+  let arguments = !con((ins PdTensor:$X), attrs);
+  let results = (outs PdTensor:$Out);
+  let inferRule = "inferSameAsX";
+  let lowering = "lowerElementwiseKernel(op, \"" # mnemonic # "\", {\"" #
+                 !interleave(attrNames, "\", \"") # "\"})";
+  let gradOp = mnemonic # "_grad";
+}
+class Pd_ParamActivationGradOp<string mnemonic, string forward, string input, dag attrs,
+                               list<string> attrNames>
+    : Pd_GradOp<mnemonic, forward> {
+  let arguments = !con(!dag(ins, [PdTensor, PdTensor], [input, "Out_GRAD"]), attrs);
+  let results = (outs PdTensor:$X_GRAD);
+  let lowering = "lowerElementwiseKernel(op, \"" # mnemonic # "\", {\"" #
+                 !interleave(attrNames, "\", \"") # "\"})";
+}
+
+def Pd_Relu6Op : Pd_ParamActivationOp<"relu6", "min(max(X, 0), threshold)",
+    (ins PdFloat<"6">:$threshold), ["threshold"]>;
+def Pd_Relu6GradOp : Pd_ParamActivationGradOp<"relu6_grad", "relu6", "Out",
+    (ins PdFloat<"6">:$threshold), ["threshold"]>;
+
+def Pd_HardSwishOp : Pd_ParamActivationOp<"hard_swish",
+    "X * min(max(X + offset, 0), threshold) / scale",
+    (ins PdFloat<"6">:$threshold, PdFloat<"6">:$scale, PdFloat<"3">:$offset),
+    ["threshold", "scale", "offset"]>;
+def Pd_HardSwishGradOp : Pd_ParamActivationGradOp<"hard_swish_grad", "hard_swish", "X",
+    (ins PdFloat<"6">:$threshold, PdFloat<"6">:$scale, PdFloat<"3">:$offset),
+    ["threshold", "scale", "offset"]>;
+
+def Pd_HardSigmoidOp : Pd_ParamActivationOp<"hard_sigmoid",
+    "min(max(slope * X + offset, 0), 1)",
+    (ins PdFloat<"0.2">:$slope, PdFloat<"0.5">:$offset), ["slope", "offset"]>;
+def Pd_HardSigmoidGradOp : Pd_ParamActivationGradOp<"hard_sigmoid_grad", "hard_sigmoid",
+    "Out", (ins PdFloat<"0.2">:$slope, PdFloat<"0.5">:$offset), ["slope", "offset"]>;
+
+def Pd_SwishOp : Pd_ParamActivationOp<"swish", "X * sigmoid(beta * X)",
+    (ins PdFloat<"1">:$beta), ["beta"]>;
+def Pd_SwishGradOp : Pd_ParamActivationGradOp<"swish_grad", "swish", "X",
+    (ins PdFloat<"1">:$beta), ["beta"]>;
+
+def Pd_LeakyReluOp : Pd_ParamActivationOp<"leaky_relu", "X if X > 0 else alpha * X",
+    (ins PdFloat<"0.02">:$alpha), ["alpha"]>;
+def Pd_LeakyReluGradOp : Pd_ParamActivationGradOp<"leaky_relu_grad", "leaky_relu", "X",
+    (ins PdFloat<"0.02">:$alpha), ["alpha"]>;
+
+// --- Element-wise ------------------------------------------------------------------
+
+// The counterpart of elementwise_max (PdOps.td), without a gradient as it.
+def Pd_ElementwiseMinOp
+    : Pd_ElementwiseOp<"elementwise_min", "min(X, Y)", "min", /*hasGrad=*/0>;
+
+// --- matmul (v1) and arg_max ---------------------------------------------------
+
+// The fused_* and head_number attributes are oneDNN fusion passes' and
+// multi-head attention's; anything but their defaults is refused.
+defvar Pd_MatmulV1Attrs = (ins PdBool<"false">:$transpose_X, PdBool<"false">:$transpose_Y,
+                               PdFloat<"1">:$alpha, PdInts<"[]">:$fused_reshape_X,
+                               PdInts<"[]">:$fused_reshape_Y, PdInts<"[]">:$fused_transpose_X,
+                               PdInts<"[]">:$fused_transpose_Y,
+                               PdInts<"[]">:$fused_reshape_Out,
+                               PdInts<"[]">:$fused_transpose_Out, PdInt<"1">:$head_number);
+
+def Pd_MatmulOp : Pd_CatalogOp<"matmul", [Pure]> {
+  let summary = "alpha * X·Y (Paddle's first matmul), batch dims of one operand";
+  let description = [{
+    A 1-D X is a row, a 1-D Y a column (not transposable); when both have
+    batch dims they must be equal, otherwise the matrix operand is shared
+    by every batch. The product of two vectors is [1].
+  }];
+  let arguments = !con((ins PdTensor:$X, PdTensor:$Y), Pd_MatmulV1Attrs);
+  let results = (outs PdTensor:$Out);
+  let inferRule = "inferMatmulV1";
+  let lowering = [{ lowerMatmulV1(op) }];
+  let gradOp = "matmul_grad";
+}
+
+def Pd_MatmulGradOp : Pd_BinaryGradOp<"matmul_grad", "matmul"> {
+  let arguments = !con((ins PdTensor:$X, PdTensor:$Y, PdTensor:$Out_GRAD), Pd_MatmulV1Attrs);
+  let lowering = [{ lowerMatmulV1Grad(op) }];
+}
+
+def Pd_ArgMaxOp : Pd_CatalogOp<"arg_max", [Pure]> {
+  let summary = "Index of the largest X along `axis` (of all X with `flatten`)";
+  let arguments = (ins PdTensor:$X, PdLong<"-1">:$axis, PdBool<"false">:$keepdims,
+                       PdBool<"false">:$flatten, PdInt<"3">:$dtype);
+  let results = (outs PdTensor:$Out);
+  let inferRule = "inferArgMax";
+  let lowering = [{ lowerArgMax(op) }];
+}
+
+#endif // DISTC_DIALECT_PD_PDNORMOPS_TD

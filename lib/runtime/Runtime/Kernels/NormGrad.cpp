@@ -1,0 +1,158 @@
+//===- NormGrad.cpp - batch_norm_grad, affine_channel_grad ----------------===//
+//
+// The gradients of Norm.cpp's kernels, over x viewed as [outer, C, inner]
+// (NormUtils.h). Per-channel sums are accumulated in double.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NormUtils.h"
+#include "Registration.h"
+
+#include <cmath>
+#include <vector>
+
+namespace distc::runtime::kernels {
+namespace {
+
+/// Checks the optional outputs dx (x's size) and dscale, dbias (C each).
+void expectParamGrads(const KernelContext &ctx, const Tensor &x, int64_t channels, Tensor *dx,
+                      Tensor *dscale, Tensor *dbias) {
+  if (dx) {
+    expectSameDtype(ctx, *dx, x, "dx", "x");
+    expectNumel(ctx, *dx, x.numel(), "dx");
+  }
+  for (auto [t, name] : {std::pair{dscale, "dscale"}, std::pair{dbias, "dbias"}})
+    if (t) {
+      expectSameDtype(ctx, *t, x, name, "x");
+      expectNumel(ctx, *t, channels, name);
+    }
+}
+
+void batchNormGradKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0), &dy = ctx.input(4);
+  const ChannelSplit s = channelSplit(ctx, x);
+  const char *names[] = {"scale", "mean", "variance"};
+  for (int i = 1; i <= 3; ++i) {
+    expectSameDtype(ctx, ctx.input(i), x, names[i - 1], "x");
+    expectNumel(ctx, ctx.input(i), s.channels, names[i - 1]);
+  }
+  expectSameDtype(ctx, dy, x, "dy", "x");
+  expectNumel(ctx, dy, x.numel(), "dy");
+  Tensor *dx = ctx.optionalOutput(0), *dscale = ctx.optionalOutput(1),
+         *dbias = ctx.optionalOutput(2);
+  expectParamGrads(ctx, x, s.channels, dx, dscale, dbias);
+  const bool global = ctx.intAttr("global_stats") != 0;
+  const double eps = ctx.floatAttr("epsilon");
+  const int64_t m = s.perChannel(), channels = s.channels, inner = s.inner;
+  dispatchFloat(ctx, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *xp = x.data<T>(), *gp = dy.data<T>();
+    const T *scale = ctx.input(1).data<T>(), *mean = ctx.input(2).data<T>(),
+            *var = ctx.input(3).data<T>();
+    // Per channel: inv, Σdy, Σdy·x̂, then dx's coefficients
+    // dx = a·dy + b·x̂ + c0.
+    std::vector<double> inv(channels), sumDy(channels), sumDyXhat(channels), a(channels),
+        b(channels), c0(channels);
+    parallelFor(channels, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        inv[c] = global ? 1.0 / std::sqrt(double(var[c]) + eps) : double(var[c]);
+        const double mu = double(mean[c]);
+        double sg = 0, sgx = 0;
+        forEachChannelRun(s, c, [&](int64_t off) {
+          for (int64_t i = 0; i < inner; ++i) {
+            const double g = double(gp[off + i]);
+            sg += g;
+            sgx += g * (double(xp[off + i]) - mu) * inv[c];
+          }
+        });
+        sumDy[c] = sg;
+        sumDyXhat[c] = sgx;
+        if (global) {
+          a[c] = double(scale[c]) * inv[c];
+          b[c] = c0[c] = 0;
+        } else if (m == 1) { // Paddle: y = x, so dx = dy
+          a[c] = 1;
+          b[c] = c0[c] = 0;
+        } else {
+          const double k = double(scale[c]) * inv[c] / double(m);
+          a[c] = k * double(m);
+          b[c] = -k * sgx;
+          c0[c] = -k * sg;
+        }
+      }
+    });
+    if (dx) {
+      T *dp = dx->data<T>();
+      parallelFor(s.outer * channels,
+                  std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, inner)),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t r = begin; r < end; ++r) {
+                      const int64_t c = r % channels;
+                      const double mu = double(mean[c]);
+                      for (int64_t i = 0; i < inner; ++i) {
+                        const int64_t e = r * inner + i;
+                        const double xhat = (double(xp[e]) - mu) * inv[c];
+                        dp[e] = T(a[c] * double(gp[e]) + b[c] * xhat + c0[c]);
+                      }
+                    }
+                  });
+    }
+    const bool singleTrain = !global && m == 1;
+    for (int64_t c = 0; c < channels; ++c) {
+      if (dscale)
+        dscale->data<T>()[c] = T(singleTrain ? 0.0 : sumDyXhat[c]);
+      if (dbias)
+        dbias->data<T>()[c] = T(singleTrain ? 0.0 : sumDy[c]);
+    }
+  });
+}
+
+void affineChannelGradKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0), &scale = ctx.input(1), &dout = ctx.input(2);
+  const ChannelSplit s = channelSplit(ctx, x);
+  expectSameDtype(ctx, scale, x, "scale", "x");
+  expectNumel(ctx, scale, s.channels, "scale");
+  expectSameDtype(ctx, dout, x, "dout", "x");
+  expectNumel(ctx, dout, x.numel(), "dout");
+  Tensor *dx = ctx.optionalOutput(0), *dscale = ctx.optionalOutput(1),
+         *dbias = ctx.optionalOutput(2);
+  expectParamGrads(ctx, x, s.channels, dx, dscale, dbias);
+  const int64_t channels = s.channels, inner = s.inner;
+  dispatchFloat(ctx, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *xp = x.data<T>(), *sp = scale.data<T>(), *gp = dout.data<T>();
+    if (dscale || dbias)
+      parallelFor(channels, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t c = begin; c < end; ++c) {
+          double sg = 0, sgx = 0;
+          forEachChannelRun(s, c, [&](int64_t off) {
+            sg += rowSum(gp + off, inner);
+            sgx += rowDot(gp + off, xp + off, inner);
+          });
+          if (dscale)
+            dscale->data<T>()[c] = T(sgx);
+          if (dbias)
+            dbias->data<T>()[c] = T(sg);
+        }
+      });
+    if (dx) {
+      T *dp = dx->data<T>();
+      parallelFor(s.outer * channels,
+                  std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, inner)),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t r = begin; r < end; ++r)
+                      for (int64_t i = 0; i < inner; ++i)
+                        dp[r * inner + i] = gp[r * inner + i] * sp[r % channels];
+                  });
+    }
+  });
+}
+
+} // namespace
+
+void registerNormGradKernels(KernelRegistry &r) {
+  r.add("batch_norm_grad", batchNormGradKernel);
+  r.add("affine_channel_grad", affineChannelGradKernel);
+}
+
+} // namespace distc::runtime::kernels
