@@ -1,7 +1,9 @@
 //===- ImportFile.cpp - Load a program file of any supported form ---------===//
 //
 // The form of a file is decided by its content, never by its name: '{'
-// starts a JSON program; text without control bytes is `pd` dialect IR;
+// starts a JSON program (a Paddle 3 PIR program when its top level has
+// `base_code`, PirImport.h; a ProgramDesc otherwise); text without control
+// bytes is `pd` dialect IR;
 // anything else is read as binary protobuf (whose tags are control bytes).
 // The decision takes the file's first 64 KiB only, so that a file that is
 // none of these is refused before the rest is read.
@@ -9,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "distc/Import/Import.h"
+#include "distc/Import/PirImport.h"
 #include "distc/Support/InputFile.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -93,7 +96,10 @@ bool readProgramFile(const std::string &path, std::string &bytes, std::string &e
 bool loadProgram(MLIRContext &ctx, const std::string &path, const std::string &bytes,
                  programdesc::ProgramDesc &program) {
   std::string error;
-  if (!programdesc::parseProgram(bytes, path, program, error)) {
+  bool pir = programdesc::detectProgramFormat(bytes) == programdesc::ProgramFormat::Json &&
+             isPirProgram(bytes);
+  if (pir ? !pirToProgramDesc(bytes, path, program, error)
+          : !programdesc::parseProgram(bytes, path, program, error)) {
     emitFileError(ctx, path, error);
     return false;
   }
