@@ -452,7 +452,8 @@ def catalog_ops():
 # ids from 1 under "%", parameters as the compressed {"#": "p"} op. Keys are
 # written sorted, as nlohmann::json does.
 
-PIR_DTYPES = {"FP32": ("0.t_f32", "float32"), "INT64": ("0.t_i64", "int64"),
+PIR_DTYPES = {"FP32": ("0.t_f32", "float32"), "FP64": ("0.t_f64", "float64"),
+              "INT64": ("0.t_i64", "int64"),
               "INT32": ("0.t_i32", "int32"), "UINT8": ("0.t_ui8", "uint8"),
               "BOOL": ("0.t_bool", "bool")}
 
@@ -670,6 +671,118 @@ def pir_transformer():
     write_pir("examples/transformer/inference.json", p)
 
 
+def pir_test_programs():
+    """PIR test inputs (test/Inputs/programs/pir/): one program with every
+    structural form (constants as operands, combine/split, full as a tensor,
+    shadow_output) and many catalog ops, and the error cases."""
+    d = "test/Inputs/programs/pir/"
+    p = PirProgram(version=4, trainable=True)
+    x, y = p.data("x", [-1, 8]), p.data("y", [-1, 8])
+    label = p.data("label", [-1, 1], "INT64")
+    f = [([-1, 8], "FP32")]
+    a = p.op("1.subtract", [x, y], f)[0]
+    b = p.op("1.multiply", [a, y], f)[0]
+    c = p.op("1.divide", [b, y], f)[0]
+    m = p.op("1.maximum", [c, x], f)[0]
+    t = p.op("1.tanh", [p.op("1.sigmoid", [m], f)[0]], f)[0]
+    r = p.op("1.sqrt", [p.op("1.square", [t], f)[0]], f)[0]
+    total = p.op("1.sum", [x, p.full_int_array([1])], [([-1], "FP32")],
+                 [("dtype", {"#": "1.a_dtype", "D": "Undefined"}), ("keepdim", a_bool(False))])[0]
+    avg = p.op("1.mean", [r], [([], "FP32")],
+               [("axis", a_intarray([])), ("keepdim", a_bool(False))])[0]
+    both = p.op("0.combine", [x, y], [])
+    both_id = p.next_id
+    p.ops[-1]["O"] = [{"%": both_id, "TT": {"#": "0.t_vec", "D": [pir_type([-1, 8]), pir_type([-1, 8])]}}]
+    p.next_id += 1
+    cat = p.op("1.concat", [both_id, p.full([1], 1, "INT32")], [([-1, 16], "FP32")])[0]
+    parts = p.next_id
+    p.next_id += 1
+    p.ops.append({"#": "1.split", "I": [{"%": cat}, {"%": p.full_int_array([8, 8])},
+                                         {"%": p.full([1], 1, "INT32")}],
+                  "O": [{"%": parts, "TT": {"#": "0.t_vec", "D": [pir_type([-1, 8]), pir_type([-1, 8])]}}],
+                  "A": []})
+    first, second = p.op("0.split", [parts], [([-1, 8], "FP32"), ([-1, 8], "FP32")])
+    pair = p.next_id
+    p.next_id += 1
+    p.ops.append({"#": "0.combine", "I": [{"%": first}, {"%": second}],
+                  "O": [{"%": pair, "TT": {"#": "0.t_vec", "D": [pir_type([-1, 8]), pir_type([-1, 8])]}}],
+                  "A": []})
+    added = p.op("1.add_n", [pair], f)[0]
+    sl = p.op("1.slice", [cat, p.full_int_array([0]), p.full_int_array([4])], [([-1, 4], "FP32")],
+              [("axes", {"#": "0.a_array", "D": [a_i64(1)]}),
+               ("infer_flags", {"#": "0.a_array", "D": [a_i64(1)]}),
+               ("decrease_axis", {"#": "0.a_array", "D": []})])[0]
+    clipped = p.op("1.clip", [sl, p.full([1], 0.0), p.full([1], 1.0)], [([-1, 4], "FP32")])[0]
+    top, idx = p.op("1.topk", [x, p.full([1], 2, "INT32")], [([-1, 2], "FP32"), ([-1, 2], "INT64")],
+                    [("axis", a_i32(-1)), ("largest", a_bool(True)), ("sorted", a_bool(True))])
+    acc = p.op("1.accuracy", [top, idx, label],
+               [([], "FP32"), ([], "INT32"), ([], "INT32")])[0]
+    sm, loss = p.op("1.cross_entropy_with_softmax", [x, label], [([-1, 8], "FP32"), ([-1, 1], "FP32")],
+                    [("soft_label", a_bool(False)), ("use_softmax", a_bool(True)),
+                     ("numeric_stable_mode", a_bool(True)), ("ignore_index", a_i32(-100)),
+                     ("axis", a_i32(-1))])
+    wide = p.op("1.cast", [x], [([-1, 8], "FP64")], [("dtype", a_dtype("FP64"))])[0]
+    plus_two = p.op("1.add", [x, p.full([1], 2.0)], f)[0]
+    shape = [p.full([1], v, "INT64") for v in (0, 4, 2)]
+    shape_vec = p.next_id
+    p.next_id += 1
+    p.ops.append({"#": "0.combine", "I": [{"%": v} for v in shape],
+                  "O": [{"%": shape_vec, "TT": {"#": "0.t_vec", "D": [pir_type([1], "INT64")] * 3}}],
+                  "A": []})
+    reshaped = p.op("1.reshape", [plus_two, shape_vec], [([-1, 4, 2], "FP32")])[0]
+    copied = p.op("1.assign", [reshaped], [([-1, 4, 2], "FP32")])[0]
+    for col, (v, shape_, name, dtype) in enumerate([
+            (total, [-1], "total", "FP32"), (avg, [], "avg", "FP32"),
+            (added, [-1, 8], "added", "FP32"), (clipped, [-1, 4], "clipped", "FP32"),
+            (acc, [], "acc", "FP32"), (loss, [-1, 1], "loss", "FP32"),
+            (copied, [-1, 4, 2], "copied", "FP32"), (wide, [-1, 8], "wide", "FP64")]):
+        p.fetch(v, shape_, name, col, dtype)
+    p.ops.append({"#": "0.shadow_output", "I": [{"%": sm}], "O": [],
+                  "A": [{"N": "output_name", "AT": a_str("softmax_out")}]})
+    write_pir(d + "ops.json", p)
+
+    def small(version=1):
+        q = PirProgram(version=version)
+        w = q.param("w", [8, 4])
+        x = q.data("x", [-1, 8])
+        return q, w, x
+
+    q, w, x = small()
+    h = q.op("1.conv2d", [x, w], [([-1, 4], "FP32")])[0]
+    h = q.op("1.matmul", [h, w], [([-1, 4], "FP32")],
+             [("transpose_x", a_bool(False)), ("transpose_y", a_bool(False))])[0]
+    h = q.op("1.pool2d", [h], [([-1, 4], "FP32")])[0]
+    h = q.op("1.conv2d", [h, w], [([-1, 4], "FP32")])[0]
+    h = q.op("1.batch_norm_", [h], [([-1, 4], "FP32")])[0]
+    q.ops.append({"#": "1.if", "I": [{"%": h}], "O": [], "A": [],
+                  "regions": [{"#": "region_1", "blocks": []}]})
+    q.fetch(h, [-1, 4], "out", 0)
+    write_pir(d + "unsupported.json", q)
+
+    q, w, x = small(version=99)
+    q.fetch(q.op("1.relu", [x], [([-1, 8], "FP32")])[0], [-1, 8], "out", 0)
+    write_pir(d + "version-99.json", q)
+
+    q, w, x = small()
+    q.fetch(q.op("1.relu", [x, w], [([-1, 8], "FP32")])[0], [-1, 8], "out", 0)
+    write_pir(d + "extra-operand.json", q)
+
+    q, w, x = small()
+    q.fetch(q.op("1.relu", [99], [([-1, 8], "FP32")])[0], [-1, 8], "out", 0)
+    write_pir(d + "undefined-value.json", q)
+
+    q, w, x = small()
+    shape = q.data("shape", [2], "INT64")
+    q.fetch(q.op("1.reshape", [x, shape], [([-1, 2], "FP32")])[0], [-1, 2], "out", 0)
+    write_pir(d + "computed-attr.json", q)
+
+    q, w, x = small()
+    q.fetch(q.op("1.matmul", [x, w], [([-1, 5], "FP32")],
+                 [("transpose_x", a_bool(False)), ("transpose_y", a_bool(False))])[0],
+            [-1, 5], "out", 0)
+    write_pir(d + "wrong-type.json", q)
+
+
 if __name__ == "__main__":
     mlp()
     digits()
@@ -677,3 +790,4 @@ if __name__ == "__main__":
     catalog_ops()
     pir_mlp()
     pir_transformer()
+    pir_test_programs()

@@ -827,7 +827,10 @@ bool PirReader::readParameter(size_t index, const Object &op) {
   std::string name;
   bool isParameter = true, stopGradient = false;
   const Array *a = op.getArray("A");
-  if (a && a->size() == 4 && (*a)[3].getAsString()) {
+  if (currentName == "p") {
+    if (!a || a->size() != 4 || !(*a)[3].getAsString())
+      return failOp(index, "a parameter needs its name: \"A\": [is_distributed, is_parameter, "
+                           "need_clip, name]");
     name = (*a)[3].getAsString()->str();
     isParameter = (*a)[1].getAsInteger().value_or(1) != 0;
     if (const Array *oa = op.getArray("OA"); oa && oa->size() >= 2)
