@@ -684,7 +684,7 @@ def pir_test_programs():
     b = p.op("1.multiply", [a, y], f)[0]
     c = p.op("1.divide", [b, y], f)[0]
     m = p.op("1.maximum", [c, x], f)[0]
-    t = p.op("1.tanh", [p.op("1.sigmoid", [m], f)[0]], f)[0]
+    t = p.op("1.tanh_", [p.op("1.sigmoid", [m], f)[0]], f)[0]  # in place: tanh's form
     r = p.op("1.sqrt", [p.op("1.square", [t], f)[0]], f)[0]
     total = p.op("1.sum", [x, p.full_int_array([1])], [([-1], "FP32")],
                  [("dtype", {"#": "1.a_dtype", "D": "Undefined"}), ("keepdim", a_bool(False))])[0]

@@ -131,6 +131,17 @@ std::optional<int> dtypeOfDataTypeName(llvm::StringRef name) {
   return std::nullopt;
 }
 
+/// The form of `pd_op.<name>`; an in-place variant (`relu_`) has the form
+/// of its op, whose operands and results it shares.
+const pd::PirForm *formFor(llvm::StringRef name) {
+  std::string_view view(name.data(), name.size());
+  if (const pd::PirForm *form = pd::lookupPirForm(view))
+    return form;
+  if (name.size() > 1 && name.ends_with("_"))
+    return pd::lookupPirForm(view.substr(0, view.size() - 1));
+  return nullptr;
+}
+
 /// The part after the dialect id: "0.t_f32" -> "t_f32".
 llvm::StringRef typeName(llvm::StringRef id) {
   return id.contains('.') ? id.split('.').second : id;
@@ -1104,7 +1115,7 @@ bool PirReader::readOp(size_t index, const Object &op) {
     return readSplit(index, op, true);
   llvm::StringRef short_ = name;
   short_.consume_front("pd_op.");
-  return emitMapped(index, op, *pd::lookupPirForm(short_));
+  return emitMapped(index, op, *formFor(short_));
 }
 
 /// Whether the reader handles op `name` by itself (structural ops).
@@ -1136,7 +1147,7 @@ bool PirReader::scanNames(const Array &ops) {
     std::string name = opName(*id);
     llvm::StringRef short_ = name;
     bool pdOp = short_.consume_front("pd_op.");
-    bool known = isStructural(name) || (pdOp && pd::lookupPirForm(short_));
+    bool known = isStructural(name) || (pdOp && formFor(short_));
     if (op->get("regions"))
       known = false; // control flow
     if (!known && seen.insert(name).second)

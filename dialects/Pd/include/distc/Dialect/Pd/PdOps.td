@@ -664,6 +664,10 @@ def Pd_SoftmaxWithCrossEntropyGradOp
 // `<S>Out` is the new value of input S; a `pd.write_var` stores it back.
 
 def Pd_SgdOp : Pd_CatalogOp<"sgd", [Pure]> {
+  // Training programs only; PIR's in-place optimizer ops order their
+  // operands differently, so they have no form until one is declared.
+  let hasPirForm = 0;
+
   let summary = "Param - LearningRate * Grad";
   let arguments = (ins PdTensor:$Param, PdTensor:$LearningRate, PdTensor:$Grad,
                        PdBool<"false">:$multi_precision);
@@ -672,6 +676,10 @@ def Pd_SgdOp : Pd_CatalogOp<"sgd", [Pure]> {
   let lowering = [{ lowerOptimizer(op) }];
 }
 def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
+  // Training programs only; PIR's in-place optimizer ops order their
+  // operands differently, so they have no form until one is declared.
+  let hasPirForm = 0;
+
   let summary = "Momentum update (Nesterov when `use_nesterov`)";
   let arguments = (ins PdTensor:$Param, PdTensor:$Grad, PdTensor:$Velocity,
                        PdTensor:$LearningRate, PdFloat<"0.9">:$mu,
@@ -684,6 +692,9 @@ def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
 }
 class Pd_AdamBase<string mnemonic, string what, dag extraAttrs>
     : Pd_CatalogOp<mnemonic, [Pure]> {
+  // Training programs only; PIR's in-place optimizer ops order their
+  // operands differently, so they have no form until one is declared.
+  let hasPirForm = 0;
   let summary = what;
   let arguments = !con((ins PdTensor:$Param, PdTensor:$Grad, PdTensor:$LearningRate,
                             PdTensor:$Moment1, PdTensor:$Moment2, PdTensor:$Beta1Pow,
@@ -707,6 +718,8 @@ def Pd_AdamwOp : Pd_AdamBase<"adamw", "Adam with decoupled weight decay (`coeff`
 // may drop, merge or reorder them as if they were arithmetic.
 
 class Pd_CollectiveOp<string mnemonic, string what> : Pd_CatalogOp<mnemonic> {
+  let hasPirForm = 0; // distributed training programs only; no PIR form declared
+
   let summary = what;
   let results = (outs PdTensor:$Out);
   let inferRule = "inferSameAsX";
@@ -745,6 +758,8 @@ def Pd_CSyncCommStreamOp : Pd_CollectiveOp<"c_sync_comm_stream",
 // rendezvous. Neither op is Pure: every rank sets up the communicator.
 
 def Pd_CGenNcclIdOp : Pd_CatalogOp<"c_gen_nccl_id"> {
+  let hasPirForm = 0; // distributed training programs only; no PIR form declared
+
   let summary = "The communicator id of ring `ring_id`, agreed by every rank";
   let arguments = (ins StrAttr:$endpoint, PdStrings<"[]">:$other_endpoints,
                        PdInt<"0">:$rank, PdInt<"0">:$ring_id);
@@ -755,6 +770,8 @@ def Pd_CGenNcclIdOp : Pd_CatalogOp<"c_gen_nccl_id"> {
 }
 
 def Pd_CCommInitOp : Pd_CatalogOp<"c_comm_init"> {
+  let hasPirForm = 0; // distributed training programs only; no PIR form declared
+
   let summary = "Joins the communicator of `nranks` ranks whose id is X";
   let arguments = (ins PdTensor:$X, I32Attr:$nranks, I32Attr:$rank,
                        PdInt<"-1">:$device_id, PdInt<"0">:$ring_id);
@@ -765,6 +782,8 @@ def Pd_CCommInitOp : Pd_CatalogOp<"c_comm_init"> {
 // --- Fused communication (BuildStrategy.fuse_all_reduce_ops) -----------------
 
 def Pd_CoalesceTensorOp : Pd_CatalogOp<"coalesce_tensor", [Pure]> {
+  let hasPirForm = 0; // distributed training programs only; no PIR form declared
+
   let summary = "The Input tensors as consecutive slices of one 1-D buffer";
   let description = [{
     Paddle's coalesce_tensor: Output[i] has Input[i]'s type (and, with
@@ -821,6 +840,7 @@ def Pd_FusedSlicesOp : Pd_Op<"fused_slices", [Pure]> {
 class Pd_RandomOp<string mnemonic, string what, Attr shapeAttr,
                   string a, string aDefault, string b, string bDefault>
     : Pd_CatalogOp<mnemonic> {
+  let hasPirForm = 0; // startup programs only (PIR: pd_op.uniform, pd_op.gaussian)
   let summary = what # " of `shape` and `dtype` (seed 0: from the program seed)";
   let arguments = !con((ins shapeAttr:$shape),
                        !dag(ins, [PdFloat<aDefault>, PdFloat<bDefault>], [a, b]),
