@@ -142,6 +142,16 @@ const pd::PirForm *formFor(llvm::StringRef name) {
   return nullptr;
 }
 
+/// `v` as a float; values beyond its range become infinities (a plain
+/// conversion of those is undefined).
+float toFloat(double v) {
+  if (v > std::numeric_limits<float>::max())
+    return std::numeric_limits<float>::infinity();
+  if (v < std::numeric_limits<float>::lowest())
+    return -std::numeric_limits<float>::infinity();
+  return static_cast<float>(v);
+}
+
 /// The part after the dialect id: "0.t_f32" -> "t_f32".
 llvm::StringRef typeName(llvm::StringRef id) {
   return id.contains('.') ? id.split('.').second : id;
@@ -190,14 +200,18 @@ private:
   bool readOp(size_t index, const Object &op);
   bool readParameter(size_t index, const Object &op);
   bool readFeed(size_t index, const Object &op);
-  bool readFetch(size_t index, const Object &op, llvm::StringRef nameAttr);
+  bool readFetch(size_t index, const Object &op);
   bool readConstant(size_t index, const Object &op, bool list);
   bool readCombine(size_t index, const Object &op);
   bool readSplit(size_t index, const Object &op, bool slice);
   bool emitMapped(size_t index, const Object &op, const pd::PirForm &form);
   bool constantAttr(size_t index, int64_t id, pd::AttrKind kind, proto::OpDesc::Attr &out);
   bool attrToProto(const PirAttr &attr, std::optional<pd::AttrKind> kind, proto::OpDesc::Attr &out);
-  std::map<std::string, PirAttr> attrsOf(size_t index, const Object &op, bool &ok);
+  std::map<std::string, PirAttr> attrsOf(size_t index, const Object &op, bool &ok,
+                                         llvm::StringRef key = "A");
+  std::map<std::string, PirAttr> attrsOfResults(size_t index, const Object &op, bool &ok) {
+    return attrsOf(index, op, ok, "OA");
+  }
   bool scanNames(const Array &ops);
 
   proto::BlockDesc &block;
@@ -458,10 +472,11 @@ bool PirReader::tensorNames(size_t index, int64_t id, bool variadic,
   return true;
 }
 
-std::map<std::string, PirAttr> PirReader::attrsOf(size_t index, const Object &op, bool &ok) {
+std::map<std::string, PirAttr> PirReader::attrsOf(size_t index, const Object &op, bool &ok,
+                                                  llvm::StringRef key) {
   std::map<std::string, PirAttr> attrs;
   ok = true;
-  const Array *list = op.getArray("A");
+  const Array *list = op.getArray(key);
   if (!list)
     return attrs;
   for (const Value &entry : *list) {
@@ -500,7 +515,7 @@ bool PirReader::attrToProto(const PirAttr &attr, std::optional<pd::AttrKind> kin
     return true;
   case PirAttr::F32:
     out.set_type(A::FLOAT);
-    out.set_f(static_cast<float>(attr.f));
+    out.set_f(toFloat(attr.f));
     return true;
   case PirAttr::F64:
     out.set_type(A::FLOAT64);
@@ -562,7 +577,7 @@ bool PirReader::attrToProto(const PirAttr &attr, std::optional<pd::AttrKind> kin
         break;
       case PirAttr::F32:
         out.set_type(A::FLOATS);
-        out.add_floats(static_cast<float>(e.f));
+        out.add_floats(toFloat(e.f));
         break;
       case PirAttr::F64:
         out.set_type(A::FLOAT64S);
@@ -645,7 +660,7 @@ bool PirReader::constantAttr(size_t index, int64_t id, pd::AttrKind kind,
     return true;
   case K::Float:
     out.set_type(A::FLOAT);
-    out.set_f(static_cast<float>(items[0]));
+    out.set_f(toFloat(items[0]));
     return true;
   case K::Float64:
     out.set_type(A::FLOAT64);
@@ -664,7 +679,7 @@ bool PirReader::constantAttr(size_t index, int64_t id, pd::AttrKind kind,
   case K::Floats:
     out.set_type(A::FLOATS);
     for (double v : items)
-      out.add_floats(static_cast<float>(v));
+      out.add_floats(toFloat(v));
     return true;
   case K::Float64s:
     out.set_type(A::FLOAT64S);
@@ -909,6 +924,14 @@ bool PirReader::readFeed(size_t index, const Object &op) {
   std::string name = it->second.s;
   if (usedNames.count(name))
     return failOp(index, "feed name '" + name + "' is already a variable's");
+  for (const auto &[key, value] : attrsOfResults(index, op, ok))
+    if (key == "persistable" && value.kind == PirAttr::Array && !value.elements.empty() &&
+        value.elements[0].kind == PirAttr::Bool && value.elements[0].b)
+      return failOp(index, "'" + name +
+                               "' is persistable: a training program's optimizer state, which "
+                               "distc does not read from PIR programs");
+  if (!ok)
+    return false;
   usedNames.insert(name);
   ValueInfo &info = values[*id];
   info.opIndex = static_cast<int>(index);
@@ -938,7 +961,7 @@ bool PirReader::readFeed(size_t index, const Object &op) {
   return true;
 }
 
-bool PirReader::readFetch(size_t index, const Object &op, llvm::StringRef nameAttr) {
+bool PirReader::readFetch(size_t index, const Object &op) {
   const Array *operands = op.getArray("I");
   const Object *operand =
       operands && operands->size() == 1 ? (*operands)[0].getAsObject() : nullptr;
@@ -952,7 +975,7 @@ bool PirReader::readFetch(size_t index, const Object &op, llvm::StringRef nameAt
   std::map<std::string, PirAttr> attrs = attrsOf(index, op, ok);
   if (!ok)
     return false;
-  (void)nameAttr; // the fetched variable was named after it (scanNames)
+  // The fetched variable was named after the fetch (scanNames).
   int colValue = fetchCol;
   if (auto it = attrs.find("col"); it != attrs.end() && it->second.kind == PirAttr::I32)
     colValue = static_cast<int>(it->second.i);
@@ -1100,9 +1123,9 @@ bool PirReader::readOp(size_t index, const Object &op) {
   if (name == "pd_op.data" || name == "pd_op.feed")
     return readFeed(index, op);
   if (name == "pd_op.fetch")
-    return readFetch(index, op, "name");
+    return readFetch(index, op);
   if (name == "builtin.shadow_output")
-    return readFetch(index, op, "output_name");
+    return readFetch(index, op);
   if (name == "pd_op.full")
     return readConstant(index, op, false);
   if (name == "pd_op.full_int_array")
