@@ -24,6 +24,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace distc {
 
@@ -40,9 +41,12 @@ bool isPirProgram(std::string_view bytes);
 /// false with `error` set to one line starting with `sourceName`: malformed
 /// JSON (with line and column), a schema violation (with the op's index and
 /// name), an unsupported version, or every op distc has no form for with
-/// the index of its first occurrence.
+/// the index of its first occurrence. `opOrigins`, when given, receives per
+/// ProgramDesc op the PIR op it comes from (`op #5 'pd_op.matmul'`), for
+/// importProgram's diagnostics.
 bool pirToProgramDesc(std::string_view bytes, std::string_view sourceName,
-                      programdesc::ProgramDesc &program, std::string &error);
+                      programdesc::ProgramDesc &program, std::string &error,
+                      std::vector<std::string> *opOrigins = nullptr);
 
 } // namespace distc
 

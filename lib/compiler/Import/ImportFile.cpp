@@ -20,6 +20,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <cstdio>
+#include <vector>
 
 using namespace mlir;
 
@@ -93,12 +94,14 @@ bool readProgramFile(const std::string &path, std::string &bytes, std::string &e
   return true;
 }
 
+/// Parses a ProgramDesc, or a PIR program into one (`origins` then names
+/// the PIR op of each of its ops).
 bool loadProgram(MLIRContext &ctx, const std::string &path, const std::string &bytes,
-                 programdesc::ProgramDesc &program) {
+                 programdesc::ProgramDesc &program, std::vector<std::string> *origins = nullptr) {
   std::string error;
   bool pir = programdesc::detectProgramFormat(bytes) == programdesc::ProgramFormat::Json &&
              isPirProgram(bytes);
-  if (pir ? !pirToProgramDesc(bytes, path, program, error)
+  if (pir ? !pirToProgramDesc(bytes, path, program, error, origins)
           : !programdesc::parseProgram(bytes, path, program, error)) {
     emitFileError(ctx, path, error);
     return false;
@@ -133,10 +136,11 @@ OwningOpRef<ModuleOp> importProgramFile(MLIRContext &ctx, const std::string &pat
   }
 
   programdesc::ProgramDesc main;
-  if (!loadProgram(ctx, path, bytes, main))
+  std::vector<std::string> origins;
+  if (!loadProgram(ctx, path, bytes, main, &origins))
     return nullptr;
   if (!startupPath)
-    return importProgram(ctx, main, nullptr, path);
+    return importProgram(ctx, main, nullptr, path, "startup", origins);
 
   std::string startupBytes;
   if (!readProgramFile(*startupPath, startupBytes, error)) {
@@ -146,7 +150,7 @@ OwningOpRef<ModuleOp> importProgramFile(MLIRContext &ctx, const std::string &pat
   programdesc::ProgramDesc startup;
   if (!loadProgram(ctx, *startupPath, startupBytes, startup))
     return nullptr;
-  return importProgram(ctx, main, &startup, path, *startupPath);
+  return importProgram(ctx, main, &startup, path, *startupPath, origins);
 }
 
 } // namespace distc

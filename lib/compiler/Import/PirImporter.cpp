@@ -174,12 +174,24 @@ private:
   std::string at(size_t index) const {
     return "op #" + std::to_string(index) + " '" + currentName + "'";
   }
+
+public:
+  /// Per ProgramDesc op, the PIR op it comes from.
+  std::vector<std::string> origins;
+
+private:
   bool failOp(size_t index, const std::string &why) { return fail(at(index) + ": " + why); }
 
   // --- schema pieces
   bool readType(const Value *tt, TypeInfo &out, std::string &why);
   bool readAttr(const Value *at, PirAttr &out, std::string &why);
   static std::optional<int64_t> valueId(const Object &value);
+
+  /// A new op of the ProgramDesc, made from the PIR op being read.
+  proto::OpDesc *addOp() {
+    origins.push_back(at(currentIndex));
+    return block.add_ops();
+  }
 
   // --- variables
   std::string uniqueName(const std::string &base);
@@ -217,6 +229,7 @@ private:
   proto::BlockDesc &block;
   std::string err;
   std::string currentName;
+  size_t currentIndex = 0;
   std::unordered_map<int64_t, ValueInfo> values;
   std::unordered_map<int64_t, int64_t> aliases;
   std::unordered_map<int64_t, std::string> fetchNames;
@@ -455,11 +468,13 @@ bool PirReader::tensorNames(size_t index, int64_t id, bool variadic,
     // Written now, under its own op's index; the constant stays known.
     ValueInfo constant = std::move(*info);
     values.erase(resolve(id));
-    std::string saved = currentName;
+    std::string savedName = currentName;
+    size_t savedIndex = currentIndex;
     currentName = "pd_op.full";
-    bool ok = emitMapped(static_cast<size_t>(constant.opIndex), *constant.fullOp,
-                         *pd::lookupPirForm("full"));
-    currentName = saved;
+    currentIndex = static_cast<size_t>(constant.opIndex);
+    bool ok = emitMapped(currentIndex, *constant.fullOp, *pd::lookupPirForm("full"));
+    currentName = savedName;
+    currentIndex = savedIndex;
     if (!ok)
       return false;
     info = lookup(id);
@@ -814,7 +829,7 @@ bool PirReader::emitMapped(size_t index, const Object &op, const pd::PirForm &fo
     attrs[attr.name()] = std::move(attr);
   }
 
-  proto::OpDesc *desc = block.add_ops();
+  proto::OpDesc *desc = addOp();
   desc->set_type(std::string(form.type));
   for (auto &[slot, names] : inputs) {
     proto::OpDesc::Var *var = desc->add_inputs();
@@ -946,7 +961,7 @@ bool PirReader::readFeed(size_t index, const Object &op) {
   }
   addVar(name, type);
   block.mutable_vars(block.vars_size() - 1)->set_need_check_feed(true);
-  proto::OpDesc *feed = block.add_ops();
+  proto::OpDesc *feed = addOp();
   feed->set_type("feed");
   proto::OpDesc::Var *x = feed->add_inputs();
   x->set_parameter("X");
@@ -987,7 +1002,7 @@ bool PirReader::readFetch(size_t index, const Object &op) {
     list->set_persistable(true);
     declaredFetch = true;
   }
-  proto::OpDesc *fetch = block.add_ops();
+  proto::OpDesc *fetch = addOp();
   fetch->set_type("fetch");
   proto::OpDesc::Var *x = fetch->add_inputs();
   x->set_parameter("X");
@@ -1242,6 +1257,7 @@ bool PirReader::run(const Value &root) {
   for (size_t i = 0; i < ops->size(); ++i) {
     const Object &op = *(*ops)[i].getAsObject();
     currentName = opName(*op.getString("#"));
+    currentIndex = i;
     if (!readOp(i, op))
       return false;
   }
@@ -1267,7 +1283,8 @@ bool isPirProgram(std::string_view bytes) {
 }
 
 bool pirToProgramDesc(std::string_view bytes, std::string_view sourceName,
-                      programdesc::ProgramDesc &program, std::string &error) {
+                      programdesc::ProgramDesc &program, std::string &error,
+                      std::vector<std::string> *opOrigins) {
   std::string prefix = std::string(sourceName) + ": ";
   llvm::Expected<Value> root = llvm::json::parse(llvm::StringRef(bytes.data(), bytes.size()));
   if (!root) {
@@ -1280,6 +1297,8 @@ bool pirToProgramDesc(std::string_view bytes, std::string_view sourceName,
     error = prefix + reader.error();
     return false;
   }
+  if (opOrigins)
+    *opOrigins = std::move(reader.origins);
   return true;
 }
 
