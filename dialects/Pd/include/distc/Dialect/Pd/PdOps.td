@@ -662,24 +662,19 @@ def Pd_SoftmaxWithCrossEntropyGradOp
 // --- Optimizers -------------------------------------------------------------------
 //
 // `<S>Out` is the new value of input S; a `pd.write_var` stores it back.
+// No PIR form: training programs only, and PIR's in-place optimizer ops
+// (`pd_op.adam_`) order their operands differently.
 
 def Pd_SgdOp : Pd_CatalogOp<"sgd", [Pure]> {
-  // Training programs only; PIR's in-place optimizer ops order their
-  // operands differently, so they have no form until one is declared.
-  let hasPirForm = 0;
-
   let summary = "Param - LearningRate * Grad";
   let arguments = (ins PdTensor:$Param, PdTensor:$LearningRate, PdTensor:$Grad,
                        PdBool<"false">:$multi_precision);
   let results = (outs PdTensor:$ParamOut);
+  let hasPirForm = 0;
   let inferRule = "inferOptimizer";
   let lowering = [{ lowerOptimizer(op) }];
 }
 def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
-  // Training programs only; PIR's in-place optimizer ops order their
-  // operands differently, so they have no form until one is declared.
-  let hasPirForm = 0;
-
   let summary = "Momentum update (Nesterov when `use_nesterov`)";
   let arguments = (ins PdTensor:$Param, PdTensor:$Grad, PdTensor:$Velocity,
                        PdTensor:$LearningRate, PdFloat<"0.9">:$mu,
@@ -687,15 +682,14 @@ def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
                        PdFloat<"0">:$regularization_coeff, PdBool<"false">:$multi_precision,
                        PdFloat<"1">:$rescale_grad);
   let results = (outs PdTensor:$ParamOut, PdTensor:$VelocityOut);
+  let hasPirForm = 0;
   let inferRule = "inferOptimizer";
   let lowering = [{ lowerOptimizer(op) }];
 }
 class Pd_AdamBase<string mnemonic, string what, dag extraAttrs>
     : Pd_CatalogOp<mnemonic, [Pure]> {
-  // Training programs only; PIR's in-place optimizer ops order their
-  // operands differently, so they have no form until one is declared.
-  let hasPirForm = 0;
   let summary = what;
+  let hasPirForm = 0;
   let arguments = !con((ins PdTensor:$Param, PdTensor:$Grad, PdTensor:$LearningRate,
                             PdTensor:$Moment1, PdTensor:$Moment2, PdTensor:$Beta1Pow,
                             PdTensor:$Beta2Pow, PdFloat<"0.9">:$beta1,
