@@ -70,6 +70,19 @@ TEST(PirImport, WritesTheProgramDescOfTheModel) {
   EXPECT_EQ(matmul.attrs(0).name(), "trans_x");
 }
 
+TEST(PirImport, FetchNamesWinOverGeneratedNames) {
+  // The fetch is named like the name the matmul (op #2) would get.
+  std::string text = kPir;
+  text.replace(text.find("\"D\":\"y\""), 7, "\"D\":\"matmul_2.tmp_0\"");
+  ProgramDesc program;
+  std::string error;
+  ASSERT_TRUE(pirToProgramDesc(text, "m.json", program, error)) << error;
+  const auto &block = program.blocks(0);
+  EXPECT_EQ(block.ops(1).outputs(0).arguments(0), "matmul_2.tmp_0_1");
+  EXPECT_EQ(block.ops(2).outputs(0).arguments(0), "matmul_2.tmp_0");
+  EXPECT_EQ(block.ops(3).inputs(0).arguments(0), "matmul_2.tmp_0");
+}
+
 TEST(PirImport, ErrorsAreOneLineAndNameTheFile) {
   ProgramDesc program;
   std::string error;

@@ -233,6 +233,7 @@ private:
   std::unordered_map<int64_t, ValueInfo> values;
   std::unordered_map<int64_t, int64_t> aliases;
   std::unordered_map<int64_t, std::string> fetchNames;
+  std::set<std::string> fetchReserved; // the fetch names, kept from generated names
   std::set<std::string> usedNames = {"feed", "fetch"};
   int64_t nextSyntheticId = std::numeric_limits<int64_t>::min() / 2;
   int feedCol = 0, fetchCol = 0;
@@ -386,7 +387,7 @@ bool PirReader::readAttr(const Value *at, PirAttr &out, std::string &why) {
 
 std::string PirReader::uniqueName(const std::string &base) {
   std::string name = base;
-  for (int n = 1; usedNames.count(name); ++n)
+  for (int n = 1; usedNames.count(name) || fetchReserved.count(name); ++n)
     name = base + "_" + std::to_string(n);
   usedNames.insert(name);
   return name;
@@ -434,8 +435,14 @@ bool PirReader::nameResult(size_t index, const std::string &shortName, size_t k,
     }
     return true;
   }
+  // A fetched value takes the fetch's name, which generated names avoid.
   auto fetched = fetchNames.find(id);
-  info.name = uniqueName(fetched != fetchNames.end() ? fetched->second : base);
+  if (fetched != fetchNames.end() && !usedNames.count(fetched->second)) {
+    info.name = fetched->second;
+    usedNames.insert(info.name);
+  } else {
+    info.name = uniqueName(base);
+  }
   addVar(info.name, type);
   names.push_back(info.name);
   return true;
@@ -1201,8 +1208,10 @@ bool PirReader::scanNames(const Array &ops) {
       if (!ok)
         return false;
       auto it = attrs.find(name == "pd_op.fetch" ? "name" : "output_name");
-      if (vid && it != attrs.end() && it->second.kind == PirAttr::Str && !it->second.s.empty())
+      if (vid && it != attrs.end() && it->second.kind == PirAttr::Str && !it->second.s.empty()) {
         fetchNames.emplace(*vid, it->second.s);
+        fetchReserved.insert(it->second.s);
+      }
     }
   }
   if (unsupported.empty())
