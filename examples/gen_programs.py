@@ -702,6 +702,12 @@ def pir_test_programs():
                   "O": [{"%": parts, "TT": {"#": "0.t_vec", "D": [pir_type([-1, 8]), pir_type([-1, 8])]}}],
                   "A": []})
     first, second = p.op("0.split", [parts], [([-1, 8], "FP32"), ([-1, 8], "FP32")])
+    halves = p.next_id
+    p.next_id += 1
+    p.ops.append({"#": "1.split_with_num", "I": [{"%": cat}, {"%": p.full([1], 1, "INT32")}],
+                  "O": [{"%": halves, "TT": {"#": "0.t_vec", "D": [pir_type([-1, 8]), pir_type([-1, 8])]}}],
+                  "A": [{"N": "num", "AT": a_i32(2)}]})
+    half = p.op("0.slice", [halves], [([-1, 8], "FP32")], [("index", a_i32(1))])[0]
     pair = p.next_id
     p.next_id += 1
     p.ops.append({"#": "0.combine", "I": [{"%": first}, {"%": second}],
@@ -735,7 +741,8 @@ def pir_test_programs():
             (total, [-1], "total", "FP32"), (avg, [], "avg", "FP32"),
             (added, [-1, 8], "added", "FP32"), (clipped, [-1, 4], "clipped", "FP32"),
             (acc, [], "acc", "FP32"), (loss, [-1, 1], "loss", "FP32"),
-            (copied, [-1, 4, 2], "copied", "FP32"), (wide, [-1, 8], "wide", "FP64")]):
+            (copied, [-1, 4, 2], "copied", "FP32"), (wide, [-1, 8], "wide", "FP64"),
+            (half, [-1, 8], "half", "FP32")]):
         p.fetch(v, shape_, name, col, dtype)
     p.ops.append({"#": "0.shadow_output", "I": [{"%": sm}], "O": [],
                   "A": [{"N": "output_name", "AT": a_str("softmax_out")}]})

@@ -234,6 +234,7 @@ private:
   std::unordered_map<int64_t, int64_t> aliases;
   std::unordered_map<int64_t, std::string> fetchNames;
   std::set<std::string> fetchReserved; // the fetch names, kept from generated names
+  std::map<std::pair<int64_t, int64_t>, std::string> elementFetchNames; // {vector, index}
   std::set<std::string> usedNames = {"feed", "fetch"};
   int64_t nextSyntheticId = std::numeric_limits<int64_t>::min() / 2;
   int feedCol = 0, fetchCol = 0;
@@ -428,7 +429,13 @@ bool PirReader::nameResult(size_t index, const std::string &shortName, size_t k,
       ValueInfo &element = values[elementId];
       element.opIndex = static_cast<int>(index);
       element.type = type.elements[e];
-      element.name = uniqueName(base + "_" + std::to_string(e));
+      auto fetched = elementFetchNames.find({id, static_cast<int64_t>(e)});
+      if (fetched != elementFetchNames.end() && !usedNames.count(fetched->second)) {
+        element.name = fetched->second;
+        usedNames.insert(element.name);
+      } else {
+        element.name = uniqueName(base + "_" + std::to_string(e));
+      }
       addVar(element.name, element.type);
       names.push_back(element.name);
       values[id].elementIds.push_back(elementId);
@@ -1212,6 +1219,39 @@ bool PirReader::scanNames(const Array &ops) {
         fetchNames.emplace(*vid, it->second.s);
         fetchReserved.insert(it->second.s);
       }
+    }
+  }
+  // A fetched element of a vector (builtin.split / builtin.slice of split's
+  // results) names that element.
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Object &op = *ops[i].getAsObject();
+    std::string name = opName(*op.getString("#"));
+    if (name != "builtin.split" && name != "builtin.slice")
+      continue;
+    const Array *operands = op.getArray("I");
+    const Array *results = op.getArray("O");
+    const Object *operand =
+        operands && operands->size() == 1 ? (*operands)[0].getAsObject() : nullptr;
+    std::optional<int64_t> vector = operand ? valueId(*operand) : std::nullopt;
+    if (!vector || !results)
+      continue; // readSplit reports it
+    int64_t first = 0;
+    if (name == "builtin.slice") {
+      bool ok = true;
+      currentName = name;
+      std::map<std::string, PirAttr> attrs = attrsOf(i, op, ok);
+      if (!ok)
+        return false;
+      auto it = attrs.find("index");
+      first = it == attrs.end() ? 0 : it->second.i;
+    }
+    for (size_t k = 0; k < results->size(); ++k) {
+      const Object *result = (*results)[k].getAsObject();
+      std::optional<int64_t> id = result ? valueId(*result) : std::nullopt;
+      auto fetched = id ? fetchNames.find(*id) : fetchNames.end();
+      if (fetched != fetchNames.end())
+        elementFetchNames.emplace(std::make_pair(*vector, first + static_cast<int64_t>(k)),
+                                  fetched->second);
     }
   }
   if (unsupported.empty())

@@ -85,4 +85,16 @@ class Pd_Op<string mnemonic, list<Trait> traits = []>
   list<string> pirDtypeAttrs = [];
 }
 
+// A further PIR op that is catalog op `op` with other operands or attribute
+// names (`pd_op.split_with_num` is `split` with `num`); its fields mean what
+// the PIR fields of Pd_Op mean, with the op's slots as defaults.
+class Pd_PirForm<string name, Pd_Op catalogOp> {
+  string pirName = name;
+  Pd_Op op = catalogOp;
+  list<string> pirOperands = [];
+  list<string> pirResults = [];
+  list<string> pirAttrs = [];
+  list<string> pirDtypeAttrs = [];
+}
+
 #endif // DISTC_DIALECT_PD_PDDIALECT_TD

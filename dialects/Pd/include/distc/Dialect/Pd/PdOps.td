@@ -407,6 +407,10 @@ def Pd_SplitOp : Pd_CatalogOp<"split", [Pure]> {
   let lowering = [{ lowerSplit(op) }];
   let gradRule = "splitGrad";
 }
+// PIR's paddle.split(x, num): `num` equal parts, `num` an attribute.
+def Pd_SplitWithNumPirForm : Pd_PirForm<"split_with_num", Pd_SplitOp> {
+  let pirOperands = ["X", "attr:axis"];
+}
 
 def Pd_SliceOp : Pd_CatalogOp<"slice", [Pure]> {
   let summary = "Input[starts:ends] along `axes`, dropping `decrease_axis`";
