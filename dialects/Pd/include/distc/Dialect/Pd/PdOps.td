@@ -4,7 +4,8 @@
 // the op's one declaration: distc-tblgen generates the Paddle op catalog
 // (operand i = input slot i, result i = output slot i, inherent attributes
 // = Paddle attributes with their AttrType and default), the shape inference
-// and lowering dispatch and the gradient rules from it (the fields are
+// and lowering dispatch, the gradient rules and the Paddle 3 PIR forms
+// (how `pd_op.<name>` maps onto the op) from it (the fields are
 // documented on Pd_Op in PdDialect.td; docs/adding-an-op.md walks through
 // one op).
 //
