@@ -70,6 +70,28 @@ TEST(PirImport, WritesTheProgramDescOfTheModel) {
   EXPECT_EQ(matmul.attrs(0).name(), "trans_x");
 }
 
+/// The uncompressed spelling of earlier files: full op names, value ids
+/// under "#", builtin.parameter with named attributes.
+TEST(PirImport, ReadsUncompressedNamesAndLegacyValueIds) {
+  std::string text = kPir;
+  auto replaceAll = [&](const std::string &from, const std::string &to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replaceAll("{\"%\":", "{\"#\":");
+  replaceAll("\"1.", "\"pd_op.");
+  replaceAll("{\"#\":\"p\",\"A\":[0,1,1,\"w\"],",
+             "{\"#\":\"builtin.parameter\",\"A\":[{\"N\":\"parameter_name\",\"AT\":{\"#\":"
+             "\"0.a_str\",\"D\":\"w\"}}],");
+  ProgramDesc program;
+  std::string error;
+  ASSERT_TRUE(pirToProgramDesc(text, "old.json", program, error)) << error << "\n" << text;
+  const auto &block = program.blocks(0);
+  ASSERT_EQ(block.ops_size(), 4);
+  EXPECT_EQ(block.ops(1).type(), "matmul_v2");
+  EXPECT_EQ(block.ops(1).inputs(1).arguments(0), "w");
+}
+
 TEST(PirImport, FetchNamesWinOverGeneratedNames) {
   // The fetch is named like the name the matmul (op #2) would get.
   std::string text = kPir;
