@@ -4,7 +4,9 @@
 The programs look like what Paddle's static graph writes (`paddle.static`
 with `fluid.layers.fc` / `nn.Linear` naming, op_role attributes, feed/fetch
 ops, startup programs of seeded initializers), in protobuf's JSON form of
-framework.proto. Standard library only; rerun after changing it:
+framework.proto, and the inference programs of the MLP and the transformer
+as Paddle 3 saves them (PIR JSON, `inference.json`). Standard library only;
+rerun after changing it:
 
     python3 examples/gen_programs.py
 """
@@ -536,8 +538,359 @@ def catalog_ops():
                     "align_mode": ("INT", 0)})
 
 
+# --- Paddle 3 PIR programs ------------------------------------------------------
+#
+# PIR JSON as paddle.jit.save / paddle.static.save_inference_model write it
+# in Paddle 3 (paddle/fluid/pir/serialize_deserialize: schema.h keys,
+# ir_serialize.cc layout): ops are {"#": "<dialect id>.<name>", "I": operands,
+# "O": results, "A": attributes}, dialect ids 0 builtin and 1 pd_op, value
+# ids from 1 under "%", parameters as the compressed {"#": "p"} op. Keys are
+# written sorted, as nlohmann::json does.
+
+PIR_DTYPES = {"FP32": ("0.t_f32", "float32"), "FP64": ("0.t_f64", "float64"),
+              "INT64": ("0.t_i64", "int64"),
+              "INT32": ("0.t_i32", "int32"), "UINT8": ("0.t_ui8", "uint8"),
+              "BOOL": ("0.t_bool", "bool")}
+
+
+def pir_type(shape, dtype="FP32"):
+    return {"#": "0.t_dtensor", "D": [{"#": PIR_DTYPES[dtype][0]}, list(shape), "NCHW", [], 0]}
+
+
+def a_bool(v):
+    return {"#": "0.a_bool", "D": v}
+
+
+def a_i32(v):
+    return {"#": "0.a_i32", "D": v}
+
+
+def a_i64(v):
+    return {"#": "0.a_i64", "D": v}
+
+
+def a_f32(v):
+    return {"#": "0.a_f32", "D": v}
+
+
+def a_f64(v):
+    return {"#": "0.a_f64", "D": v}
+
+
+def a_str(v):
+    return {"#": "0.a_str", "D": v}
+
+
+def a_ints(v):
+    return {"#": "0.a_array", "D": [a_i32(x) for x in v]}
+
+
+def a_intarray(v):
+    return {"#": "1.a_intarray", "D": list(v)}
+
+
+def a_dtype(dtype):
+    return {"#": "1.a_dtype", "D": PIR_DTYPES[dtype][1]}
+
+
+A_PLACE = {"#": "1.a_place", "D": [0, 0, ""]}
+
+
+class PirProgram:
+    """The top-level block of a PIR program under construction."""
+
+    def __init__(self, version=1, trainable=False):
+        self.version, self.trainable = version, trainable
+        self.ops = []
+        self.next_id = 1
+
+    def _value(self, shape, dtype):
+        vid = self.next_id
+        self.next_id += 1
+        return vid, {"%": vid, "TT": pir_type(shape, dtype)}
+
+    def _stop_gradient(self, op, *flags):
+        if self.trainable:
+            op["OA"] = [{"N": "stop_gradient",
+                         "AT": {"#": "0.a_array", "D": [a_bool(f) for f in flags]}}]
+
+    def param(self, name, shape, dtype="FP32"):
+        vid, value = self._value(shape, dtype)
+        op = {"#": "p", "A": [0, 1, 1, name], "O": value}
+        if self.trainable:
+            op["OA"] = [1, 0, 1]  # persistable, stop_gradient, trainable
+        self.ops.append(op)
+        return vid
+
+    def data(self, name, shape, dtype="FP32"):
+        vid, value = self._value(shape, dtype)
+        op = {"#": "1.data", "I": [], "O": [value],
+              "A": [{"N": "name", "AT": a_str(name)}, {"N": "shape", "AT": a_intarray(shape)},
+                    {"N": "dtype", "AT": a_dtype(dtype)}, {"N": "place", "AT": A_PLACE}]}
+        self._stop_gradient(op, True)
+        self.ops.append(op)
+        return vid
+
+    def op(self, name, operands, results, attrs=()):
+        """results: [(shape, dtype)]; attrs: [(name, AT)]. Returns the ids."""
+        ids, values = [], []
+        for shape, dtype in results:
+            vid, value = self._value(shape, dtype)
+            ids.append(vid)
+            values.append(value)
+        op = {"#": name, "I": [{"%": v} for v in operands], "O": values,
+              "A": [{"N": n, "AT": at} for n, at in attrs]}
+        self._stop_gradient(op, *[False] * len(results))
+        self.ops.append(op)
+        return ids
+
+    def full(self, shape, value, dtype="FP32"):
+        return self.op("1.full", [], [(shape, dtype)],
+                       [("shape", a_intarray(shape)), ("value", a_f64(value)),
+                        ("dtype", a_dtype(dtype)), ("place", A_PLACE)])[0]
+
+    def full_int_array(self, values):
+        return self.op("1.full_int_array", [], [([len(values)], "INT64")],
+                       [("value", {"#": "0.a_array", "D": [a_i64(v) for v in values]}),
+                        ("dtype", a_dtype("INT64")), ("place", A_PLACE)])[0]
+
+    def fetch(self, value, shape, name, col, dtype="FP32"):
+        vid, out = self._value(shape, dtype)
+        op = {"#": "1.fetch", "I": [{"%": value}], "O": [out],
+              "A": [{"N": "name", "AT": a_str(name)}, {"N": "col", "AT": a_i32(col)}]}
+        if self.trainable:
+            op["OA"] = [{"N": "persistable", "AT": {"#": "0.a_array", "D": [a_bool(True)]}},
+                        {"N": "stop_gradient", "AT": {"#": "0.a_array", "D": [a_bool(False)]}}]
+        self.ops.append(op)
+
+    def to_json(self):
+        return {"base_code": {"magic": "pir", "trainable": self.trainable,
+                              "version": self.version},
+                "program": {"regions": [{"#": "region_0", "blocks": [
+                    {"#": "block_0", "args": [], "ops": self.ops}]}]}}
+
+
+def write_pir(path, program):
+    full = os.path.join(ROOT, path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "w") as f:
+        json.dump(program.to_json(), f, separators=(",", ":"), sort_keys=True)
+        f.write("\n")
+
+
+def pir_linear(p, x, w, b, shape_prefix, out_dim):
+    mm = p.op("1.matmul", [x, w], [(shape_prefix + [out_dim], "FP32")],
+              [("transpose_x", a_bool(False)), ("transpose_y", a_bool(False))])[0]
+    return p.op("1.add", [mm, b], [(shape_prefix + [out_dim], "FP32")])[0]
+
+
+def pir_mlp():
+    """The MLP's inference program as Paddle 3 saves it: x -> fc 64x32, relu
+    -> fc 32x10 -> softmax, fetched as softmax_0.tmp_0 (the ProgramDesc
+    example's `prob`), with the same parameter names."""
+    p = PirProgram(version=1, trainable=True)
+    b0, w0 = p.param("fc_0.b_0", [32]), p.param("fc_0.w_0", [64, 32])
+    b1, w1 = p.param("fc_1.b_0", [10]), p.param("fc_1.w_0", [32, 10])
+    x = p.data("x", [-1, 64])
+    h = p.op("1.relu", [pir_linear(p, x, w0, b0, [-1], 32)], [([-1, 32], "FP32")])[0]
+    logits = pir_linear(p, h, w1, b1, [-1], 10)
+    prob = p.op("1.softmax", [logits], [([-1, 10], "FP32")], [("axis", a_i32(-1))])[0]
+    p.fetch(prob, [-1, 10], "softmax_0.tmp_0", 0)
+    write_pir("examples/mlp/inference.json", p)
+
+
+def pir_transformer():
+    """The transformer layer's inference program in PIR form (version 3, not
+    trainable: no result attributes), the same computation and parameter
+    names as examples/transformer/main.json: mutable attributes (reshape's
+    shape, scale's scale) as constant operands, dropout in test mode."""
+    p = PirProgram(version=3, trainable=False)
+    names = Namer()
+    params = {}
+
+    def param(name, shape):
+        params[name] = p.param(name, shape)
+        return params[name]
+
+    table = param("word_embedding", [VOCAB, D])
+    ids = p.data("src_ids", [-1, SEQ], "INT64")
+    names.layer("embedding")
+    emb = p.op("1.embedding", [ids, table], [([-1, SEQ, D], "FP32")],
+               [("padding_idx", a_i64(-1)), ("sparse", a_bool(False))])[0]
+
+    def layer_norm(x):
+        layer = names.layer("layer_norm")
+        scale, bias = param(layer + ".w_0", [D]), param(layer + ".b_0", [D])
+        return p.op("1.layer_norm", [x, scale, bias],
+                    [([-1, SEQ, D], "FP32"), ([-1], "FP32"), ([-1], "FP32")],
+                    [("epsilon", a_f32(1e-5)), ("begin_norm_axis", a_i32(2))])[0]
+
+    def linear(x, in_dim, out_dim):
+        layer = names.layer("linear")
+        w, b = param(layer + ".w_0", [in_dim, out_dim]), param(layer + ".b_0", [out_dim])
+        return pir_linear(p, x, w, b, [-1, SEQ], out_dim)
+
+    def split_heads(x):
+        names.layer("reshape2")
+        shape = p.full_int_array([0, 0, HEADS, D // HEADS])
+        r = p.op("1.reshape", [x, shape], [([-1, SEQ, HEADS, D // HEADS], "FP32")])[0]
+        names.layer("transpose2")
+        return p.op("1.transpose", [r], [([-1, HEADS, SEQ, D // HEADS], "FP32")],
+                    [("perm", a_ints([0, 2, 1, 3]))])[0]
+
+    ln = layer_norm(emb)
+    q, k, v = (split_heads(linear(ln, D, D)) for _ in range(3))
+    scores = p.op("1.matmul", [q, k], [([-1, HEADS, SEQ, SEQ], "FP32")],
+                  [("transpose_x", a_bool(False)), ("transpose_y", a_bool(True))])[0]
+    factor = p.full([1], 1.0 / math.sqrt(D // HEADS))
+    scaled = p.op("1.scale", [scores, factor], [([-1, HEADS, SEQ, SEQ], "FP32")],
+                  [("bias", a_f32(0.0)), ("bias_after_scale", a_bool(True))])[0]
+    weights = p.op("1.softmax", [scaled], [([-1, HEADS, SEQ, SEQ], "FP32")],
+                   [("axis", a_i32(-1))])[0]
+    dropped = p.op("1.dropout", [weights, 0],
+                   [([-1, HEADS, SEQ, SEQ], "FP32"), ([-1, HEADS, SEQ, SEQ], "UINT8")],
+                   [("p", a_f32(0.1)), ("is_test", a_bool(True)),
+                    ("mode", a_str("upscale_in_train")), ("seed", a_i32(0)),
+                    ("fix_seed", a_bool(False))])[0]
+    ctx = p.op("1.matmul", [dropped, v], [([-1, HEADS, SEQ, D // HEADS], "FP32")],
+               [("transpose_x", a_bool(False)), ("transpose_y", a_bool(False))])[0]
+    merged_t = p.op("1.transpose", [ctx], [([-1, SEQ, HEADS, D // HEADS], "FP32")],
+                    [("perm", a_ints([0, 2, 1, 3]))])[0]
+    merged = p.op("1.reshape", [merged_t, p.full_int_array([0, 0, D])],
+                  [([-1, SEQ, D], "FP32")])[0]
+    res1 = p.op("1.add", [emb, linear(merged, D, D)], [([-1, SEQ, D], "FP32")])[0]
+    hidden = linear(layer_norm(res1), D, FFN)
+    act = p.op("1.gelu", [hidden], [([-1, SEQ, FFN], "FP32")], [("approximate", a_bool(False))])[0]
+    out = p.op("1.add", [res1, linear(act, FFN, D)], [([-1, SEQ, D], "FP32")])[0]
+    p.fetch(out, [-1, SEQ, D], "tmp_1.tmp_0", 0)
+    write_pir("examples/transformer/inference.json", p)
+
+
+def pir_test_programs():
+    """PIR test inputs (test/Inputs/programs/pir/): one program with every
+    structural form (constants as operands, combine/split, full as a tensor,
+    shadow_output) and many catalog ops, and the error cases."""
+    d = "test/Inputs/programs/pir/"
+    p = PirProgram(version=4, trainable=True)
+    x, y = p.data("x", [-1, 8]), p.data("y", [-1, 8])
+    label = p.data("label", [-1, 1], "INT64")
+    f = [([-1, 8], "FP32")]
+    a = p.op("1.subtract", [x, y], f)[0]
+    b = p.op("1.multiply", [a, y], f)[0]
+    c = p.op("1.divide", [b, y], f)[0]
+    m = p.op("1.maximum", [c, x], f)[0]
+    t = p.op("1.tanh_", [p.op("1.sigmoid", [m], f)[0]], f)[0]  # in place: tanh's form
+    r = p.op("1.sqrt", [p.op("1.square", [t], f)[0]], f)[0]
+    total = p.op("1.sum", [x, p.full_int_array([1])], [([-1], "FP32")],
+                 [("dtype", {"#": "1.a_dtype", "D": "Undefined"}), ("keepdim", a_bool(False))])[0]
+    avg = p.op("1.mean", [r], [([], "FP32")],
+               [("axis", a_intarray([])), ("keepdim", a_bool(False))])[0]
+    both = p.op("0.combine", [x, y], [])
+    both_id = p.next_id
+    p.ops[-1]["O"] = [{"%": both_id, "TT": {"#": "0.t_vec", "D": [pir_type([-1, 8]), pir_type([-1, 8])]}}]
+    p.next_id += 1
+    cat = p.op("1.concat", [both_id, p.full([1], 1, "INT32")], [([-1, 16], "FP32")])[0]
+    parts = p.next_id
+    p.next_id += 1
+    p.ops.append({"#": "1.split", "I": [{"%": cat}, {"%": p.full_int_array([8, 8])},
+                                         {"%": p.full([1], 1, "INT32")}],
+                  "O": [{"%": parts, "TT": {"#": "0.t_vec", "D": [pir_type([-1, 8]), pir_type([-1, 8])]}}],
+                  "A": []})
+    first, second = p.op("0.split", [parts], [([-1, 8], "FP32"), ([-1, 8], "FP32")])
+    halves = p.next_id
+    p.next_id += 1
+    p.ops.append({"#": "1.split_with_num", "I": [{"%": cat}, {"%": p.full([1], 1, "INT32")}],
+                  "O": [{"%": halves, "TT": {"#": "0.t_vec", "D": [pir_type([-1, 8]), pir_type([-1, 8])]}}],
+                  "A": [{"N": "num", "AT": a_i32(2)}]})
+    half = p.op("0.slice", [halves], [([-1, 8], "FP32")], [("index", a_i32(1))])[0]
+    pair = p.next_id
+    p.next_id += 1
+    p.ops.append({"#": "0.combine", "I": [{"%": first}, {"%": second}],
+                  "O": [{"%": pair, "TT": {"#": "0.t_vec", "D": [pir_type([-1, 8]), pir_type([-1, 8])]}}],
+                  "A": []})
+    added = p.op("1.add_n", [pair], f)[0]
+    sl = p.op("1.slice", [cat, p.full_int_array([0]), p.full_int_array([4])], [([-1, 4], "FP32")],
+              [("axes", {"#": "0.a_array", "D": [a_i64(1)]}),
+               ("infer_flags", {"#": "0.a_array", "D": [a_i64(1)]}),
+               ("decrease_axis", {"#": "0.a_array", "D": []})])[0]
+    clipped = p.op("1.clip", [sl, p.full([1], 0.0), p.full([1], 1.0)], [([-1, 4], "FP32")])[0]
+    top, idx = p.op("1.topk", [x, p.full([1], 2, "INT32")], [([-1, 2], "FP32"), ([-1, 2], "INT64")],
+                    [("axis", a_i32(-1)), ("largest", a_bool(True)), ("sorted", a_bool(True))])
+    acc = p.op("1.accuracy", [top, idx, label],
+               [([], "FP32"), ([], "INT32"), ([], "INT32")])[0]
+    sm, loss = p.op("1.cross_entropy_with_softmax", [x, label], [([-1, 8], "FP32"), ([-1, 1], "FP32")],
+                    [("soft_label", a_bool(False)), ("use_softmax", a_bool(True)),
+                     ("numeric_stable_mode", a_bool(True)), ("ignore_index", a_i32(-100)),
+                     ("axis", a_i32(-1))])
+    wide = p.op("1.cast", [x], [([-1, 8], "FP64")], [("dtype", a_dtype("FP64"))])[0]
+    plus_two = p.op("1.add", [x, p.full([1], 2.0)], f)[0]
+    shape = [p.full([1], v, "INT64") for v in (0, 4, 2)]
+    shape_vec = p.next_id
+    p.next_id += 1
+    p.ops.append({"#": "0.combine", "I": [{"%": v} for v in shape],
+                  "O": [{"%": shape_vec, "TT": {"#": "0.t_vec", "D": [pir_type([1], "INT64")] * 3}}],
+                  "A": []})
+    reshaped = p.op("1.reshape", [plus_two, shape_vec], [([-1, 4, 2], "FP32")])[0]
+    copied = p.op("1.assign", [reshaped], [([-1, 4, 2], "FP32")])[0]
+    for col, (v, shape_, name, dtype) in enumerate([
+            (total, [-1], "total", "FP32"), (avg, [], "avg", "FP32"),
+            (added, [-1, 8], "added", "FP32"), (clipped, [-1, 4], "clipped", "FP32"),
+            (acc, [], "acc", "FP32"), (loss, [-1, 1], "loss", "FP32"),
+            (copied, [-1, 4, 2], "copied", "FP32"), (wide, [-1, 8], "wide", "FP64"),
+            (half, [-1, 8], "half", "FP32")]):
+        p.fetch(v, shape_, name, col, dtype)
+    p.ops.append({"#": "0.shadow_output", "I": [{"%": sm}], "O": [],
+                  "A": [{"N": "output_name", "AT": a_str("softmax_out")}]})
+    write_pir(d + "ops.json", p)
+
+    def small(version=1):
+        q = PirProgram(version=version)
+        w = q.param("w", [8, 4])
+        x = q.data("x", [-1, 8])
+        return q, w, x
+
+    q, w, x = small()
+    # Detection ops distc does not model, one twice, and control flow.
+    h = q.op("1.roi_align", [x, w], [([-1, 4], "FP32")])[0]
+    h = q.op("1.matmul", [h, w], [([-1, 4], "FP32")],
+             [("transpose_x", a_bool(False)), ("transpose_y", a_bool(False))])[0]
+    h = q.op("1.yolo_box", [h], [([-1, 4], "FP32")])[0]
+    h = q.op("1.roi_align", [h, w], [([-1, 4], "FP32")])[0]
+    h = q.op("1.multiclass_nms3_", [h], [([-1, 4], "FP32")])[0]
+    q.ops.append({"#": "1.if", "I": [{"%": h}], "O": [], "A": [],
+                  "regions": [{"#": "region_1", "blocks": []}]})
+    q.fetch(h, [-1, 4], "out", 0)
+    write_pir(d + "unsupported.json", q)
+
+    q, w, x = small(version=99)
+    q.fetch(q.op("1.relu", [x], [([-1, 8], "FP32")])[0], [-1, 8], "out", 0)
+    write_pir(d + "version-99.json", q)
+
+    q, w, x = small()
+    q.fetch(q.op("1.relu", [x, w], [([-1, 8], "FP32")])[0], [-1, 8], "out", 0)
+    write_pir(d + "extra-operand.json", q)
+
+    q, w, x = small()
+    q.fetch(q.op("1.relu", [99], [([-1, 8], "FP32")])[0], [-1, 8], "out", 0)
+    write_pir(d + "undefined-value.json", q)
+
+    q, w, x = small()
+    shape = q.data("shape", [2], "INT64")
+    q.fetch(q.op("1.reshape", [x, shape], [([-1, 2], "FP32")])[0], [-1, 2], "out", 0)
+    write_pir(d + "computed-attr.json", q)
+
+    q, w, x = small()
+    q.fetch(q.op("1.matmul", [x, w], [([-1, 5], "FP32")],
+                 [("transpose_x", a_bool(False)), ("transpose_y", a_bool(False))])[0],
+            [-1, 5], "out", 0)
+    write_pir(d + "wrong-type.json", q)
+
+
 if __name__ == "__main__":
     mlp()
     digits()
     transformer()
     catalog_ops()
+    pir_mlp()
+    pir_transformer()
+    pir_test_programs()

@@ -1,8 +1,8 @@
 //===- ImportFuzzer.cpp - libFuzzer harness for program import ------------===//
 //
 // Feeds arbitrary bytes through the whole import path — format detection,
-// JSON or binary ProgramDesc parsing, import into the pd dialect with
-// verification — and exports whatever imports. Any crash, hang or sanitizer
+// JSON or binary ProgramDesc parsing or the PIR JSON reader, import into the
+// pd dialect with verification — and exports whatever imports. Any crash, hang or sanitizer
 // report is a bug: bad input must only ever produce diagnostics.
 //
 //   distc-import-fuzzer -max_total_time=60 NEW_CORPUS_DIR SEED_DIR...
@@ -11,6 +11,7 @@
 
 #include "distc/Export/Export.h"
 #include "distc/Import/Import.h"
+#include "distc/Import/PirImport.h"
 #include "distc/ProgramDesc/TensorFile.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -33,7 +34,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   distc::programdesc::ProgramDesc program;
   std::string error;
-  if (!distc::programdesc::parseProgram(bytes, "fuzz", program, error))
+  bool pir =
+      distc::programdesc::detectProgramFormat(bytes) == distc::programdesc::ProgramFormat::Json &&
+      distc::isPirProgram(bytes);
+  if (pir ? !distc::pirToProgramDesc(bytes, "fuzz", program, error)
+          : !distc::programdesc::parseProgram(bytes, "fuzz", program, error))
     return 0;
   mlir::MLIRContext ctx(mlir::MLIRContext::Threading::DISABLED);
   ctx.printOpOnDiagnostic(false);

@@ -11,6 +11,8 @@
 //   -gen-pd-lowerings       op -> its lowering to runtime kernels (lib/compiler/Target)
 //   -gen-pd-gradient-rules  op -> its own gradient rule, for ops whose
 //                           backward is other forward ops (AppendBackward)
+//   -gen-pd-pir-forms       op -> its Paddle 3 PIR form: PIR name, operand and
+//                           result order, attribute renames (PirImporter)
 //
 // The fields read here are documented on `Pd_Op` and `Pd_CatalogOp`
 // (PdDialect.td, PdOps.td). The generators check the declarations as they
@@ -307,6 +309,123 @@ bool emitGradientRules(const RecordKeeper &records, llvm::raw_ostream &os) {
   return false;
 }
 
+/// Splits "a:b" into its two halves; an error at `def` when there is no ':'.
+std::pair<std::string, std::string> splitPair(const Record *def, llvm::StringRef field,
+                                              llvm::StringRef entry) {
+  auto [first, second] = entry.split(':');
+  if (second.empty() || first.empty())
+    llvm::PrintFatalError(def->getLoc(),
+                          field.str() + " entry '" + entry.str() + "' is not of the form 'a:b'");
+  return {first.str(), second.str()};
+}
+
+/// One PIR form: the fields of `def` (the op itself, or a Pd_PirForm of
+/// it) for catalog op `opDef`, as a PirForm initializer. Checks that every
+/// entry names a slot or attribute of the op and that no two forms claim
+/// the same PIR name.
+void emitPirForm(const Record *def, const Record *opDef, llvm::StringMap<const Record *> &byPirName,
+                 llvm::raw_ostream &os) {
+  Operator op(opDef);
+  std::string type = paddleType(op);
+  std::string pirName = def->getValueAsString("pirName").str();
+  if (pirName.empty())
+    pirName = type;
+  auto [it, inserted] = byPirName.try_emplace(pirName, def);
+  if (!inserted)
+    llvm::PrintFatalError(def->getLoc(), "PIR name 'pd_op." + pirName + "' is also " +
+                                             it->second->getName() +
+                                             "'s; set pirName or hasPirForm = 0");
+  std::vector<Slot> inputs = inputSlots(op), outputs = outputSlots(op);
+  llvm::StringSet<> attrs;
+  for (const tblgen::NamedAttribute &named : op.getAttributes())
+    attrs.insert(named.name);
+  auto hasSlot = [](const std::vector<Slot> &slots, llvm::StringRef name) {
+    return std::any_of(slots.begin(), slots.end(), [&](const Slot &s) { return s.name == name; });
+  };
+
+  std::string operands = "{";
+  std::vector<std::string> operandList;
+  for (llvm::StringRef e : def->getValueAsListOfStrings("pirOperands"))
+    operandList.push_back(e.str());
+  if (operandList.empty())
+    for (const Slot &s : inputs)
+      operandList.push_back(s.name);
+  for (llvm::StringRef entry : operandList) {
+    if (entry == "-") {
+      operands += "{\"\", \"\"}, ";
+    } else if (entry.consume_front("attr:")) {
+      if (!attrs.contains(entry))
+        llvm::PrintFatalError(def->getLoc(), "pirOperands names attribute '" + entry.str() +
+                                                 "', which " + type + " does not have");
+      operands += "{\"\", " + quoted(entry) + "}, ";
+    } else {
+      if (!hasSlot(inputs, entry))
+        llvm::PrintFatalError(def->getLoc(), "pirOperands names input slot '" + entry.str() +
+                                                 "', which " + type + " does not have");
+      operands += "{" + quoted(entry) + ", \"\"}, ";
+    }
+  }
+  operands += "}";
+
+  std::string results = "{";
+  std::vector<std::string> resultNames;
+  for (llvm::StringRef e : def->getValueAsListOfStrings("pirResults"))
+    resultNames.push_back(e.str());
+  if (resultNames.empty())
+    for (const Slot &s : outputs)
+      resultNames.push_back(s.name);
+  for (const std::string &name : resultNames) {
+    if (!hasSlot(outputs, name))
+      llvm::PrintFatalError(def->getLoc(), "pirResults names output slot '" + name + "', which " +
+                                               type + " does not have");
+    results += quoted(name) + ", ";
+  }
+  results += "}";
+
+  auto pairs = [&](llvm::StringRef field, bool secondIsSlot) {
+    std::string out = "{";
+    for (llvm::StringRef entry : def->getValueAsListOfStrings(field)) {
+      auto [a, b] = splitPair(def, field, entry);
+      const std::string &attr = secondIsSlot ? a : b;
+      if (!attrs.contains(attr))
+        llvm::PrintFatalError(def->getLoc(), field.str() + " names attribute '" + attr +
+                                                 "', which " + type + " does not have");
+      if (secondIsSlot && !hasSlot(inputs, b))
+        llvm::PrintFatalError(def->getLoc(), field.str() + " names input slot '" + b + "', which " +
+                                                 type + " does not have");
+      out += "{" + quoted(a) + ", " + quoted(b) + "}, ";
+    }
+    return out + "}";
+  };
+  os << "{" << quoted(pirName) << ", " << quoted(type) << ",\n  " << operands << ",\n  " << results
+     << ",\n  " << pairs("pirAttrs", false) << ",\n  " << pairs("pirDtypeAttrs", true) << "},\n";
+}
+
+/// The PIR forms: {pir name, Paddle type, operands, results, attribute
+/// renames, dtype attributes} per catalog op with one, then the further
+/// forms (Pd_PirForm defs).
+bool emitPirForms(const RecordKeeper &records, llvm::raw_ostream &os) {
+  emitBanner(os, "Paddle 3 PIR forms: one PirForm initializer per PIR op distc reads.");
+  llvm::StringMap<const Record *> byPirName;
+  for (const Record *def : pdOps(records))
+    if (inCatalog(def) && def->getValueAsBit("hasPirForm"))
+      emitPirForm(def, def, byPirName, os);
+  std::vector<const Record *> extra;
+  for (const Record *def : records.getAllDerivedDefinitions("Pd_PirForm"))
+    extra.push_back(def);
+  std::sort(extra.begin(), extra.end(),
+            [](const Record *a, const Record *b) { return a->getID() < b->getID(); });
+  for (const Record *form : extra) {
+    const Record *opDef = form->getValueAsDef("op");
+    if (!inCatalog(opDef))
+      llvm::PrintFatalError(form->getLoc(), opDef->getName() + " is no catalog op");
+    if (form->getValueAsString("pirName").empty())
+      llvm::PrintFatalError(form->getLoc(), "a Pd_PirForm needs its pirName");
+    emitPirForm(form, opDef, byPirName, os);
+  }
+  return false;
+}
+
 GenRegistration genCatalog("gen-pd-op-catalog", "Generate the pd op catalog (OpSpec table)",
                            emitCatalog);
 GenRegistration genInferRules("gen-pd-infer-rules",
@@ -315,5 +434,6 @@ GenRegistration genLowerings("gen-pd-lowerings", "Generate the pd lowering dispa
                              emitLowerings);
 GenRegistration genGradientRules("gen-pd-gradient-rules",
                                  "Generate the pd custom gradient rule table", emitGradientRules);
+GenRegistration genPirForms("gen-pd-pir-forms", "Generate the pd op PIR form table", emitPirForms);
 
 } // namespace

@@ -27,6 +27,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -36,12 +37,16 @@ namespace distc {
 
 /// Imports `main` (and `startup` when given) into a new verified module.
 /// `mainSource` / `startupSource` name the programs in diagnostics (usually
-/// their file names). Returns null after emitting errors on failure.
+/// their file names). `mainOpOrigins`, when given, names where each op of
+/// `main` comes from in diagnostics instead of its index (a PIR program's
+/// `op #5 'pd_op.matmul'`, PirImport.h). Returns null after emitting errors
+/// on failure.
 mlir::OwningOpRef<mlir::ModuleOp> importProgram(mlir::MLIRContext &ctx,
                                                 const programdesc::ProgramDesc &main,
                                                 const programdesc::ProgramDesc *startup,
                                                 llvm::StringRef mainSource,
-                                                llvm::StringRef startupSource = "startup");
+                                                llvm::StringRef startupSource = "startup",
+                                                llvm::ArrayRef<std::string> mainOpOrigins = {});
 
 /// Loads a program file — Paddle JSON, binary protobuf (`.pdmodel`,
 /// `__model__`) or `pd` dialect text (`.mlir`), told apart by content — and

@@ -1,7 +1,9 @@
 //===- ImportFile.cpp - Load a program file of any supported form ---------===//
 //
 // The form of a file is decided by its content, never by its name: '{'
-// starts a JSON program; text without control bytes is `pd` dialect IR;
+// starts a JSON program (a Paddle 3 PIR program when its top level has
+// `base_code`, PirImport.h; a ProgramDesc otherwise); text without control
+// bytes is `pd` dialect IR;
 // anything else is read as binary protobuf (whose tags are control bytes).
 // The decision takes the file's first 64 KiB only, so that a file that is
 // none of these is refused before the rest is read.
@@ -9,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "distc/Import/Import.h"
+#include "distc/Import/PirImport.h"
 #include "distc/Support/InputFile.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -17,6 +20,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <cstdio>
+#include <vector>
 
 using namespace mlir;
 
@@ -90,10 +94,15 @@ bool readProgramFile(const std::string &path, std::string &bytes, std::string &e
   return true;
 }
 
+/// Parses a ProgramDesc, or a PIR program into one (`origins` then names
+/// the PIR op of each of its ops).
 bool loadProgram(MLIRContext &ctx, const std::string &path, const std::string &bytes,
-                 programdesc::ProgramDesc &program) {
+                 programdesc::ProgramDesc &program, std::vector<std::string> *origins = nullptr) {
   std::string error;
-  if (!programdesc::parseProgram(bytes, path, program, error)) {
+  bool pir = programdesc::detectProgramFormat(bytes) == programdesc::ProgramFormat::Json &&
+             isPirProgram(bytes);
+  if (pir ? !pirToProgramDesc(bytes, path, program, error, origins)
+          : !programdesc::parseProgram(bytes, path, program, error)) {
     emitFileError(ctx, path, error);
     return false;
   }
@@ -127,10 +136,11 @@ OwningOpRef<ModuleOp> importProgramFile(MLIRContext &ctx, const std::string &pat
   }
 
   programdesc::ProgramDesc main;
-  if (!loadProgram(ctx, path, bytes, main))
+  std::vector<std::string> origins;
+  if (!loadProgram(ctx, path, bytes, main, &origins))
     return nullptr;
   if (!startupPath)
-    return importProgram(ctx, main, nullptr, path);
+    return importProgram(ctx, main, nullptr, path, "startup", origins);
 
   std::string startupBytes;
   if (!readProgramFile(*startupPath, startupBytes, error)) {
@@ -140,7 +150,7 @@ OwningOpRef<ModuleOp> importProgramFile(MLIRContext &ctx, const std::string &pat
   programdesc::ProgramDesc startup;
   if (!loadProgram(ctx, *startupPath, startupBytes, startup))
     return nullptr;
-  return importProgram(ctx, main, &startup, path, *startupPath);
+  return importProgram(ctx, main, &startup, path, *startupPath, origins);
 }
 
 } // namespace distc

@@ -74,9 +74,10 @@ struct VarTable {
 /// Imports one program (block 0 of a ProgramDesc) into a `pd.program`.
 class ProgramImporter {
 public:
-  ProgramImporter(MLIRContext &ctx, const VarTable &vars, StringRef source)
+  ProgramImporter(MLIRContext &ctx, const VarTable &vars, StringRef source,
+                  ArrayRef<std::string> opOrigins = {})
       : ctx(ctx), vars(vars), builder(&ctx), feedBuilder(&ctx),
-        fileLoc(FileLineColLoc::get(&ctx, source, 0, 0)) {}
+        fileLoc(FileLineColLoc::get(&ctx, source, 0, 0)), opOrigins(opOrigins) {}
 
   LogicalResult run(const proto::BlockDesc &block, pd::ProgramOp program);
 
@@ -175,15 +176,22 @@ private:
   Operation *defining = nullptr;              // the op whose results are being defined
   /// Values known at compile time, by variable (recordKnownValue).
   llvm::StringMap<std::vector<double>> known;
+  ArrayRef<std::string> opOrigins;            // per op: where it comes from, if given
 };
 
 Location ProgramImporter::opLoc(int index, const proto::OpDesc &op) {
-  std::string text = "op #" + std::to_string(index) + " '" + op.type() + "'";
+  // An op read from another form is named as it is there, with its type.
+  bool origin = index < static_cast<int>(opOrigins.size());
+  std::string text = origin ? opOrigins[index] + " ('" + op.type() + "'"
+                            : "op #" + std::to_string(index) + " '" + op.type() + "'";
   for (const auto &slot : op.outputs())
     if (slot.arguments_size() > 0) {
-      text += " (output " + slot.arguments(0) + ")";
+      text += (origin ? ", output " : " (output ") + slot.arguments(0) + ")";
+      origin = false;
       break;
     }
+  if (origin)
+    text += ")";
   return NameLoc::get(StringAttr::get(&ctx, text), fileLoc);
 }
 
@@ -965,7 +973,7 @@ void loadImportDialects(MLIRContext &ctx) { ctx.getOrLoadDialect<pd::PdDialect>(
 
 OwningOpRef<ModuleOp> importProgram(MLIRContext &ctx, const programdesc::ProgramDesc &main,
                                     const programdesc::ProgramDesc *startup, StringRef mainSource,
-                                    StringRef startupSource) {
+                                    StringRef startupSource, ArrayRef<std::string> mainOpOrigins) {
   loadImportDialects(ctx);
   Location mainLoc = FileLineColLoc::get(&ctx, mainSource, 0, 0);
   Location startupLoc = FileLineColLoc::get(&ctx, startupSource, 0, 0);
@@ -996,17 +1004,17 @@ OwningOpRef<ModuleOp> importProgram(MLIRContext &ctx, const programdesc::Program
   }
 
   auto importOne = [&](const programdesc::ProgramDesc &program, StringRef symbol, StringRef source,
-                       Location loc) -> LogicalResult {
+                       Location loc, ArrayRef<std::string> origins) -> LogicalResult {
     OpBuilder::InsertionGuard guard(builder);
     auto op = pd::ProgramOp::create(builder, loc, symbol);
     if (op.getBody().empty())
       op.getBody().emplaceBlock();
-    ProgramImporter importer(ctx, vars, source);
+    ProgramImporter importer(ctx, vars, source, origins);
     return importer.run(program.blocks(0), op);
   };
-  if (failed(importOne(main, "main", mainSource, mainLoc)))
+  if (failed(importOne(main, "main", mainSource, mainLoc, mainOpOrigins)))
     return nullptr;
-  if (startup && failed(importOne(*startup, "startup", startupSource, startupLoc)))
+  if (startup && failed(importOne(*startup, "startup", startupSource, startupLoc, {})))
     return nullptr;
   if (startup && failed(checkStartupHasNoFeeds(*module)))
     return nullptr;

@@ -67,6 +67,41 @@ class Pd_Op<string mnemonic, list<Trait> traits = []>
   // with forward ops (`gradRule`). Neither: no gradient flows through it.
   string gradOp = "";
   string gradRule = "";
+
+  // --- The op's Paddle 3 PIR form (`pd_op.<pirName>` in PIR JSON programs,
+  // read by lib/compiler/Import/PirImporter.cpp). The defaults fit an op
+  // whose PIR op has its Paddle type as name, its input slots as operands and
+  // its output slots as results in ODS order, and attributes of the same
+  // names; an op declares only what differs (docs/adding-an-op.md).
+  bit hasPirForm = 1;
+  // The PIR op name without the `pd_op.` dialect; "" means the Paddle type.
+  string pirName = "";
+  // The PIR operands in order, each an input slot name, `attr:NAME` for an
+  // operand that carries the attribute NAME (Paddle's mutable attributes:
+  // a constant from pd_op.full / pd_op.full_int_array), or `-` for an
+  // optional operand distc does not take (it must be absent). Default: the
+  // input slots in order.
+  list<string> pirOperands = [];
+  // The PIR results in order, each an output slot name. Default: the output
+  // slots in order.
+  list<string> pirResults = [];
+  // PIR attribute names that differ, as `pirName:paddleName`.
+  list<string> pirAttrs = [];
+  // Attributes PIR leaves out that are the data type of an input, as
+  // `attr:slot` (cast's `in_dtype:X`).
+  list<string> pirDtypeAttrs = [];
+}
+
+// A further PIR op that is catalog op `op` with other operands or attribute
+// names (`pd_op.split_with_num` is `split` with `num`); its fields mean what
+// the PIR fields of Pd_Op mean, with the op's slots as defaults.
+class Pd_PirForm<string name, Pd_Op catalogOp> {
+  string pirName = name;
+  Pd_Op op = catalogOp;
+  list<string> pirOperands = [];
+  list<string> pirResults = [];
+  list<string> pirAttrs = [];
+  list<string> pirDtypeAttrs = [];
 }
 
 #endif // DISTC_DIALECT_PD_PDDIALECT_TD

@@ -39,6 +39,8 @@ def Pd_BatchNormOp : Pd_CatalogOp<"batch_norm", [Pure]> {
   let optionalOutputs = ["MeanOut", "VarianceOut", "SavedMean", "SavedVariance",
                          "ReserveSpace"];
   let unsupportedInputs = ["MomentumTensor"];
+  // pd_op.batch_norm(x, mean, variance, scale, bias), results in ODS order.
+  let pirOperands = ["X", "Mean", "Variance", "Scale", "Bias"];
   let inferRule = "inferBatchNorm";
   let lowering = [{ lowerBatchNorm(op) }];
   let gradOp = "batch_norm_grad";
@@ -59,6 +61,7 @@ def Pd_BatchNormGradOp
 }
 
 def Pd_AffineChannelOp : Pd_CatalogOp<"affine_channel", [Pure]> {
+  let hasPirForm = 0; // not checked against programs Paddle writes
   let summary = "X * Scale + Bias per channel (NCHW, or NHWC)";
   let arguments = (ins PdTensor:$X, PdTensor:$Scale, PdTensor:$Bias,
                        PdStr<"AnyLayout">:$data_layout);
@@ -89,6 +92,10 @@ class Pd_ParamActivationOp<string mnemonic, string what, dag attrs, list<string>
   let arguments = !con((ins PdTensor:$X), attrs);
   let results = (outs PdTensor:$Out);
   let inferRule = "inferSameAsX";
+  // PIR names and attributes differ (hardswish, hardsigmoid, leaky_relu's
+  // negative_slope; relu6 and swish without theirs): no form until checked
+  // against programs Paddle writes.
+  let hasPirForm = 0;
   let lowering = "lowerElementwiseKernel(op, \"" # mnemonic # "\", {\"" #
                  !interleave(attrNames, "\", \"") # "\"})";
   let gradOp = mnemonic # "_grad";
@@ -135,7 +142,9 @@ def Pd_LeakyReluGradOp : Pd_ParamActivationGradOp<"leaky_relu_grad", "leaky_relu
 
 // The counterpart of elementwise_max (PdOps.td), without a gradient as it.
 def Pd_ElementwiseMinOp
-    : Pd_ElementwiseOp<"elementwise_min", "min(X, Y)", "min", /*hasGrad=*/0>;
+    : Pd_ElementwiseOp<"elementwise_min", "min(X, Y)", "min", /*hasGrad=*/0> {
+  let pirName = "minimum";
+}
 
 // --- matmul (v1) and arg_max ---------------------------------------------------
 
@@ -157,6 +166,7 @@ def Pd_MatmulOp : Pd_CatalogOp<"matmul", [Pure]> {
   }];
   let arguments = !con((ins PdTensor:$X, PdTensor:$Y), Pd_MatmulV1Attrs);
   let results = (outs PdTensor:$Out);
+  let hasPirForm = 0; // PIR programs hold matmul (matmul_v2) instead
   let inferRule = "inferMatmulV1";
   let lowering = [{ lowerMatmulV1(op) }];
   let gradOp = "matmul_grad";
@@ -172,6 +182,7 @@ def Pd_ArgMaxOp : Pd_CatalogOp<"arg_max", [Pure]> {
   let arguments = (ins PdTensor:$X, PdLong<"-1">:$axis, PdBool<"false">:$keepdims,
                        PdBool<"false">:$flatten, PdInt<"3">:$dtype);
   let results = (outs PdTensor:$Out);
+  let hasPirForm = 0; // pd_op.argmax takes its axis as an operand; not declared yet
   let inferRule = "inferArgMax";
   let lowering = [{ lowerArgMax(op) }];
 }

@@ -4,7 +4,8 @@
 // the op's one declaration: distc-tblgen generates the Paddle op catalog
 // (operand i = input slot i, result i = output slot i, inherent attributes
 // = Paddle attributes with their AttrType and default), the shape inference
-// and lowering dispatch and the gradient rules from it (the fields are
+// and lowering dispatch, the gradient rules and the Paddle 3 PIR forms
+// (how `pd_op.<name>` maps onto the op) from it (the fields are
 // documented on Pd_Op in PdDialect.td; docs/adding-an-op.md walks through
 // one op).
 //
@@ -143,6 +144,7 @@ def Pd_FeedOp : Pd_Op<"feed"> {
   let paddleOutputs = ["Out"];
   let inferRule = "inferFeedFetch";
   let lowering = [{ lowerFeed(op) }];
+  let hasPirForm = 0; // pd_op.data and pd_op.feed, read by the PIR importer itself
 }
 
 def Pd_FetchOp : Pd_Op<"fetch"> {
@@ -154,6 +156,7 @@ def Pd_FetchOp : Pd_Op<"fetch"> {
   let paddleOutputs = ["Out"];
   let inferRule = "inferFeedFetch";
   let lowering = [{ lowerFetch(op) }];
+  let hasPirForm = 0; // pd_op.fetch, read by the PIR importer itself
 }
 
 //===----------------------------------------------------------------------===//
@@ -185,6 +188,8 @@ def Pd_FillConstantOp : Pd_CatalogOp<"fill_constant", [Pure]> {
   let results = (outs PdTensor:$Out);
   let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
   let foldedInputs = ["ShapeTensor=shape", "ShapeTensorList=shape", "ValueTensor=value"];
+  let pirName = "full";
+  let pirOperands = [];
   let isInitializer = 1; // also initializes parameters in startup programs
   let inferRule = "inferCreation";
   let lowering = [{ lowerFillConstant(op) }];
@@ -203,6 +208,8 @@ def Pd_CastOp : Pd_CatalogOp<"cast", [Pure]> {
   let summary = "X converted from `in_dtype` to `out_dtype`";
   let arguments = (ins PdTensor:$X, PdInt<"5">:$in_dtype, PdInt<"5">:$out_dtype);
   let results = (outs PdTensor:$Out);
+  let pirAttrs = ["dtype:out_dtype"];
+  let pirDtypeAttrs = ["in_dtype:X"];
   let inferRule = "inferCast";
   let lowering = [{ lowerCast(op) }];
   let gradRule = "castGrad";
@@ -214,6 +221,7 @@ def Pd_ScaleOp : Pd_CatalogOp<"scale", [Pure]> {
                        PdBool<"true">:$bias_after_scale);
   let results = (outs PdTensor:$Out);
   let foldedInputs = ["ScaleTensor=scale"];
+  let pirOperands = ["X", "attr:scale"];
   let inferRule = "inferSameAsX";
   let lowering = [{ lowerScale(op) }];
   let gradRule = "scaleGrad";
@@ -226,6 +234,7 @@ def Pd_MulOp : Pd_CatalogOp<"mul", [Pure]> {
   let arguments = (ins PdTensor:$X, PdTensor:$Y, PdInt<"1">:$x_num_col_dims,
                        PdInt<"1">:$y_num_col_dims);
   let results = (outs PdTensor:$Out);
+  let hasPirForm = 0; // PIR programs hold matmul instead
   let inferRule = "inferMul";
   let lowering = [{ lowerMul(op) }];
   let gradOp = "mul_grad";
@@ -236,6 +245,8 @@ def Pd_MatmulV2Op : Pd_CatalogOp<"matmul_v2", [Pure]> {
   let arguments = (ins PdTensor:$X, PdTensor:$Y, PdBool<"false">:$trans_x,
                        PdBool<"false">:$trans_y);
   let results = (outs PdTensor:$Out);
+  let pirName = "matmul";
+  let pirAttrs = ["transpose_x:trans_x", "transpose_y:trans_y"];
   let inferRule = "inferMatmulV2";
   let lowering = [{ lowerMatmul(op) }];
   let gradOp = "matmul_v2_grad";
@@ -253,10 +264,18 @@ class Pd_ElementwiseOp<string mnemonic, string what, string kernelOp, bit hasGra
   let lowering = "lowerElementwise(op, \"" # kernelOp # "\")";
   let gradOp = !if(hasGrad, mnemonic # "_grad", "");
 }
-def Pd_ElementwiseAddOp : Pd_ElementwiseOp<"elementwise_add", "X + Y", "add">;
-def Pd_ElementwiseSubOp : Pd_ElementwiseOp<"elementwise_sub", "X - Y", "sub">;
-def Pd_ElementwiseMulOp : Pd_ElementwiseOp<"elementwise_mul", "X * Y", "mul">;
-def Pd_ElementwiseDivOp : Pd_ElementwiseOp<"elementwise_div", "X / Y", "div">;
+def Pd_ElementwiseAddOp : Pd_ElementwiseOp<"elementwise_add", "X + Y", "add"> {
+  let pirName = "add";
+}
+def Pd_ElementwiseSubOp : Pd_ElementwiseOp<"elementwise_sub", "X - Y", "sub"> {
+  let pirName = "subtract";
+}
+def Pd_ElementwiseMulOp : Pd_ElementwiseOp<"elementwise_mul", "X * Y", "mul"> {
+  let pirName = "multiply";
+}
+def Pd_ElementwiseDivOp : Pd_ElementwiseOp<"elementwise_div", "X / Y", "div"> {
+  let pirName = "divide";
+}
 
 // --- Activations -------------------------------------------------------------
 
@@ -301,6 +320,7 @@ def Pd_ClipOp : Pd_CatalogOp<"clip", [Pure]> {
   let arguments = (ins PdTensor:$X, F32Attr:$min, F32Attr:$max);
   let results = (outs PdTensor:$Out);
   let foldedInputs = ["Min=min", "Max=max"];
+  let pirOperands = ["X", "attr:min", "attr:max"];
   let inferRule = "inferSameAsX";
   let lowering = [{ lowerElementwiseKernel(op, "clip", {"min", "max"}) }];
   let gradOp = "clip_grad";
@@ -315,14 +335,22 @@ class Pd_ReduceOp<string mnemonic, string what, string kernelOp>
                        PdBool<"false">:$keep_dim, PdBool<"false">:$reduce_all,
                        PdInt<"-1">:$in_dtype, PdInt<"-1">:$out_dtype);
   let results = (outs PdTensor:$Out);
+  let pirAttrs = ["keepdim:keep_dim", "dtype:out_dtype"];
   let inferRule = "inferReduce";
   let lowering = "lowerReduce(op, \"" # kernelOp # "\")";
   let gradOp = mnemonic # "_grad";
 }
-def Pd_ReduceSumOp : Pd_ReduceOp<"reduce_sum", "Sum", "sum">;
-def Pd_ReduceMeanOp : Pd_ReduceOp<"reduce_mean", "Mean", "mean">;
+def Pd_ReduceSumOp : Pd_ReduceOp<"reduce_sum", "Sum", "sum"> {
+  let pirName = "sum";
+  let pirOperands = ["X", "attr:dim"]; // pd_op.sum(x, axis)
+}
+def Pd_ReduceMeanOp : Pd_ReduceOp<"reduce_mean", "Mean", "mean"> {
+  let pirName = "mean"; // pd_op.mean(x) {axis, keepdim}; no axis: all dims
+  let pirAttrs = ["axis:dim", "keepdim:keep_dim"];
+}
 
 def Pd_MeanOp : Pd_UnaryOp<"mean", "Mean of all elements of X (a scalar)"> {
+  let hasPirForm = 0; // PIR's pd_op.mean is reduce_mean
   let inferRule = "inferMean";
   let lowering = [{ lowerMean(op) }];
 }
@@ -338,6 +366,8 @@ def Pd_Reshape2Op : Pd_CatalogOp<"reshape2", [Pure]> {
   let results = (outs PdTensor:$Out, PdTensor:$XShape);
   let optionalOutputs = ["XShape"];
   let foldedInputs = ["Shape=shape", "ShapeTensor=shape"];
+  let pirName = "reshape";
+  let pirOperands = ["X", "attr:shape"];
   let inferRule = "inferReshape2";
   let lowering = [{ lowerReshape(op) }];
   let gradOp = "reshape2_grad";
@@ -348,6 +378,9 @@ def Pd_Transpose2Op : Pd_CatalogOp<"transpose2", [Pure]> {
   let arguments = (ins PdTensor:$X, PdInts<"[]">:$axis);
   let results = (outs PdTensor:$Out, PdTensor:$XShape);
   let optionalOutputs = ["XShape"];
+  let pirName = "transpose";
+  let pirResults = ["Out"];
+  let pirAttrs = ["perm:axis"];
   let inferRule = "inferTranspose2";
   let lowering = [{ lowerTranspose(op) }];
   let gradOp = "transpose2_grad";
@@ -358,6 +391,7 @@ def Pd_ConcatOp : Pd_CatalogOp<"concat", [Pure]> {
   let arguments = (ins Variadic<PdTensor>:$X, PdInt<"0">:$axis);
   let results = (outs PdTensor:$Out);
   let foldedInputs = ["AxisTensor=axis"];
+  let pirOperands = ["X", "attr:axis"];
   let inferRule = "inferConcat";
   let lowering = [{ lowerConcat(op) }];
   let gradOp = "concat_grad";
@@ -369,9 +403,14 @@ def Pd_SplitOp : Pd_CatalogOp<"split", [Pure]> {
                        PdInts<"[]">:$sections);
   let results = (outs Variadic<PdTensor>:$Out);
   let foldedInputs = ["AxisTensor=axis", "SectionsTensorList=sections"];
+  let pirOperands = ["X", "attr:sections", "attr:axis"];
   let inferRule = "inferSplit";
   let lowering = [{ lowerSplit(op) }];
   let gradRule = "splitGrad";
+}
+// PIR's paddle.split(x, num): `num` equal parts, `num` an attribute.
+def Pd_SplitWithNumPirForm : Pd_PirForm<"split_with_num", Pd_SplitOp> {
+  let pirOperands = ["X", "attr:axis"];
 }
 
 def Pd_SliceOp : Pd_CatalogOp<"slice", [Pure]> {
@@ -382,6 +421,7 @@ def Pd_SliceOp : Pd_CatalogOp<"slice", [Pure]> {
   let results = (outs PdTensor:$Out);
   let foldedInputs = ["StartsTensor=starts", "EndsTensor=ends", "StartsTensorList=starts",
                       "EndsTensorList=ends"];
+  let pirOperands = ["Input", "attr:starts", "attr:ends"];
   let inferRule = "inferSlice";
   let lowering = [{ lowerSlice(op) }];
   let gradOp = "slice_grad";
@@ -394,6 +434,8 @@ def Pd_LookupTableV2Op : Pd_CatalogOp<"lookup_table_v2", [Pure]> {
   let arguments = (ins PdTensor:$Ids, PdTensor:$W, PdLong<"-1">:$padding_idx,
                        PdBool<"false">:$is_sparse);
   let results = (outs PdTensor:$Out);
+  let pirName = "embedding";
+  let pirAttrs = ["sparse:is_sparse"];
   let inferRule = "inferLookupTableV2";
   let lowering = [{ lowerLookupTable(op) }];
   let gradOp = "lookup_table_v2_grad";
@@ -425,6 +467,8 @@ def Pd_DropoutOp : Pd_CatalogOp<"dropout"> {
   let results = (outs PdTensor:$Out, PdTensor:$Mask);
   let optionalOutputs = ["Mask"];
   let unsupportedInputs = ["Seed"];
+  let pirOperands = ["X", "-", "attr:dropout_prob"];
+  let pirAttrs = ["p:dropout_prob", "mode:dropout_implementation"];
   let inferRule = "inferDropout";
   let lowering = [{ lowerDropout(op) }];
   let gradOp = "dropout_grad";
@@ -439,6 +483,7 @@ def Pd_SoftmaxWithCrossEntropyOp
                        PdBool<"false">:$soft_label, PdInt<"-100">:$ignore_index,
                        PdBool<"true">:$numeric_stable_mode, PdInt<"-1">:$axis);
   let results = (outs PdTensor:$Softmax, PdTensor:$Loss);
+  let pirName = "cross_entropy_with_softmax";
   let inferRule = "inferSoftmaxWithCrossEntropy";
   let lowering = [{ lowerSoftmaxCrossEntropy(op) }];
   let gradOp = "softmax_with_cross_entropy_grad";
@@ -450,6 +495,8 @@ def Pd_TopKV2Op : Pd_CatalogOp<"top_k_v2", [Pure]> {
                        PdBool<"true">:$largest, PdBool<"true">:$sorted);
   let results = (outs PdTensor:$Out, PdTensor:$Indices);
   let foldedInputs = ["K=k"];
+  let pirName = "topk";
+  let pirOperands = ["X", "attr:k"];
   let inferRule = "inferTopKV2";
   let lowering = [{ lowerTopK(op) }];
 }
@@ -468,6 +515,7 @@ def Pd_SumOp : Pd_CatalogOp<"sum", [Pure]> {
   let summary = "Element-wise sum of the X tensors (gradient accumulation)";
   let arguments = (ins Variadic<PdTensor>:$X);
   let results = (outs PdTensor:$Out);
+  let pirName = "add_n";
   let inferRule = "inferSum";
   let lowering = [{ lowerSum(op) }];
   let gradRule = "sumGrad";
@@ -479,7 +527,9 @@ def Pd_SquaredL2NormOp
   let lowering = [{ lowerSquaredL2Norm(op) }];
 }
 def Pd_ElementwiseMaxOp
-    : Pd_ElementwiseOp<"elementwise_max", "max(X, Y)", "max", /*hasGrad=*/0>;
+    : Pd_ElementwiseOp<"elementwise_max", "max(X, Y)", "max", /*hasGrad=*/0> {
+  let pirName = "maximum";
+}
 
 // --- Backward ops ----------------------------------------------------------------
 //
@@ -494,6 +544,7 @@ class Pd_GradOp<string mnemonic, string what, list<Trait> traits = []>
   let summary = "Gradient of " # what;
   let allOutputsOptional = 1;
   let inferRule = "inferGrad";
+  let hasPirForm = 0; // inference programs hold no gradient ops
 }
 
 class Pd_BinaryGradOp<string mnemonic, string what> : Pd_GradOp<mnemonic, what> {
@@ -617,12 +668,15 @@ def Pd_SoftmaxWithCrossEntropyGradOp
 // --- Optimizers -------------------------------------------------------------------
 //
 // `<S>Out` is the new value of input S; a `pd.write_var` stores it back.
+// No PIR form: training programs only, and PIR's in-place optimizer ops
+// (`pd_op.adam_`) order their operands differently.
 
 def Pd_SgdOp : Pd_CatalogOp<"sgd", [Pure]> {
   let summary = "Param - LearningRate * Grad";
   let arguments = (ins PdTensor:$Param, PdTensor:$LearningRate, PdTensor:$Grad,
                        PdBool<"false">:$multi_precision);
   let results = (outs PdTensor:$ParamOut);
+  let hasPirForm = 0;
   let inferRule = "inferOptimizer";
   let lowering = [{ lowerOptimizer(op) }];
 }
@@ -634,12 +688,14 @@ def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
                        PdFloat<"0">:$regularization_coeff, PdBool<"false">:$multi_precision,
                        PdFloat<"1">:$rescale_grad);
   let results = (outs PdTensor:$ParamOut, PdTensor:$VelocityOut);
+  let hasPirForm = 0;
   let inferRule = "inferOptimizer";
   let lowering = [{ lowerOptimizer(op) }];
 }
 class Pd_AdamBase<string mnemonic, string what, dag extraAttrs>
     : Pd_CatalogOp<mnemonic, [Pure]> {
   let summary = what;
+  let hasPirForm = 0;
   let arguments = !con((ins PdTensor:$Param, PdTensor:$Grad, PdTensor:$LearningRate,
                             PdTensor:$Moment1, PdTensor:$Moment2, PdTensor:$Beta1Pow,
                             PdTensor:$Beta2Pow, PdFloat<"0.9">:$beta1,
@@ -662,6 +718,8 @@ def Pd_AdamwOp : Pd_AdamBase<"adamw", "Adam with decoupled weight decay (`coeff`
 // may drop, merge or reorder them as if they were arithmetic.
 
 class Pd_CollectiveOp<string mnemonic, string what> : Pd_CatalogOp<mnemonic> {
+  let hasPirForm = 0; // distributed training programs only; no PIR form declared
+
   let summary = what;
   let results = (outs PdTensor:$Out);
   let inferRule = "inferSameAsX";
@@ -700,6 +758,8 @@ def Pd_CSyncCommStreamOp : Pd_CollectiveOp<"c_sync_comm_stream",
 // rendezvous. Neither op is Pure: every rank sets up the communicator.
 
 def Pd_CGenNcclIdOp : Pd_CatalogOp<"c_gen_nccl_id"> {
+  let hasPirForm = 0; // distributed training programs only; no PIR form declared
+
   let summary = "The communicator id of ring `ring_id`, agreed by every rank";
   let arguments = (ins StrAttr:$endpoint, PdStrings<"[]">:$other_endpoints,
                        PdInt<"0">:$rank, PdInt<"0">:$ring_id);
@@ -710,6 +770,8 @@ def Pd_CGenNcclIdOp : Pd_CatalogOp<"c_gen_nccl_id"> {
 }
 
 def Pd_CCommInitOp : Pd_CatalogOp<"c_comm_init"> {
+  let hasPirForm = 0; // distributed training programs only; no PIR form declared
+
   let summary = "Joins the communicator of `nranks` ranks whose id is X";
   let arguments = (ins PdTensor:$X, I32Attr:$nranks, I32Attr:$rank,
                        PdInt<"-1">:$device_id, PdInt<"0">:$ring_id);
@@ -720,6 +782,8 @@ def Pd_CCommInitOp : Pd_CatalogOp<"c_comm_init"> {
 // --- Fused communication (BuildStrategy.fuse_all_reduce_ops) -----------------
 
 def Pd_CoalesceTensorOp : Pd_CatalogOp<"coalesce_tensor", [Pure]> {
+  let hasPirForm = 0; // distributed training programs only; no PIR form declared
+
   let summary = "The Input tensors as consecutive slices of one 1-D buffer";
   let description = [{
     Paddle's coalesce_tensor: Output[i] has Input[i]'s type (and, with
@@ -776,6 +840,7 @@ def Pd_FusedSlicesOp : Pd_Op<"fused_slices", [Pure]> {
 class Pd_RandomOp<string mnemonic, string what, Attr shapeAttr,
                   string a, string aDefault, string b, string bDefault>
     : Pd_CatalogOp<mnemonic> {
+  let hasPirForm = 0; // startup programs only (PIR: pd_op.uniform, pd_op.gaussian)
   let summary = what # " of `shape` and `dtype` (seed 0: from the program seed)";
   let arguments = !con((ins shapeAttr:$shape),
                        !dag(ins, [PdFloat<aDefault>, PdFloat<bDefault>], [a, b]),

@@ -22,6 +22,9 @@ class PdFloats<string d>
 // An op whose Out is a view of X with other dims and whose XShape ([0] ++
 // X.dims) carries X's shape to its gradient op, as reshape2's does.
 class Pd_XShapeViewOp<string mnemonic> : Pd_CatalogOp<mnemonic, [Pure]> {
+  // PIR's flatten, squeeze and unsqueeze differ in names and operands; no
+  // form until checked against programs Paddle writes.
+  let hasPirForm = 0;
   let results = (outs PdTensor:$Out, PdTensor:$XShape);
   let optionalOutputs = ["XShape"];
   let gradOp = mnemonic # "_grad";
@@ -96,6 +99,7 @@ def Pd_ShuffleChannelGradOp : Pd_GradOp<"shuffle_channel_grad", "shuffle_channel
 // --- Padding -----------------------------------------------------------------
 
 def Pd_Pad2dOp : Pd_CatalogOp<"pad2d", [Pure]> {
+  let hasPirForm = 0; // no PIR op
   let summary = "4-D X padded in H and W by `paddings` [top, bottom, left, right]";
   let arguments = (ins PdTensor:$X, PdInts<"[0,0,0,0]">:$paddings,
                        PdStr<"constant">:$mode, PdFloat<"0">:$pad_value,
@@ -116,6 +120,7 @@ def Pd_Pad2dGradOp : Pd_GradOp<"pad2d_grad", "pad2d"> {
 }
 
 def Pd_Pad3dOp : Pd_CatalogOp<"pad3d", [Pure]> {
+  let hasPirForm = 0; // pd_op.pad3d takes paddings as an operand; not declared yet
   let summary = "5-D X padded in D, H and W by `paddings` [left, right, top, bottom, front, back]";
   let arguments = (ins PdTensor:$X, PdInts<"[]">:$paddings, PdStr<"constant">:$mode,
                        PdFloat<"0">:$value, PdStr<"NCDHW">:$data_format);
@@ -139,6 +144,7 @@ def Pd_Pad3dGradOp : Pd_GradOp<"pad3d_grad", "pad3d"> {
 // Paddle's interpolate v2 ops on 4-D X: the output size is `scale` × the
 // input's (when given and positive) or out_h × out_w.
 class Pd_InterpV2Op<string mnemonic, string method> : Pd_CatalogOp<mnemonic, [Pure]> {
+  let hasPirForm = 0; // PIR's bilinear_interp/nearest_interp: not declared yet
   let summary = method # " resize of the H and W dims of 4-D X";
   let arguments = (ins PdTensor:$X, PdStr<"NCHW">:$data_layout, PdInt<"0">:$out_d,
                        PdInt<"0">:$out_h, PdInt<"0">:$out_w, PdFloats<"[]">:$scale,
