@@ -22,6 +22,8 @@ const KernelRegistry &cpuKernelRegistry() {
     kernels::registerDropoutKernels(r);
     kernels::registerOptimizerKernels(r);
     kernels::registerCollectiveKernels(r);
+    kernels::registerConvKernels(r);
+    kernels::registerPoolKernels(r);
     return r;
   }();
   return registry;

@@ -58,6 +58,7 @@ public:
   int64_t getInt(llvm::StringRef name) const { return attrs.getInt(name); }
   bool getBool(llvm::StringRef name) const { return attrs.getBool(name); }
   double getFloat(llvm::StringRef name) const { return attrs.getFloat(name); }
+  std::string getString(llvm::StringRef name) const { return attrs.getString(name); }
   llvm::SmallVector<int64_t> getInts(llvm::StringRef name) const {
     std::vector<int64_t> values = attrs.getInts(name);
     return llvm::SmallVector<int64_t>(values.begin(), values.end());

@@ -29,6 +29,8 @@ void registerShapeGradKernels(KernelRegistry &r);
 void registerDropoutKernels(KernelRegistry &r);
 void registerOptimizerKernels(KernelRegistry &r);
 void registerCollectiveKernels(KernelRegistry &r);
+void registerConvKernels(KernelRegistry &r);
+void registerPoolKernels(KernelRegistry &r);
 
 } // namespace distc::runtime::kernels
 

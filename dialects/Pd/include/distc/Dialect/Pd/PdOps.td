@@ -793,4 +793,6 @@ def Pd_GaussianRandomOp : Pd_RandomOp<"gaussian_random",
 def Pd_TruncatedGaussianRandomOp : Pd_RandomOp<"truncated_gaussian_random",
     "Normal samples truncated to two std", PdInts<"[]">, "mean", "0", "std", "1">;
 
+include "distc/Dialect/Pd/PdConvOps.td"
+
 #endif // DISTC_DIALECT_PD_PDOPS_TD
