@@ -1,8 +1,10 @@
 """Float64 finite-difference gradients of conv2d, depthwise_conv2d,
 conv2d_transpose and pool2d (grad-conv.test).
 
-Usage: gradcheck_conv.py OUT_DIR      values and gradients, as gradcheck.py
-       gradcheck_conv.py --mlir       prints Inputs/grad-ops/conv.mlir
+Usage: gradcheck_conv.py OUT_DIR            values and gradients, as gradcheck.py
+       gradcheck_conv.py --mlir             prints Inputs/grad-ops/conv.mlir
+       gradcheck_conv.py --cnn OUT_DIR N    inputs and outputs of Inputs/cnn.mlir
+                                            for a batch of N (conv-forward.test)
 
 The cases, their float64 NumPy forwards (written from Paddle's definitions:
 phi/infermeta ConvInferMeta, ConvTransposeInferMeta, PoolInferMeta and the
@@ -265,8 +267,32 @@ def program():
     return "\n".join(header + lines + ["  pd.program @main {"] + body + ["  }", "}"]) + "\n"
 
 
+def cnn(out, batch):
+    """Parameters, input and float64 outputs of Inputs/cnn.mlir."""
+    rng = np.random.default_rng(batch)
+    f32 = lambda *shape: rng.standard_normal(shape).astype(np.float32)
+    params = {"conv_w": f32(8, 3, 3, 3), "dw_w": f32(16, 1, 3, 3), "up_w": f32(16, 4, 2, 2)}
+    x = f32(batch, 3, 10, 10)
+    os.makedirs(os.path.join(out, "params"), exist_ok=True)
+    for name, value in params.items():
+        np.save(os.path.join(out, "params", name + ".npy"), value)
+    np.save(os.path.join(out, "x.npy"), x)
+    p = {k: v.astype(np.float64) for k, v in params.items()}
+    r = np.maximum(conv2d(x.astype(np.float64), p["conv_w"], paddings=(1, 1)), 0)
+    pooled = pool2d(r, "max", (3, 3), strides=(2, 2), ceil_mode=True)
+    d = conv2d(pooled.transpose(0, 2, 3, 1), p["dw_w"], groups=8, padding_algorithm="SAME",
+               data_format="NHWC")
+    u = conv2d_transpose(d.transpose(0, 3, 1, 2), p["up_w"], strides=(2, 2), groups=2,
+                         output_size=(11, 10))
+    g = pool2d(u, "avg", (1, 1), global_pooling=True)
+    np.save(os.path.join(out, "u.npy"), u.astype(np.float32))
+    np.save(os.path.join(out, "g.npy"), g.astype(np.float32))
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "--mlir":
+    if sys.argv[1] == "--cnn":
+        cnn(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "--mlir":
         sys.stdout.write(program())
     else:
         fam = Family("conv")
