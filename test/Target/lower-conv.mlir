@@ -7,8 +7,8 @@
 // pooling is adaptive pooling to 1x1. The batch stays a symbol.
 // CHECK-LABEL: artifact: <artifact>
 // CHECK: $0 = x.dim0
-// CHECK: = conv2d(%{{[0-9]+}}, %{{[0-9]+}}) {dilations = [1, 1], groups = 1, nhwc = 0, paddings = [1, 1, 1, 1], strides = [2, 2]}   // conv2d -> c
-// CHECK: = conv2d(%{{[0-9]+}}, %{{[0-9]+}}) {dilations = [1, 1], groups = 4, nhwc = 1, paddings = [0, 0, 2, 2], strides = [1, 1]}   // depthwise_conv2d -> d
+// CHECK: = conv2d(%{{[0-9]+}}, %{{[0-9]+}}, none) {dilations = [1, 1], groups = 1, nhwc = 0, paddings = [1, 1, 1, 1], strides = [2, 2]}   // conv2d -> c
+// CHECK: = conv2d(%{{[0-9]+}}, %{{[0-9]+}}, none) {dilations = [1, 1], groups = 4, nhwc = 1, paddings = [0, 0, 2, 2], strides = [1, 1]}   // depthwise_conv2d -> d
 // CHECK: = pool2d(%{{[0-9]+}}) {adaptive = 1, exclusive = 1, ksize = [1, 1], nhwc = 0, paddings = [0, 0, 0, 0], strides = [1, 1], type = "avg"}   // pool2d -> g
 // CHECK: = pool2d(%{{[0-9]+}}) {adaptive = 0, exclusive = 0, ksize = [3, 3], nhwc = 0, paddings = [0, 1, 0, 1], strides = [2, 2], type = "max"}   // pool2d -> m
 module {

@@ -81,8 +81,8 @@ std::vector<double> convRef(const Conv &p, const Tensor &x, const Tensor &f) {
 
 std::vector<Conv> convCases() {
   std::vector<Conv> cases;
-  cases.push_back({2, 3, 7, 6, 4, 3, 3});                       // plain, no padding
-  Conv grouped{2, 4, 9, 8, 6, 3, 2};                            // groups, strides, asymmetric
+  cases.push_back({2, 3, 7, 6, 4, 3, 3}); // plain, no padding
+  Conv grouped{2, 4, 9, 8, 6, 3, 2};      // groups, strides, asymmetric
   grouped.groups = 2;
   grouped.sh = 2;
   grouped.sw = 3;
@@ -93,7 +93,7 @@ std::vector<Conv> convCases() {
   dilated.dw = 3;
   dilated.pads = {2, 2, 3, 3};
   cases.push_back(dilated);
-  Conv pointwise{3, 5, 4, 6, 7, 1, 1};                          // the no-im2col path
+  Conv pointwise{3, 5, 4, 6, 7, 1, 1}; // the no-im2col path
   cases.push_back(pointwise);
   Conv depthwise{2, 4, 8, 8, 8, 3, 3};
   depthwise.groups = 4;
@@ -102,7 +102,7 @@ std::vector<Conv> convCases() {
   Conv nhwc = grouped;
   nhwc.nhwc = true;
   cases.push_back(nhwc);
-  Conv wide{1, 16, 12, 12, 32, 3, 3};                           // several column blocks
+  Conv wide{1, 16, 12, 12, 32, 3, 3}; // several column blocks
   wide.pads = {1, 1, 1, 1};
   cases.push_back(wide);
   return cases;
@@ -121,6 +121,48 @@ TEST(Conv2dKernel, MatchesDirectLoops) {
         double tol = dt == DType::Float32 ? 1e-5 : 1e-12;
         expectClose(out[0], convRef(p, x, f), tol, tol);
       }
+}
+
+TEST(Conv2dKernel, FusedBiasIsAddedPerChannel) {
+  std::mt19937_64 rng(28);
+  for (DType dt : {DType::Float32, DType::Float64})
+    for (bool nhwc : {false, true}) {
+      Conv p = convCases()[1];
+      p.nhwc = nhwc;
+      Tensor x = randomTensor(dt, p.xShape(), rng), f = randomTensor(dt, p.filterShape(), rng);
+      Tensor bias = randomTensor(dt, {p.m}, rng);
+      std::vector<double> expected = convRef(p, x, f);
+      for (size_t i = 0; i < expected.size(); ++i) {
+        int64_t channel = nhwc ? int64_t(i) % p.m : (int64_t(i) / (p.oh() * p.ow())) % p.m;
+        expected[i] += elementAt(bias, channel);
+      }
+      std::vector<Tensor> out;
+      Status s = runKernel("conv2d", {x, f, bias}, {{dt, p.outShape()}}, p.attrs(), out);
+      ASSERT_TRUE(s.ok()) << s.message();
+      double tol = dt == DType::Float32 ? 1e-5 : 1e-12;
+      expectClose(out[0], expected, tol, tol);
+    }
+}
+
+TEST(Conv2dGradKernel, BiasGradientSumsOverImagesAndPositions) {
+  std::mt19937_64 rng(29);
+  for (bool nhwc : {false, true}) {
+    Conv p = convCases()[1];
+    p.nhwc = nhwc;
+    Tensor x = randomTensor(DType::Float64, p.xShape(), rng);
+    Tensor f = randomTensor(DType::Float64, p.filterShape(), rng);
+    Tensor bias = randomTensor(DType::Float64, {p.m}, rng);
+    Tensor dout = randomTensor(DType::Float64, p.outShape(), rng);
+    std::vector<double> db = numericGradient(
+        "conv2d", {x, f, bias}, {{DType::Float64, p.outShape()}}, p.attrs(), 0, dout, 2);
+    std::vector<Tensor> out;
+    Status s = runKernel(
+        "conv2d_grad", {x, f, dout},
+        {{DType::Float64, p.xShape()}, {DType::Float64, p.filterShape()}, {DType::Float64, {p.m}}},
+        p.attrs(), out, {true, true, false});
+    ASSERT_TRUE(s.ok()) << s.message();
+    expectClose(out[2], db, 1e-7, 1e-8);
+  }
 }
 
 /// d(Σ weights · conv(x, f)) by central differences against conv2d_grad.
@@ -155,8 +197,7 @@ TEST(Conv2dGradKernel, EitherGradientAlone) {
   Tensor f = randomTensor(DType::Float32, p.filterShape(), rng);
   Tensor dout = randomTensor(DType::Float32, p.outShape(), rng);
   std::vector<Tensor> both, onlyX, onlyF;
-  std::vector<OutputSpec> spec = {{DType::Float32, p.xShape()},
-                                  {DType::Float32, p.filterShape()}};
+  std::vector<OutputSpec> spec = {{DType::Float32, p.xShape()}, {DType::Float32, p.filterShape()}};
   ASSERT_TRUE(runKernel("conv2d_grad", {x, f, dout}, spec, p.attrs(), both).ok());
   ASSERT_TRUE(runKernel("conv2d_grad", {x, f, dout}, spec, p.attrs(), onlyX, {false, true}).ok());
   ASSERT_TRUE(runKernel("conv2d_grad", {x, f, dout}, spec, p.attrs(), onlyF, {true, false}).ok());
@@ -171,7 +212,7 @@ TEST(Conv2dGradKernel, EitherGradientAlone) {
 
 /// conv2d_transpose: x [n, c, h, w] scatters into out [n, m, oh, ow].
 struct Transpose {
-  Conv conv; // the convolution from out (its input) to x (its output)
+  Conv conv;                      // the convolution from out (its input) to x (its output)
   int64_t extraH = 0, extraW = 0; // output_padding
   int64_t outH() const {
     return (conv.h - 1) * conv.sh - conv.pads[0] - conv.pads[1] + conv.dh * (conv.kh - 1) + 1 +
@@ -232,9 +273,7 @@ std::vector<Transpose> transposeCases() {
 Shape transposeOut(const Transpose &t) {
   return t.conv.act(t.conv.m * t.conv.groups, t.outH(), t.outW());
 }
-Shape transposeFilter(const Transpose &t) {
-  return {t.conv.c, t.conv.m, t.conv.kh, t.conv.kw};
-}
+Shape transposeFilter(const Transpose &t) { return {t.conv.c, t.conv.m, t.conv.kh, t.conv.kw}; }
 
 TEST(Conv2dTransposeKernel, MatchesDirectLoops) {
   std::mt19937_64 rng(23);
@@ -288,9 +327,12 @@ struct Pool {
     return nhwc ? ((img * hh + y) * ww + x) * c + ch : ((img * c + ch) * hh + y) * ww + x;
   }
   std::vector<AttrDesc> attrs() const {
-    return {AttrDesc::ofString("type", type),         AttrDesc::ofInts("ksize", {kh, kw}),
-            AttrDesc::ofInts("strides", {sh, sw}),    AttrDesc::ofInts("paddings", pads),
-            AttrDesc::ofInt("exclusive", exclusive), AttrDesc::ofInt("adaptive", adaptive),
+    return {AttrDesc::ofString("type", type),
+            AttrDesc::ofInts("ksize", {kh, kw}),
+            AttrDesc::ofInts("strides", {sh, sw}),
+            AttrDesc::ofInts("paddings", pads),
+            AttrDesc::ofInt("exclusive", exclusive),
+            AttrDesc::ofInt("adaptive", adaptive),
             AttrDesc::ofInt("nhwc", nhwc)};
   }
 };
@@ -378,13 +420,13 @@ TEST(Pool2dGradKernel, MatchesFiniteDifferences) {
     Tensor x = randomTensor(DType::Float64, p.act(p.h, p.w), rng, -3, 3);
     Tensor out = [&] {
       std::vector<Tensor> o;
-      EXPECT_TRUE(runKernel("pool2d", {x}, {{DType::Float64, p.act(p.oh, p.ow)}}, p.attrs(), o)
-                      .ok());
+      EXPECT_TRUE(
+          runKernel("pool2d", {x}, {{DType::Float64, p.act(p.oh, p.ow)}}, p.attrs(), o).ok());
       return o[0];
     }();
     Tensor dout = randomTensor(DType::Float64, p.act(p.oh, p.ow), rng);
-    std::vector<double> dx = numericGradient(
-        "pool2d", {x}, {{DType::Float64, p.act(p.oh, p.ow)}}, p.attrs(), 0, dout, 0, 1e-7);
+    std::vector<double> dx = numericGradient("pool2d", {x}, {{DType::Float64, p.act(p.oh, p.ow)}},
+                                             p.attrs(), 0, dout, 0, 1e-7);
     std::vector<Tensor> got;
     Status s = runKernel("pool2d_grad", {x, out, dout}, {{DType::Float64, p.act(p.h, p.w)}},
                          p.attrs(), got);

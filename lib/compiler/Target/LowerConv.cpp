@@ -27,9 +27,8 @@ namespace {
 /// rather than ignored. Pure performance hints (use_cudnn, use_mkldnn,
 /// workspace_size_MB, exhaustive_search, ...) are accepted.
 LogicalResult refuseFusedForms(ProgramLowering &lowering, Operation *op) {
-  for (StringRef flag : {"fuse_relu", "fuse_residual_connection",
-                         "fuse_relu_before_depthwise_conv", "use_addto", "use_quantizer",
-                         "force_fp32_output"}) {
+  for (StringRef flag : {"fuse_relu", "fuse_residual_connection", "fuse_relu_before_depthwise_conv",
+                         "use_addto", "use_quantizer", "force_fp32_output"}) {
     Attribute attr = op->getAttr(flag);
     bool set = false;
     if (auto b = dyn_cast_or_null<BoolAttr>(attr))
@@ -102,8 +101,7 @@ FailureOr<std::vector<AttrDesc>> convAttrs(ProgramLowering &lowering, Operation 
   pd::conv::Window w;
   std::string message = pd::conv::resolveWindow(
       {filter[2].value, filter[3].value}, attrs.getInts("strides"), attrs.getInts("paddings"),
-      attrs.getInts("dilations"), attrs.getString("padding_algorithm"), {(*chw)[1], (*chw)[2]},
-      w);
+      attrs.getInts("dilations"), attrs.getString("padding_algorithm"), {(*chw)[1], (*chw)[2]}, w);
   if (!message.empty())
     return lowering.error(op) << message;
   return std::vector<AttrDesc>{
@@ -131,16 +129,16 @@ FailureOr<std::vector<AttrDesc>> poolAttrs(ProgramLowering &lowering, Operation 
   pd::conv::Window w;
   if (!adaptive) {
     std::string message =
-        pd::conv::resolveWindow(ksize, attrs.getInts("strides"), attrs.getInts("paddings"),
-                                {1, 1}, attrs.getString("padding_algorithm"),
-                                {(*chw)[1], (*chw)[2]}, w);
+        pd::conv::resolveWindow(ksize, attrs.getInts("strides"), attrs.getInts("paddings"), {1, 1},
+                                attrs.getString("padding_algorithm"), {(*chw)[1], (*chw)[2]}, w);
     if (!message.empty())
       return lowering.error(op) << message;
   }
   return std::vector<AttrDesc>{
       AttrDesc::ofInt("adaptive", adaptive),
       AttrDesc::ofInt("exclusive", attrs.getBool("exclusive")),
-      AttrDesc::ofInts("ksize", toVector(w.kernel)), AttrDesc::ofInt("nhwc", nhwc),
+      AttrDesc::ofInts("ksize", toVector(w.kernel)),
+      AttrDesc::ofInt("nhwc", nhwc),
       AttrDesc::ofInts("paddings", {w.paddings[0], w.paddings[1], w.paddings[2], w.paddings[3]}),
       AttrDesc::ofInts("strides", toVector(w.strides)),
       AttrDesc::ofString("type", attrs.getString("pooling_type"))};
@@ -148,7 +146,8 @@ FailureOr<std::vector<AttrDesc>> poolAttrs(ProgramLowering &lowering, Operation 
 
 } // namespace
 
-/// conv2d and depthwise_conv2d (one kernel: groups say which).
+/// conv2d and depthwise_conv2d (one kernel: groups say which), with the
+/// fused form's Bias.
 LogicalResult ProgramLowering::lowerConv2d(Operation *op) {
   if (failed(refuseFusedForms(*this, op)))
     return failure();
@@ -162,7 +161,9 @@ LogicalResult ProgramLowering::lowerConv2d(Operation *op) {
   FailureOr<int32_t> out = defineResult(op->getResult(0), *dims);
   if (failed(out))
     return failure();
-  emit("conv2d", {bufferOf(x), bufferOf(filter)}, {*out}, *attrs);
+  // The fused form's Bias, when given, is the optional third operand.
+  int32_t bias = op->getNumOperands() > 2 ? bufferOf(op->getOperand(2)) : -1;
+  emit("conv2d", {bufferOf(x), bufferOf(filter), bias}, {*out}, *attrs);
   return success();
 }
 
@@ -186,10 +187,10 @@ LogicalResult ProgramLowering::lowerConv2dTranspose(Operation *op) {
   return success();
 }
 
-/// Input@GRAD and Filter@GRAD of a convolution; `kernel` is conv2d_grad or
-/// conv2d_transpose_grad. A gradient nobody uses is not computed.
-static LogicalResult lowerConvGradOf(ProgramLowering &lowering, Operation *op,
-                                     StringRef kernel) {
+/// Input@GRAD and Filter@GRAD of a convolution (and conv2d_grad's Bias@GRAD,
+/// [M]); `kernel` is conv2d_grad or conv2d_transpose_grad. A gradient
+/// nobody uses is not computed.
+static LogicalResult lowerConvGradOf(ProgramLowering &lowering, Operation *op, StringRef kernel) {
   if (failed(refuseFusedForms(lowering, op)))
     return failure();
   Value x = op->getOperand(0), filter = op->getOperand(1), dout = op->getOperand(2);
@@ -199,7 +200,8 @@ static LogicalResult lowerConvGradOf(ProgramLowering &lowering, Operation *op,
     return failure();
   std::vector<int32_t> outs;
   bool any = false;
-  for (auto [result, like] : {std::pair{op->getResult(0), x}, std::pair{op->getResult(1), filter}}) {
+  for (auto [result, like] :
+       {std::pair{op->getResult(0), x}, std::pair{op->getResult(1), filter}}) {
     if (!lowering.isNeeded(result)) {
       outs.push_back(-1);
       continue;
@@ -210,9 +212,22 @@ static LogicalResult lowerConvGradOf(ProgramLowering &lowering, Operation *op,
     outs.push_back(*buffer);
     any = true;
   }
+  if (op->getNumResults() > 2) {
+    Value dbias = op->getResult(2);
+    int32_t buffer = -1;
+    if (lowering.isNeeded(dbias)) {
+      FailureOr<int32_t> b = lowering.defineResult(dbias, {lowering.dimsOf(filter)[0]});
+      if (failed(b))
+        return failure();
+      buffer = *b;
+      any = true;
+    }
+    outs.push_back(buffer);
+  }
   if (any)
-    lowering.emit(kernel, {lowering.bufferOf(x), lowering.bufferOf(filter), lowering.bufferOf(dout)},
-                  outs, *attrs);
+    lowering.emit(kernel,
+                  {lowering.bufferOf(x), lowering.bufferOf(filter), lowering.bufferOf(dout)}, outs,
+                  *attrs);
   return success();
 }
 

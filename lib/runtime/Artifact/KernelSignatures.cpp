@@ -176,12 +176,13 @@ std::vector<KernelSignature> declareKernels() {
       // nhwc = 1; filters are [M, C/groups, kh, kw]; paddings are [top,
       // bottom, left, right] after Paddle's padding_algorithm. Float32 and
       // Float64. Convolutions are GEMMs through BLAS over im2col columns.
-      {"conv2d", kForward, "x, filter", "out",
+      {"conv2d", kForward, "x, filter, bias?", "out",
        {req("dilations", T::Ints), opt("groups", T::Int, "1"), opt("nhwc", T::Int, "0"),
         req("paddings", T::Ints), req("strides", T::Ints)},
        "grouped 2-D cross-correlation: out[n, m, y, x] = Σ_{c in m's group, i, j} "
        "filter[m, c, i, j]·x[n, c, y·sh − top + i·dh, x·sw − left + j·dw] (outside x: 0); out's "
-       "spatial dims must equal (H + top + bottom − (dh·(kh−1)+1))/sh + 1 (and for W)"},
+       "spatial dims must equal (H + top + bottom − (dh·(kh−1)+1))/sh + 1 (and for W); bias "
+       "[M], when given, is added to every position of its channel"},
       {"conv2d_transpose", kForward, "x, filter", "out",
        {req("dilations", T::Ints), opt("groups", T::Int, "1"), opt("nhwc", T::Int, "0"),
         req("paddings", T::Ints), req("strides", T::Ints)},
@@ -197,11 +198,12 @@ std::vector<KernelSignature> declareKernels() {
        "kh, H + top)) clipped to [0, H) (and for W with left); avg divides by the window's size "
        "before clipping, or after it when exclusive; adaptive (ksize unused) takes rows "
        "[⌊y·H/OH⌋, ⌈(y+1)·H/OH⌉); out's dims are given"},
-      {"conv2d_grad", kTraining, "x, filter, dout", "dx?, dfilter?",
+      {"conv2d_grad", kTraining, "x, filter, dout", "dx?, dfilter?, dbias?",
        {req("dilations", T::Ints), opt("groups", T::Int, "1"), opt("nhwc", T::Int, "0"),
         req("paddings", T::Ints), req("strides", T::Ints)},
        "gradients of `conv2d` (same attributes): dx = the adjoint of conv2d applied to dout "
-       "(col2im of filterᵀ·dout), dfilter = Σ_n dout·im2col(x)ᵀ"},
+       "(col2im of filterᵀ·dout), dfilter = Σ_n dout·im2col(x)ᵀ, dbias [M] = dout summed over "
+       "images and positions"},
       {"conv2d_transpose_grad", kTraining, "x, filter, dout", "dx?, dfilter?",
        {req("dilations", T::Ints), opt("groups", T::Int, "1"), opt("nhwc", T::Int, "0"),
         req("paddings", T::Ints), req("strides", T::Ints)},

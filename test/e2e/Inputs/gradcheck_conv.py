@@ -163,6 +163,8 @@ CONV = [
     ("conv_nhwc", "conv2d", {"Input": (2, 6, 6, 3), "Filter": (4, 3, 3, 3)},
      {"data_format": "NHWC", "strides": [1, 2], "paddings": [1, 1]}),
     ("conv_1x1", "conv2d", {"Input": (2, 4, 5, 5), "Filter": (3, 4, 1, 1)}, {}),
+    ("conv_bias", "conv2d", {"Input": (2, 5, 6, 4), "Filter": (4, 2, 2, 3), "Bias": (4,)},
+     {"groups": 2, "paddings": [1, 0], "data_format": "NHWC"}),
     ("dwconv", "depthwise_conv2d", {"Input": (2, 3, 6, 6), "Filter": (6, 1, 3, 3)},
      {"groups": 3, "strides": [2, 2], "paddings": [1, 1]}),
     ("convt_basic", "conv2d_transpose", {"Input": (2, 3, 4, 4), "Filter": (3, 2, 3, 3)},
@@ -202,7 +204,14 @@ def forward_of(op, attrs):
     fn = FORWARD[op]
     if op == "pool2d":
         return lambda X: fn(X, **attrs)
-    return lambda Input, Filter: fn(Input, Filter, **attrs)
+    def conv(Input, Filter, Bias=None):
+        out = fn(Input, Filter, **attrs)
+        if Bias is None:
+            return out
+        # The fused form's Bias: one value per output channel.
+        channel_last = attrs.get("data_format") == "NHWC"
+        return out + (Bias if channel_last else Bias[:, None, None])
+    return conv
 
 
 def family(f):

@@ -24,8 +24,8 @@ FailureOr<Layout> activationLayout(InferContext &c, unsigned slot, StringRef slo
   RankedTensorType type = c.input(slot);
   std::string format = c.getString("data_format");
   if (!conv::isDataFormat(format))
-    return c.error() << "attribute 'data_format' must be NCHW, NHWC or AnyLayout, got '"
-                     << format << "'";
+    return c.error() << "attribute 'data_format' must be NCHW, NHWC or AnyLayout, got '" << format
+                     << "'";
   if (type.getRank() != 4)
     return c.error() << "input slot '" << slotName << "' " << type << " must be 4-D ("
                      << (conv::isChannelLast(format) ? "NHWC" : "NCHW") << ")";
@@ -79,7 +79,7 @@ FailureOr<conv::Window> window(InferContext &c, ArrayRef<int64_t> kernel, const 
 } // namespace
 
 /// Output [N, M, oh, ow] (NHWC: [N, oh, ow, M]) for Filter [M, C / groups,
-/// kh, kw]; C and M must be multiples of groups.
+/// kh, kw]; C and M must be multiples of groups; Bias, when given, is [M].
 LogicalResult inferConv2d(InferContext &c) {
   FailureOr<Layout> l = activationLayout(c, 0, "Input");
   if (failed(l))
@@ -96,8 +96,8 @@ LogicalResult inferConv2d(InferContext &c) {
                      << " channels, not divisible by groups " << groups;
   if (!ShapedType::isDynamic(l->c) && l->c != (*f)[1] * groups)
     return c.error() << "input slot 'Filter' " << filter << " takes " << (*f)[1]
-                     << " channels per group, but input slot 'Input' " << input << " has "
-                     << l->c << " channels in " << groups << " groups";
+                     << " channels per group, but input slot 'Input' " << input << " has " << l->c
+                     << " channels in " << groups << " groups";
   if ((*f)[0] % groups != 0)
     return c.error() << "input slot 'Filter' " << filter << " has " << (*f)[0]
                      << " output channels, not divisible by groups " << groups;
@@ -110,7 +110,26 @@ LogicalResult inferConv2d(InferContext &c) {
     return c.error() << "the dilated " << (*f)[2] << "x" << (*f)[3]
                      << " kernel of input slot 'Filter' " << filter
                      << " is larger than the padded input slot 'Input' " << input;
+  if (RankedTensorType bias = c.input(2)) {
+    if (bias.getRank() != 1 || !mergeEqualDim(bias.getDimSize(0), (*f)[0]))
+      return c.error() << "input slot 'Bias' " << bias << " must be 1-D of size " << (*f)[0]
+                       << " (the output channels of input slot 'Filter' " << filter << ")";
+    if (failed(c.requireSameElementType(0, 2)))
+      return failure();
+  }
   c.setResult(0, layoutDims(*l, (*f)[0], oh, ow), input.getElementType());
+  return success();
+}
+
+/// Input@GRAD like Input, Filter@GRAD like Filter, Bias@GRAD (of the fused
+/// form's Bias) [M] for Filter [M, ...].
+LogicalResult inferConv2dGrad(InferContext &c) {
+  RankedTensorType input = c.input(0), filter = c.input(1);
+  if (filter.getRank() != 4)
+    return c.error() << "input slot 'Filter' " << filter << " must be 4-D";
+  c.setResult(0, input);
+  c.setResult(1, filter);
+  c.setResult(2, {filter.getDimSize(0)}, filter.getElementType());
   return success();
 }
 
@@ -158,8 +177,7 @@ LogicalResult inferConv2dTranspose(InferContext &c) {
                          << "'Input' " << input;
       out[i] = outputSize[i];
     } else if (!outputPadding.empty()) {
-      if (outputPadding[i] < 0 ||
-          outputPadding[i] >= std::max(w->strides[i], w->dilations[i]))
+      if (outputPadding[i] < 0 || outputPadding[i] >= std::max(w->strides[i], w->dilations[i]))
         return c.error() << "attribute 'output_padding' " << outputPadding[i]
                          << " must be in [0, max(stride, dilation))";
       if (inferred != conv::kUnknown)

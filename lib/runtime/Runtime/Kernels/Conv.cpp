@@ -126,8 +126,7 @@ void im2col(const ConvShape &s, const T *x, int64_t r0, int64_t r1, int64_t p0, 
 /// The adjoint of im2col over all output positions: adds col[r - r0][p] to
 /// the input element it was read from, for rows [r0, r1) covering whole
 /// channels. `x` is one group's channels.
-template <typename T>
-void col2im(const ConvShape &s, const T *col, int64_t r0, int64_t r1, T *x) {
+template <typename T> void col2im(const ConvShape &s, const T *col, int64_t r0, int64_t r1, T *x) {
   const int64_t cols = s.outPlane();
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t ch = r / s.kk(), i = (r / s.kw) % s.kh, j = r % s.kw;
@@ -173,14 +172,17 @@ constexpr int64_t kMaxScratch = int64_t(1) << 22;
 /// thread count, each block at least `minBlock` long and its scratch of
 /// `perIndex` elements per index within kMaxScratch.
 int64_t blockSize(int64_t extent, int64_t units, int64_t minBlock, int64_t perIndex) {
-  const int64_t want = std::max<int64_t>(1, 2 * int64_t(kernelThreads()) / std::max<int64_t>(1, units));
+  const int64_t want =
+      std::max<int64_t>(1, 2 * int64_t(kernelThreads()) / std::max<int64_t>(1, units));
   int64_t block = std::max<int64_t>((extent + want - 1) / want, std::min(minBlock, extent));
   block = std::min(block, std::max<int64_t>(1, kMaxScratch / std::max<int64_t>(1, perIndex)));
   return std::max<int64_t>(1, std::min(block, extent));
 }
 
-/// y = conv(x, filter): items are (image, group, block of output positions).
-template <typename T> void convForward(const ConvShape &s, const T *x, const T *f, T *y) {
+/// y = conv(x, filter) (+ bias[m] on channel m when `bias` is not null):
+/// items are (image, group, block of output positions).
+template <typename T>
+void convForward(const ConvShape &s, const T *x, const T *f, T *y, const T *bias = nullptr) {
   const int64_t plane = s.outPlane(), k = s.k();
   const int64_t block = blockSize(plane, s.n * s.groups, 256, k);
   const int64_t blocks = (plane + block - 1) / block;
@@ -193,11 +195,33 @@ template <typename T> void convForward(const ConvShape &s, const T *x, const T *
     const T *fg = f + g * s.mg() * k;
     if (pointwise) {
       gemm(false, false, s.mg(), p1 - p0, k, fg, k, xg + p0, s.inPlane(), T(0), yg + p0, plane);
-      return;
+    } else {
+      im2col(s, xg, 0, k, p0, p1, col);
+      gemm(false, false, s.mg(), p1 - p0, k, fg, k, col, p1 - p0, T(0), yg + p0, plane);
     }
-    im2col(s, xg, 0, k, p0, p1, col);
-    gemm(false, false, s.mg(), p1 - p0, k, fg, k, col, p1 - p0, T(0), yg + p0, plane);
+    if (bias)
+      for (int64_t mi = 0; mi < s.mg(); ++mi) {
+        const T b = bias[g * s.mg() + mi];
+        T *row = yg + mi * plane;
+        DISTC_VECTORIZE_LOOP
+        for (int64_t p = p0; p < p1; ++p)
+          row[p] += b;
+      }
   });
+}
+
+/// dbias[m] = Σ over images and positions of dy[n, m], summed in double.
+template <typename T> void convBackwardBias(const ConvShape &s, const T *dy, T *dbias) {
+  const int64_t plane = s.outPlane();
+  parallelFor(s.m, std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, s.n * plane)),
+              [=](int64_t begin, int64_t end) {
+                for (int64_t m = begin; m < end; ++m) {
+                  double sum = 0;
+                  for (int64_t n = 0; n < s.n; ++n)
+                    sum += rowSum(dy + (n * s.m + m) * plane, plane);
+                  dbias[m] = T(sum);
+                }
+              });
 }
 
 /// dx = the adjoint of conv applied to dy (dx is overwritten): items are
@@ -207,24 +231,25 @@ template <typename T> void convBackwardData(const ConvShape &s, const T *dy, con
   const int64_t block = blockSize(s.cg(), s.n * s.groups, 1, kk * plane);
   const int64_t blocks = (s.cg() + block - 1) / block;
   const bool pointwise = s.pointwise();
-  forItems<T>(s.n * s.groups * blocks, pointwise ? 0 : block * kk * plane, [&](int64_t item,
-                                                                               T *col) {
-    const int64_t b = item % blocks, g = (item / blocks) % s.groups, n = item / blocks / s.groups;
-    const int64_t c0 = b * block, c1 = std::min(s.cg(), c0 + block);
-    T *dxg = dx + (n * s.c + g * s.cg()) * s.inPlane();
-    const T *dyg = dy + (n * s.m + g * s.mg()) * plane;
-    const T *fg = f + g * s.mg() * k;
-    // Rows [c0·kk, c1·kk) of filterᵀ · dy.
-    if (pointwise) {
-      gemm(true, false, c1 - c0, plane, s.mg(), fg + c0, k, dyg, plane, T(0),
-           dxg + c0 * s.inPlane(), s.inPlane());
-      return;
-    }
-    gemm(true, false, (c1 - c0) * kk, plane, s.mg(), fg + c0 * kk, k, dyg, plane, T(0), col,
-         plane);
-    std::fill_n(dxg + c0 * s.inPlane(), (c1 - c0) * s.inPlane(), T(0));
-    col2im(s, col, c0 * kk, c1 * kk, dxg);
-  });
+  forItems<T>(s.n * s.groups * blocks, pointwise ? 0 : block * kk * plane,
+              [&](int64_t item, T *col) {
+                const int64_t b = item % blocks, g = (item / blocks) % s.groups,
+                              n = item / blocks / s.groups;
+                const int64_t c0 = b * block, c1 = std::min(s.cg(), c0 + block);
+                T *dxg = dx + (n * s.c + g * s.cg()) * s.inPlane();
+                const T *dyg = dy + (n * s.m + g * s.mg()) * plane;
+                const T *fg = f + g * s.mg() * k;
+                // Rows [c0·kk, c1·kk) of filterᵀ · dy.
+                if (pointwise) {
+                  gemm(true, false, c1 - c0, plane, s.mg(), fg + c0, k, dyg, plane, T(0),
+                       dxg + c0 * s.inPlane(), s.inPlane());
+                  return;
+                }
+                gemm(true, false, (c1 - c0) * kk, plane, s.mg(), fg + c0 * kk, k, dyg, plane, T(0),
+                     col, plane);
+                std::fill_n(dxg + c0 * s.inPlane(), (c1 - c0) * s.inPlane(), T(0));
+                col2im(s, col, c0 * kk, c1 * kk, dxg);
+              });
 }
 
 /// df = Σ_n dy_n · col(x_n)ᵀ: items are (group, block of filter columns),
@@ -287,8 +312,9 @@ ConvAttrs readConvAttrs(const KernelContext &ctx) {
                        paddings = ctx.intsAttr("paddings");
   if (strides.size() != 2 || dilations.size() != 2 || paddings.size() != 4)
     ctx.fail("strides and dilations need 2 values, paddings 4");
-  ConvAttrs a{ctx.intAttr("groups"), strides[0],  strides[1],  dilations[0], dilations[1],
-              paddings[0],           paddings[1], paddings[2], paddings[3],  ctx.intAttr("nhwc") != 0};
+  ConvAttrs a{
+      ctx.intAttr("groups"), strides[0],  strides[1],  dilations[0], dilations[1],
+      paddings[0],           paddings[1], paddings[2], paddings[3],  ctx.intAttr("nhwc") != 0};
   if (a.groups < 1 || a.sh < 1 || a.sw < 1 || a.dh < 1 || a.dw < 1)
     ctx.fail("groups, strides and dilations must be positive");
   if (a.pt < 0 || a.pb < 0 || a.pl < 0 || a.pr < 0)
@@ -315,8 +341,8 @@ ConvShape convShape(const KernelContext &ctx, const ConvAttrs &a, const Tensor &
   const auto out = nchwDims(ctx, output, a.nhwc, outputName);
   if (filter.rank() != 4)
     ctx.fail("filter must be 4-D, got " + filter.typeString());
-  ConvShape s{in[0], in[1],  in[2],  in[3],  out[1], out[2], out[3], a.groups,
-              filter.dim(2), filter.dim(3), a.sh, a.sw, a.dh, a.dw, a.pt, a.pl};
+  ConvShape s{in[0],         in[1],         in[2], in[3], out[1], out[2], out[3], a.groups,
+              filter.dim(2), filter.dim(3), a.sh,  a.sw,  a.dh,   a.dw,   a.pt,   a.pl};
   if (out[0] != in[0])
     ctx.fail(std::string(inputName) + " and " + outputName + " differ in batch size");
   if (s.c % s.groups != 0 || s.m % s.groups != 0)
@@ -384,15 +410,21 @@ template <typename T, typename F> void writeNchw(Tensor &t, bool nhwc, const F &
 
 void conv2dKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0), &filter = ctx.input(1);
+  const Tensor *bias = ctx.optionalInput(2);
   Tensor &out = ctx.output(0);
   expectSameDtype(ctx, filter, x, "filter", "x");
   expectSameDtype(ctx, out, x, "out", "x");
   const ConvAttrs a = readConvAttrs(ctx);
   const ConvShape s = convShape(ctx, a, x, "x", filter, out, "out", false);
+  if (bias) {
+    expectSameDtype(ctx, *bias, x, "bias", "x");
+    expectNumel(ctx, *bias, s.m, "bias");
+  }
   dispatchFloat(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     Nchw<T> xin = asNchw<T>(x, a.nhwc);
-    writeNchw<T>(out, a.nhwc, [&](T *y) { convForward(s, xin.data, filter.data<T>(), y); });
+    const T *b = bias ? bias->data<T>() : nullptr;
+    writeNchw<T>(out, a.nhwc, [&](T *y) { convForward(s, xin.data, filter.data<T>(), y, b); });
   });
 }
 
@@ -417,6 +449,7 @@ void convGrad(KernelContext &ctx, bool transposed) {
   const Tensor &x = ctx.input(0), &filter = ctx.input(1), &dout = ctx.input(2);
   Tensor *dx = ctx.optionalOutput(0);
   Tensor *dfilter = ctx.optionalOutput(1);
+  Tensor *dbias = ctx.numOutputs() > 2 ? ctx.optionalOutput(2) : nullptr;
   expectSameDtype(ctx, filter, x, "filter", "x");
   expectSameDtype(ctx, dout, x, "dout", "x");
   if (dx) {
@@ -430,6 +463,10 @@ void convGrad(KernelContext &ctx, bool transposed) {
   const ConvAttrs a = readConvAttrs(ctx);
   const ConvShape s = transposed ? convShape(ctx, a, dout, "dout", filter, x, "x", true)
                                  : convShape(ctx, a, x, "x", filter, dout, "dout", false);
+  if (dbias) {
+    expectSameDtype(ctx, *dbias, x, "dbias", "x");
+    expectNumel(ctx, *dbias, s.m, "dbias");
+  }
   dispatchFloat(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     Nchw<T> xin = asNchw<T>(x, a.nhwc), dyin = asNchw<T>(dout, a.nhwc);
@@ -442,6 +479,8 @@ void convGrad(KernelContext &ctx, bool transposed) {
           convBackwardData(s, dyin.data, f, d);
       });
     }
+    if (dbias)
+      convBackwardBias(s, dyin.data, dbias->data<T>());
     if (dfilter) {
       if (transposed)
         convBackwardFilter(s, dyin.data, xin.data, dfilter->data<T>());

@@ -105,13 +105,11 @@ PoolShape poolShape(const KernelContext &ctx, const Tensor &x, const Tensor &out
       ctx.fail("adaptive pooling needs a non-empty output");
     return s;
   }
-  if (s.kh < 1 || s.kw < 1 || s.sh < 1 || s.sw < 1 || p[0] < 0 || p[1] < 0 || p[2] < 0 ||
-      p[3] < 0)
+  if (s.kh < 1 || s.kw < 1 || s.sh < 1 || s.sw < 1 || p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0)
     ctx.fail("ksize and strides must be positive, paddings not negative");
   // Every window must overlap the input, or a max would have no element.
   if (s.oh > 0 && (s.oh - 1) * s.sh - s.pt >= s.h + s.pt)
-    ctx.fail("out " + out.typeString() + " has windows below the padded input " +
-             x.typeString());
+    ctx.fail("out " + out.typeString() + " has windows below the padded input " + x.typeString());
   if (s.ow > 0 && (s.ow - 1) * s.sw - s.pl >= s.w + s.pl)
     ctx.fail("out " + out.typeString() + " has windows right of the padded input " +
              x.typeString());

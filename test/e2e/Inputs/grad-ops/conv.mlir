@@ -26,6 +26,10 @@ module {
   pd.var @conv_1x1_Input persistable is_parameter : tensor<2x4x5x5xf32>
   pd.var @conv_1x1_Filter persistable is_parameter : tensor<3x4x1x1xf32>
   pd.var @conv_1x1_r persistable : tensor<2x3x5x5xf32>
+  pd.var @conv_bias_Input persistable is_parameter : tensor<2x5x6x4xf32>
+  pd.var @conv_bias_Filter persistable is_parameter : tensor<4x2x2x3xf32>
+  pd.var @conv_bias_Bias persistable is_parameter : tensor<4xf32>
+  pd.var @conv_bias_r persistable : tensor<2x6x4x4xf32>
   pd.var @dwconv_Input persistable is_parameter : tensor<2x3x6x6xf32>
   pd.var @dwconv_Filter persistable is_parameter : tensor<6x1x3x3xf32>
   pd.var @dwconv_r persistable : tensor<2x6x3x3xf32>
@@ -106,6 +110,14 @@ module {
     %conv_1x1_r = pd.read_var @conv_1x1_r : tensor<2x3x5x5xf32>
     %conv_1x1_m = pd.elementwise_mul %conv_1x1_o, %conv_1x1_r {pd.out_names = ["conv_1x1_m"]} : (tensor<2x3x5x5xf32>, tensor<2x3x5x5xf32>) -> tensor<2x3x5x5xf32>
     %conv_1x1_l = pd.mean %conv_1x1_m {pd.out_names = ["conv_1x1_l"]} : (tensor<2x3x5x5xf32>) -> tensor<f32>
+    // conv_bias
+    %conv_bias_Input = pd.read_var @conv_bias_Input : tensor<2x5x6x4xf32>
+    %conv_bias_Filter = pd.read_var @conv_bias_Filter : tensor<4x2x2x3xf32>
+    %conv_bias_Bias = pd.read_var @conv_bias_Bias : tensor<4xf32>
+    %conv_bias_o = pd.conv2d %conv_bias_Input, %conv_bias_Filter, %conv_bias_Bias {groups = 2 : i32, paddings = array<i32: 1, 0>, data_format = "NHWC", pd.out_names = ["conv_bias_o"]} : (tensor<2x5x6x4xf32>, tensor<4x2x2x3xf32>, tensor<4xf32>) -> tensor<2x6x4x4xf32>
+    %conv_bias_r = pd.read_var @conv_bias_r : tensor<2x6x4x4xf32>
+    %conv_bias_m = pd.elementwise_mul %conv_bias_o, %conv_bias_r {pd.out_names = ["conv_bias_m"]} : (tensor<2x6x4x4xf32>, tensor<2x6x4x4xf32>) -> tensor<2x6x4x4xf32>
+    %conv_bias_l = pd.mean %conv_bias_m {pd.out_names = ["conv_bias_l"]} : (tensor<2x6x4x4xf32>) -> tensor<f32>
     // dwconv
     %dwconv_Input = pd.read_var @dwconv_Input : tensor<2x3x6x6xf32>
     %dwconv_Filter = pd.read_var @dwconv_Filter : tensor<6x1x3x3xf32>
@@ -188,7 +200,7 @@ module {
     %pool_max_global_r = pd.read_var @pool_max_global_r : tensor<2x3x1x1xf32>
     %pool_max_global_m = pd.elementwise_mul %pool_max_global_o, %pool_max_global_r {pd.out_names = ["pool_max_global_m"]} : (tensor<2x3x1x1xf32>, tensor<2x3x1x1xf32>) -> tensor<2x3x1x1xf32>
     %pool_max_global_l = pd.mean %pool_max_global_m {pd.out_names = ["pool_max_global_l"]} : (tensor<2x3x1x1xf32>) -> tensor<f32>
-    %loss = pd.sum %conv_basic_l, %conv_grp_l, %conv_dil_l, %conv_same_l, %conv_valid_l, %conv_nhwc_l, %conv_1x1_l, %dwconv_l, %convt_basic_l, %convt_grp_l, %convt_nhwc_l, %pool_max_l, %pool_max_ceil_l, %pool_avg_incl_l, %pool_avg_excl_l, %pool_avg_adapt_l, %pool_max_adapt_l, %pool_avg_global_l, %pool_max_same_l, %pool_max_global_l {pd.out_names = ["loss"]} : (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
+    %loss = pd.sum %conv_basic_l, %conv_grp_l, %conv_dil_l, %conv_same_l, %conv_valid_l, %conv_nhwc_l, %conv_1x1_l, %conv_bias_l, %dwconv_l, %convt_basic_l, %convt_grp_l, %convt_nhwc_l, %pool_max_l, %pool_max_ceil_l, %pool_avg_incl_l, %pool_avg_excl_l, %pool_avg_adapt_l, %pool_max_adapt_l, %pool_avg_global_l, %pool_max_same_l, %pool_max_global_l {pd.out_names = ["loss"]} : (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
     pd.fetch %loss : tensor<f32>
   }
 }

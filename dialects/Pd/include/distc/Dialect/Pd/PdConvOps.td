@@ -22,16 +22,20 @@ def PdRequiredInts : DenseArrayAttrBase<"DenseI32ArrayAttr", "int32_t", "i32"> {
 }
 
 // The ops of conv2d's form: Input [N, C, H, W] (or NHWC), Filter
-// [M, C / groups, kh, kw], Output [N, M, oh, ow].
+// [M, C / groups, kh, kw], Output [N, M, oh, ow]. Bias [M], added to every
+// output position of its channel, is the slot of the fused form some
+// exporters write (oneDNN's conv + bias); Paddle's plain programs add the
+// bias with a separate elementwise_add.
 class Pd_ConvOp<string mnemonic, string what> : Pd_CatalogOp<mnemonic, [Pure]> {
   let summary = what;
-  let arguments = (ins PdTensor:$Input, PdTensor:$Filter, PdInts<"[1,1]">:$strides,
+  let arguments = (ins PdTensor:$Input, PdTensor:$Filter, Optional<PdTensor>:$Bias,
+                       PdInts<"[1,1]">:$strides,
                        PdInts<"[0,0]">:$paddings, PdStr<"EXPLICIT">:$padding_algorithm,
                        PdInt<"1">:$groups, PdInts<"[1,1]">:$dilations,
                        PdStr<"NCHW">:$data_format);
   let results = (outs PdTensor:$Output);
-  // The fused forms' extra inputs (oneDNN's conv+bias+residual).
-  let unsupportedInputs = ["Bias", "ResidualData"];
+  // The fused form's residual input (oneDNN's conv + sum).
+  let unsupportedInputs = ["ResidualData"];
   let inferRule = "inferConv2d";
   let lowering = [{ lowerConv2d(op) }];
   let gradOp = mnemonic # "_grad";
@@ -79,12 +83,16 @@ def Pd_Pool2dOp : Pd_CatalogOp<"pool2d", [Pure]> {
 
 // --- Gradients ----------------------------------------------------------------
 
+// Bias@GRAD is the gradient of the fused form's Bias (a Paddle program of
+// the plain form has none).
 class Pd_ConvGradOp<string mnemonic, string what> : Pd_GradOp<mnemonic, what> {
   let arguments = (ins PdTensor:$Input, PdTensor:$Filter, PdTensor:$Output_GRAD,
                        PdInts<"[1,1]">:$strides, PdInts<"[0,0]">:$paddings,
                        PdStr<"EXPLICIT">:$padding_algorithm, PdInt<"1">:$groups,
                        PdInts<"[1,1]">:$dilations, PdStr<"NCHW">:$data_format);
-  let results = (outs PdTensor:$Input_GRAD, PdTensor:$Filter_GRAD);
+  let results = (outs PdTensor:$Input_GRAD, PdTensor:$Filter_GRAD, PdTensor:$Bias_GRAD);
+  // Bias@GRAD is [M] from Filter: the op does not take Bias itself.
+  let inferRule = "inferConv2dGrad";
   let lowering = [{ lowerConv2dGrad(op) }];
 }
 def Pd_Conv2dGradOp : Pd_ConvGradOp<"conv2d_grad", "conv2d">;
