@@ -165,8 +165,9 @@ template <typename T, typename F> void forItems(int64_t items, int64_t scratchSi
   });
 }
 
-/// Scratch per piece is capped at this many elements (32 MiB of f64).
-constexpr int64_t kMaxScratch = int64_t(1) << 22;
+/// Scratch per piece is capped at about this many elements (8 MiB of f64;
+/// a piece holds at least one column or channel).
+constexpr int64_t kMaxScratch = int64_t(1) << 20;
 
 /// Splits `extent` into blocks so that `units` × blocks is about twice the
 /// thread count, each block at least `minBlock` long and its scratch of
