@@ -444,6 +444,11 @@ def catalog_ops():
     op_program("depthwise_conv2d", {"Input": [image], "Filter": [("dw.w", [8, 1, 3, 3], f32)]},
                {"Output": ["depthwise_conv2d_0.tmp_0"]}, dict(conv_attrs, groups=("INT", 4)),
                params=("dw.w",))
+    # Paddle's grad maker writes the Bias slots of conv2d_grad even when empty.
+    op_program("conv2d_grad", {"Input": [image], "Filter": [("conv.w", [6, 2, 3, 3], f32)],
+                               "Bias": [], "Output@GRAD": [("conv2d_0.tmp_0@GRAD", [-1, 6, 4, 5], f32)]},
+               {"Input@GRAD": ["image@GRAD"], "Filter@GRAD": ["conv.w@GRAD"], "Bias@GRAD": []},
+               dict(conv_attrs, groups=("INT", 2)), params=("conv.w",))
     op_program("conv2d_transpose", {"Input": [image], "Filter": [("convt.w", [4, 3, 3, 3], f32)]},
                {"Output": ["conv2d_transpose_0.tmp_0"]},
                {"strides": ("INTS", [2, 2]), "paddings": ("INTS", [1, 1]),

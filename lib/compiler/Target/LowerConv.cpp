@@ -193,7 +193,9 @@ LogicalResult ProgramLowering::lowerConv2dTranspose(Operation *op) {
 static LogicalResult lowerConvGradOf(ProgramLowering &lowering, Operation *op, StringRef kernel) {
   if (failed(refuseFusedForms(lowering, op)))
     return failure();
-  Value x = op->getOperand(0), filter = op->getOperand(1), dout = op->getOperand(2);
+  // conv2d_grad's optional Bias sits before Output@GRAD: dout is the last.
+  Value x = op->getOperand(0), filter = op->getOperand(1);
+  Value dout = op->getOperand(op->getNumOperands() - 1);
   FailureOr<std::vector<AttrDesc>> attrs =
       convAttrs(lowering, op, lowering.dimsOf(x), lowering.dimsOf(filter));
   if (failed(attrs))

@@ -83,15 +83,16 @@ def Pd_Pool2dOp : Pd_CatalogOp<"pool2d", [Pure]> {
 
 // --- Gradients ----------------------------------------------------------------
 
-// Bias@GRAD is the gradient of the fused form's Bias (a Paddle program of
-// the plain form has none).
+// Paddle's grad maker writes the Bias slots even when the forward op has
+// no Bias (empty); Bias@GRAD is the gradient of the fused form's Bias.
 class Pd_ConvGradOp<string mnemonic, string what> : Pd_GradOp<mnemonic, what> {
-  let arguments = (ins PdTensor:$Input, PdTensor:$Filter, PdTensor:$Output_GRAD,
+  let arguments = (ins PdTensor:$Input, PdTensor:$Filter, Optional<PdTensor>:$Bias,
+                       PdTensor:$Output_GRAD,
                        PdInts<"[1,1]">:$strides, PdInts<"[0,0]">:$paddings,
                        PdStr<"EXPLICIT">:$padding_algorithm, PdInt<"1">:$groups,
                        PdInts<"[1,1]">:$dilations, PdStr<"NCHW">:$data_format);
   let results = (outs PdTensor:$Input_GRAD, PdTensor:$Filter_GRAD, PdTensor:$Bias_GRAD);
-  // Bias@GRAD is [M] from Filter: the op does not take Bias itself.
+  // Bias@GRAD is [M] from Filter, whether or not Bias is given.
   let inferRule = "inferConv2dGrad";
   let lowering = [{ lowerConv2dGrad(op) }];
 }
