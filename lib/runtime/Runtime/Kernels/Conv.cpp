@@ -112,12 +112,13 @@ void im2col(const ConvShape &s, const T *x, int64_t r0, int64_t r1, int64_t p0, 
       int64_t q0, q1;
       validRange(ix0, s.sw, s.w, run, q0, q1);
       std::fill_n(out, q0, T(0));
-      const T *row = plane + iy * s.w + ix0;
+      // Indices, not a pointer at ix0: that may lie before the plane.
+      const T *row = plane + iy * s.w;
       if (s.sw == 1)
-        std::copy(row + q0, row + q1, out + q0);
+        std::copy(row + ix0 + q0, row + ix0 + q1, out + q0);
       else
         for (int64_t q = q0; q < q1; ++q)
-          out[q] = row[q * s.sw];
+          out[q] = row[ix0 + q * s.sw];
       std::fill(out + q1, out + run, T(0));
     }
   }
@@ -139,10 +140,10 @@ template <typename T> void col2im(const ConvShape &s, const T *col, int64_t r0, 
       const int64_t iy = oy * s.sh - s.pt + i * s.dh;
       if (iy < 0 || iy >= s.h)
         continue;
-      T *row = plane + iy * s.w + ix0;
+      T *row = plane + iy * s.w;
       const T *in = src + oy * s.ow;
       for (int64_t q = q0; q < q1; ++q)
-        row[q * s.sw] += in[q];
+        row[ix0 + q * s.sw] += in[q];
     }
   }
 }
@@ -272,11 +273,12 @@ template <typename T> void convBackwardFilter(const ConvShape &s, const T *x, co
     for (int64_t n = 0; n < s.n; ++n) {
       const T *xg = x + (n * s.c + g * s.cg()) * s.inPlane();
       const T *dyg = dy + (n * s.m + g * s.mg()) * plane;
-      const T *b2 = xg + r0 * s.inPlane();
-      if (!pointwise) {
+      // Pointwise: rows of the filter are channels, so x's rows serve.
+      const T *b2 = col;
+      if (pointwise)
+        b2 = xg + r0 * s.inPlane();
+      else
         im2col(s, xg, r0, r1, 0, plane, col);
-        b2 = col;
-      }
       gemm(false, true, s.mg(), r1 - r0, plane, dyg, plane, b2, plane, n == 0 ? T(0) : T(1), dfg,
            k);
     }
