@@ -42,6 +42,11 @@ module {
   pd.var @convt_nhwc_Input persistable is_parameter : tensor<2x3x3x2xf32>
   pd.var @convt_nhwc_Filter persistable is_parameter : tensor<2x3x2x2xf32>
   pd.var @convt_nhwc_r persistable : tensor<2x8x7x3xf32>
+  pd.var @convt_same_Input persistable is_parameter : tensor<1x2x5x4xf32>
+  pd.var @convt_same_Filter persistable is_parameter : tensor<2x3x3x3xf32>
+  pd.var @convt_same_r persistable : tensor<1x3x9x8xf32>
+  pd.var @pool_avg_nhwc_X persistable is_parameter : tensor<2x5x6x3xf32>
+  pd.var @pool_avg_nhwc_r persistable : tensor<2x4x4x3xf32>
   pd.var @pool_max_X persistable is_parameter : tensor<2x3x6x6xf32>
   pd.var @pool_max_r persistable : tensor<2x3x3x3xf32>
   pd.var @pool_max_ceil_X persistable is_parameter : tensor<1x2x7x7xf32>
@@ -146,6 +151,19 @@ module {
     %convt_nhwc_r = pd.read_var @convt_nhwc_r : tensor<2x8x7x3xf32>
     %convt_nhwc_m = pd.elementwise_mul %convt_nhwc_o, %convt_nhwc_r {pd.out_names = ["convt_nhwc_m"]} : (tensor<2x8x7x3xf32>, tensor<2x8x7x3xf32>) -> tensor<2x8x7x3xf32>
     %convt_nhwc_l = pd.mean %convt_nhwc_m {pd.out_names = ["convt_nhwc_l"]} : (tensor<2x8x7x3xf32>) -> tensor<f32>
+    // convt_same
+    %convt_same_Input = pd.read_var @convt_same_Input : tensor<1x2x5x4xf32>
+    %convt_same_Filter = pd.read_var @convt_same_Filter : tensor<2x3x3x3xf32>
+    %convt_same_o = pd.conv2d_transpose %convt_same_Input, %convt_same_Filter {strides = array<i32: 2, 2>, padding_algorithm = "SAME", pd.out_names = ["convt_same_o"]} : (tensor<1x2x5x4xf32>, tensor<2x3x3x3xf32>) -> tensor<1x3x9x8xf32>
+    %convt_same_r = pd.read_var @convt_same_r : tensor<1x3x9x8xf32>
+    %convt_same_m = pd.elementwise_mul %convt_same_o, %convt_same_r {pd.out_names = ["convt_same_m"]} : (tensor<1x3x9x8xf32>, tensor<1x3x9x8xf32>) -> tensor<1x3x9x8xf32>
+    %convt_same_l = pd.mean %convt_same_m {pd.out_names = ["convt_same_l"]} : (tensor<1x3x9x8xf32>) -> tensor<f32>
+    // pool_avg_nhwc
+    %pool_avg_nhwc_X = pd.read_var @pool_avg_nhwc_X : tensor<2x5x6x3xf32>
+    %pool_avg_nhwc_o = pd.pool2d %pool_avg_nhwc_X {pooling_type = "avg", ksize = array<i32: 2, 3>, strides = array<i32: 2, 2>, paddings = array<i32: 1, 1>, exclusive = false, ceil_mode = true, data_format = "NHWC", pd.out_names = ["pool_avg_nhwc_o"]} : (tensor<2x5x6x3xf32>) -> tensor<2x4x4x3xf32>
+    %pool_avg_nhwc_r = pd.read_var @pool_avg_nhwc_r : tensor<2x4x4x3xf32>
+    %pool_avg_nhwc_m = pd.elementwise_mul %pool_avg_nhwc_o, %pool_avg_nhwc_r {pd.out_names = ["pool_avg_nhwc_m"]} : (tensor<2x4x4x3xf32>, tensor<2x4x4x3xf32>) -> tensor<2x4x4x3xf32>
+    %pool_avg_nhwc_l = pd.mean %pool_avg_nhwc_m {pd.out_names = ["pool_avg_nhwc_l"]} : (tensor<2x4x4x3xf32>) -> tensor<f32>
     // pool_max
     %pool_max_X = pd.read_var @pool_max_X : tensor<2x3x6x6xf32>
     %pool_max_o = pd.pool2d %pool_max_X {pooling_type = "max", ksize = array<i32: 3, 3>, strides = array<i32: 2, 2>, paddings = array<i32: 1, 1>, pd.out_names = ["pool_max_o"]} : (tensor<2x3x6x6xf32>) -> tensor<2x3x3x3xf32>
@@ -200,7 +218,7 @@ module {
     %pool_max_global_r = pd.read_var @pool_max_global_r : tensor<2x3x1x1xf32>
     %pool_max_global_m = pd.elementwise_mul %pool_max_global_o, %pool_max_global_r {pd.out_names = ["pool_max_global_m"]} : (tensor<2x3x1x1xf32>, tensor<2x3x1x1xf32>) -> tensor<2x3x1x1xf32>
     %pool_max_global_l = pd.mean %pool_max_global_m {pd.out_names = ["pool_max_global_l"]} : (tensor<2x3x1x1xf32>) -> tensor<f32>
-    %loss = pd.sum %conv_basic_l, %conv_grp_l, %conv_dil_l, %conv_same_l, %conv_valid_l, %conv_nhwc_l, %conv_1x1_l, %conv_bias_l, %dwconv_l, %convt_basic_l, %convt_grp_l, %convt_nhwc_l, %pool_max_l, %pool_max_ceil_l, %pool_avg_incl_l, %pool_avg_excl_l, %pool_avg_adapt_l, %pool_max_adapt_l, %pool_avg_global_l, %pool_max_same_l, %pool_max_global_l {pd.out_names = ["loss"]} : (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
+    %loss = pd.sum %conv_basic_l, %conv_grp_l, %conv_dil_l, %conv_same_l, %conv_valid_l, %conv_nhwc_l, %conv_1x1_l, %conv_bias_l, %dwconv_l, %convt_basic_l, %convt_grp_l, %convt_nhwc_l, %convt_same_l, %pool_avg_nhwc_l, %pool_max_l, %pool_max_ceil_l, %pool_avg_incl_l, %pool_avg_excl_l, %pool_avg_adapt_l, %pool_max_adapt_l, %pool_avg_global_l, %pool_max_same_l, %pool_max_global_l {pd.out_names = ["loss"]} : (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
     pd.fetch %loss : tensor<f32>
   }
 }
