@@ -26,7 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
-#include <cstring>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -151,14 +151,15 @@ template <typename T> void col2im(const ConvShape &s, const T *col, int64_t r0, 
 /// Runs body(item, scratch) for every item in [0, items), in pieces of
 /// consecutive items on the kernel threads, each piece with its own
 /// scratch of `scratchSize` elements (allocated before the threads start:
-/// nothing in them may throw).
+/// nothing in them may throw). The scratch is not initialized: every core
+/// writes its columns before the GEMM reads them.
 template <typename T, typename F> void forItems(int64_t items, int64_t scratchSize, const F &body) {
   if (items <= 0)
     return;
   useOwnGemmThreads();
   const int64_t pieces = std::min<int64_t>(items, 2 * int64_t(kernelThreads()));
-  std::vector<T> scratch(size_t(pieces * scratchSize));
-  T *base = scratch.data();
+  std::unique_ptr<T[]> scratch(new T[size_t(pieces * scratchSize)]);
+  T *base = scratch.get();
   parallelFor(pieces, 1, [&](int64_t begin, int64_t end) {
     for (int64_t p = begin; p < end; ++p)
       for (int64_t i = p * items / pieces; i < (p + 1) * items / pieces; ++i)
@@ -166,9 +167,11 @@ template <typename T, typename F> void forItems(int64_t items, int64_t scratchSi
   });
 }
 
-/// Scratch per piece is capped at about this many elements (8 MiB of f64;
-/// a piece holds at least one column or channel).
-constexpr int64_t kMaxScratch = int64_t(1) << 20;
+/// Scratch per piece is capped at about this many elements (2 MiB of f32,
+/// 64 MiB in all with 16 threads; a piece holds at least one column or
+/// channel), which still leaves GEMMs of a hundred columns or more for the
+/// largest ResNet layers.
+constexpr int64_t kMaxScratch = int64_t(1) << 19;
 
 /// Splits `extent` into blocks so that `units` × blocks is about twice the
 /// thread count, each block at least `minBlock` long and its scratch of
