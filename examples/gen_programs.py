@@ -503,6 +503,39 @@ def catalog_ops():
                             "Label": [("label", [-1, 1], "INT64")]},
                {"Accuracy": ["acc.tmp_0"], "Correct": ["acc.tmp_1"], "Total": ["acc.tmp_2"]})
     vision_ops()
+    conv_attrs = {"strides": ("INTS", [2, 2]), "paddings": ("INTS", [1, 0, 1, 2]),
+                  "padding_algorithm": ("STRING", "EXPLICIT"), "dilations": ("INTS", [1, 1]),
+                  "data_format": ("STRING", "NCHW"),
+                  # what Paddle's exporters add for one backend; kept, not used
+                  "use_cudnn": ("BOOLEAN", True), "use_mkldnn": ("BOOLEAN", False),
+                  "exhaustive_search": ("BOOLEAN", False), "workspace_size_MB": ("INT", 512),
+                  "fuse_relu_before_depthwise_conv": ("BOOLEAN", False)}
+    image = ("image", [-1, 4, 9, 9], f32)
+    op_program("conv2d", {"Input": [image], "Filter": [("conv.w", [6, 2, 3, 3], f32)]},
+               {"Output": ["conv2d_0.tmp_0"]}, dict(conv_attrs, groups=("INT", 2)),
+               params=("conv.w",))
+    op_program("depthwise_conv2d", {"Input": [image], "Filter": [("dw.w", [8, 1, 3, 3], f32)]},
+               {"Output": ["depthwise_conv2d_0.tmp_0"]}, dict(conv_attrs, groups=("INT", 4)),
+               params=("dw.w",))
+    # Paddle's grad maker writes the Bias slots of conv2d_grad even when empty.
+    op_program("conv2d_grad", {"Input": [image], "Filter": [("conv.w", [6, 2, 3, 3], f32)],
+                               "Bias": [], "Output@GRAD": [("conv2d_0.tmp_0@GRAD", [-1, 6, 4, 5], f32)]},
+               {"Input@GRAD": ["image@GRAD"], "Filter@GRAD": ["conv.w@GRAD"], "Bias@GRAD": []},
+               dict(conv_attrs, groups=("INT", 2)), params=("conv.w",))
+    op_program("conv2d_transpose", {"Input": [image], "Filter": [("convt.w", [4, 3, 3, 3], f32)]},
+               {"Output": ["conv2d_transpose_0.tmp_0"]},
+               {"strides": ("INTS", [2, 2]), "paddings": ("INTS", [1, 1]),
+                "output_size": ("INTS", []), "output_padding": ("INTS", [1, 0]),
+                "padding_algorithm": ("STRING", "EXPLICIT"), "groups": ("INT", 1),
+                "dilations": ("INTS", [1, 1]), "data_format": ("STRING", "NCHW"),
+                "use_cudnn": ("BOOLEAN", True)}, params=("convt.w",))
+    op_program("pool2d", {"X": [image]}, {"Out": ["pool2d_0.tmp_0"]},
+               {"pooling_type": ("STRING", "avg"), "ksize": ("INTS", [3, 3]),
+                "global_pooling": ("BOOLEAN", False), "strides": ("INTS", [2, 2]),
+                "paddings": ("INTS", [1, 1]), "exclusive": ("BOOLEAN", False),
+                "adaptive": ("BOOLEAN", False), "ceil_mode": ("BOOLEAN", True),
+                "data_format": ("STRING", "NCHW"), "padding_algorithm": ("STRING", "EXPLICIT"),
+                "use_cudnn": ("BOOLEAN", False)})
     op_program("uniform_random", {}, {"Out": ["u"]},
                {"shape": ("LONGS", [4, 3]), "min": ("FLOAT", -0.5), "max": ("FLOAT", 0.5),
                 "seed": ("INT", 3), "dtype": ("INT", 5)})

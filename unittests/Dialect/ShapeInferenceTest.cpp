@@ -161,4 +161,91 @@ TEST_F(ShapeInferenceTest, BadOperandGroupsAreErrorsNotCrashes) {
             "error: pd.no_such_op: no Paddle shape inference for this op type");
 }
 
+TEST_F(ShapeInferenceTest, ConvOutputSizesFollowPaddle) {
+  auto ints = [&](StringRef name, ArrayRef<int32_t> v) {
+    return b.getNamedAttr(name, b.getDenseI32ArrayAttr(v));
+  };
+  auto str = [&](StringRef name, StringRef v) { return b.getNamedAttr(name, b.getStringAttr(v)); };
+  // (9 + 1 + 0 - 3) / 2 + 1 = 4 rows, (9 + 2 + 1 - 3) / 2 + 1 = 5 columns;
+  // the batch stays symbolic.
+  EXPECT_EQ(infer("conv2d", {{t("tensor<?x4x9x9xf32>")}, {t("tensor<6x2x3x3xf32>")}, {}},
+                  {ints("strides", {2, 2}), ints("paddings", {1, 0, 2, 1}),
+                   b.getNamedAttr("groups", b.getI32IntegerAttr(2))}),
+            "tensor<?x6x4x5xf32>");
+  // SAME: ceil(in / stride), whatever the dilations; NHWC keeps C last.
+  EXPECT_EQ(
+      infer("depthwise_conv2d", {{t("tensor<2x7x7x3xf64>")}, {t("tensor<3x1x3x3xf64>")}, {}},
+            {ints("strides", {2, 2}), ints("dilations", {3, 3}), str("padding_algorithm", "SAME"),
+             str("data_format", "NHWC"), b.getNamedAttr("groups", b.getI32IntegerAttr(3))}),
+      "tensor<2x4x4x3xf64>");
+  // A dynamic spatial size gives a dynamic output size.
+  EXPECT_EQ(infer("conv2d", {{t("tensor<1x3x?x8xf32>")}, {t("tensor<2x3x3x3xf32>")}, {}},
+                  {str("padding_algorithm", "VALID"), ints("paddings", {5, 5})}),
+            "tensor<1x2x?x6xf32>");
+  // Transposed: (4 - 1) * 2 - 2 + 3 = 7, then output_size or output_padding.
+  EXPECT_EQ(infer("conv2d_transpose", {{t("tensor<?x3x4x4xf32>")}, {t("tensor<3x2x3x3xf32>")}},
+                  {ints("strides", {2, 2}), ints("paddings", {1, 1})}),
+            "tensor<?x2x7x7xf32>");
+  EXPECT_EQ(infer("conv2d_transpose", {{t("tensor<1x4x3x3xf32>")}, {t("tensor<4x3x3x3xf32>")}},
+                  {ints("strides", {2, 2}), ints("output_size", {8, 7}),
+                   b.getNamedAttr("groups", b.getI32IntegerAttr(2))}),
+            "tensor<1x6x8x7xf32>");
+  EXPECT_EQ(infer("conv2d_transpose", {{t("tensor<1x4x3x3xf32>")}, {t("tensor<4x3x3x3xf32>")}},
+                  {ints("strides", {2, 2}), ints("output_size", {9, 7})}),
+            "error: pd.conv2d_transpose: attribute 'output_size' 9 must be in [7, 9) for input "
+            "slot 'Input' 'tensor<1x4x3x3xf32>'");
+}
+
+TEST_F(ShapeInferenceTest, PoolOutputSizesFollowPaddle) {
+  auto ints = [&](StringRef name, ArrayRef<int32_t> v) {
+    return b.getNamedAttr(name, b.getDenseI32ArrayAttr(v));
+  };
+  auto flag = [&](StringRef name) { return b.getNamedAttr(name, b.getBoolAttr(true)); };
+  auto type = [&](StringRef v) { return b.getNamedAttr("pooling_type", b.getStringAttr(v)); };
+  EXPECT_EQ(infer("pool2d", {{t("tensor<?x2x7x7xf32>")}},
+                  {type("max"), ints("ksize", {2, 2}), ints("strides", {2, 2})}),
+            "tensor<?x2x3x3xf32>");
+  EXPECT_EQ(infer("pool2d", {{t("tensor<?x2x7x7xf32>")}},
+                  {type("max"), ints("ksize", {2, 2}), ints("strides", {2, 2}), flag("ceil_mode")}),
+            "tensor<?x2x4x4xf32>");
+  EXPECT_EQ(infer("pool2d", {{t("tensor<2x3x9x5xf32>")}},
+                  {type("avg"), ints("ksize", {3, 2}), flag("adaptive")}),
+            "tensor<2x3x3x2xf32>");
+  EXPECT_EQ(infer("pool2d", {{t("tensor<2x3x9x5xf32>")}},
+                  {type("avg"), ints("ksize", {3, 3}), flag("global_pooling")}),
+            "tensor<2x3x1x1xf32>");
+  EXPECT_EQ(infer("pool2d", {{t("tensor<2x3x9x5xf32>")}}, {type("sum"), ints("ksize", {3, 3})}),
+            "error: pd.pool2d: attribute 'pooling_type' must be max or avg, got 'sum'");
+  EXPECT_EQ(infer("pool2d", {{t("tensor<2x3x2x5xf32>")}}, {type("max"), ints("ksize", {3, 3})}),
+            "error: pd.pool2d: the 3x3 window is larger than the padded input slot 'X' "
+            "'tensor<2x3x2x5xf32>'");
+}
+
+TEST_F(ShapeInferenceTest, ConvShapesThatDoNotFitAreOneLineErrors) {
+  auto groups = [&](int32_t g) { return b.getNamedAttr("groups", b.getI32IntegerAttr(g)); };
+  EXPECT_EQ(
+      infer("conv2d", {{t("tensor<1x4x5x5xf32>")}, {t("tensor<6x1x3x3xf32>")}, {}}, {groups(3)}),
+      "error: pd.conv2d: input slot 'Input' 'tensor<1x4x5x5xf32>' has 4 channels, not "
+      "divisible by groups 3");
+  EXPECT_EQ(infer("conv2d", {{t("tensor<1x4x5x5xf32>")}, {t("tensor<6x3x3x3xf32>")}, {}}),
+            "error: pd.conv2d: input slot 'Filter' 'tensor<6x3x3x3xf32>' takes 3 channels per "
+            "group, but input slot 'Input' 'tensor<1x4x5x5xf32>' has 4 channels in 1 groups");
+  EXPECT_EQ(infer("conv2d", {{t("tensor<1x4x2x5xf32>")}, {t("tensor<6x4x3x3xf32>")}, {}}),
+            "error: pd.conv2d: the dilated 3x3 kernel of input slot 'Filter' "
+            "'tensor<6x4x3x3xf32>' is larger than the padded input slot 'Input' "
+            "'tensor<1x4x2x5xf32>'");
+  // The fused form's Bias has one value per output channel.
+  EXPECT_EQ(infer("conv2d",
+                  {{t("tensor<1x4x5x5xf32>")}, {t("tensor<6x4x3x3xf32>")}, {t("tensor<6xf32>")}}),
+            "tensor<1x6x3x3xf32>");
+  EXPECT_EQ(infer("conv2d",
+                  {{t("tensor<1x4x5x5xf32>")}, {t("tensor<6x4x3x3xf32>")}, {t("tensor<4xf32>")}}),
+            "error: pd.conv2d: input slot 'Bias' 'tensor<4xf32>' must be 1-D of size 6 (the output "
+            "channels of input slot 'Filter' 'tensor<6x4x3x3xf32>')");
+  EXPECT_EQ(infer("conv2d", {{t("tensor<1x4x5x5xf32>")}, {t("tensor<6x4x3x3xf32>")}, {}},
+                  {b.getNamedAttr("data_format", b.getStringAttr("NCWH"))}),
+            "error: pd.conv2d: attribute 'data_format' must be NCHW, NHWC or AnyLayout, got "
+            "'NCWH'");
+}
+
 } // namespace

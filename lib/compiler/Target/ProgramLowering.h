@@ -142,6 +142,14 @@ public:
   mlir::LogicalResult lowerTopK(mlir::Operation *op);
   mlir::LogicalResult lowerAccuracy(mlir::Operation *op);
 
+  // --- convolutions and pooling, forward and backward (LowerConv.cpp) ----
+  mlir::LogicalResult lowerConv2d(mlir::Operation *op);
+  mlir::LogicalResult lowerConv2dTranspose(mlir::Operation *op);
+  mlir::LogicalResult lowerConv2dGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerConv2dTransposeGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerPool2d(mlir::Operation *op);
+  mlir::LogicalResult lowerPool2dGrad(mlir::Operation *op);
+
   // --- backward ops (LowerGrad.cpp) and optimizers (LowerOptimizer.cpp) -
   mlir::LogicalResult lowerElementwiseGrad(mlir::Operation *op, llvm::StringRef kind);
   mlir::LogicalResult lowerMulGrad(mlir::Operation *op);

@@ -223,6 +223,50 @@ std::vector<KernelSignature> declareKernels() {
        "index of the largest element along axis (≥ 0) of x (Float32/Float64/Int32/Int64), "
        "the first on ties; NaN counts as largest; out Int32/Int64 with x's other elements in "
        "order"},
+      // --- Convolution and pooling (Kernels/Conv.cpp, Pool.cpp) --------------
+      // x, out (and their gradients) are [N, C, H, W], or [N, H, W, C] with
+      // nhwc = 1; filters are [M, C/groups, kh, kw]; paddings are [top,
+      // bottom, left, right] after Paddle's padding_algorithm. Float32 and
+      // Float64. Convolutions are GEMMs through BLAS over im2col columns.
+      {"conv2d", kForward, "x, filter, bias?", "out",
+       {req("dilations", T::Ints), opt("groups", T::Int, "1"), opt("nhwc", T::Int, "0"),
+        req("paddings", T::Ints), req("strides", T::Ints)},
+       "grouped 2-D cross-correlation: out[n, m, y, x] = Σ_{c in m's group, i, j} "
+       "filter[m, c, i, j]·x[n, c, y·sh − top + i·dh, x·sw − left + j·dw] (outside x: 0); out's "
+       "spatial dims must equal (H + top + bottom − (dh·(kh−1)+1))/sh + 1 (and for W); bias "
+       "[M], when given, is added to every position of its channel"},
+      {"conv2d_transpose", kForward, "x, filter", "out",
+       {req("dilations", T::Ints), opt("groups", T::Int, "1"), opt("nhwc", T::Int, "0"),
+        req("paddings", T::Ints), req("strides", T::Ints)},
+       "the adjoint of `conv2d` (Paddle's conv2d_transpose): filter is [C, M/groups, kh, kw], "
+       "out [N, M, OH, OW] is given (output_size/output_padding decide it); each x[n, c, y, x] "
+       "adds filter[c, m, i, j]·x to out[n, m, y·sh − top + i·dh, x·sw − left + j·dw] inside "
+       "out"},
+      {"pool2d", kForward, "x", "out",
+       {opt("adaptive", T::Int, "0"), opt("exclusive", T::Int, "1"), req("ksize", T::Ints),
+        opt("nhwc", T::Int, "0"), req("paddings", T::Ints), req("strides", T::Ints),
+        req("type", T::String)},
+       "`type` max or avg over windows as Paddle's Pool2dFunctor: rows [y·sh − top, min(that + "
+       "kh, H + top)) clipped to [0, H) (and for W with left); avg divides by the window's size "
+       "before clipping, or after it when exclusive; adaptive (ksize unused) takes rows "
+       "[⌊y·H/OH⌋, ⌈(y+1)·H/OH⌉); out's dims are given"},
+      {"conv2d_grad", kTraining, "x, filter, dout", "dx?, dfilter?, dbias?",
+       {req("dilations", T::Ints), opt("groups", T::Int, "1"), opt("nhwc", T::Int, "0"),
+        req("paddings", T::Ints), req("strides", T::Ints)},
+       "gradients of `conv2d` (same attributes): dx = the adjoint of conv2d applied to dout "
+       "(col2im of filterᵀ·dout), dfilter = Σ_n dout·im2col(x)ᵀ, dbias [M] = dout summed over "
+       "images and positions"},
+      {"conv2d_transpose_grad", kTraining, "x, filter, dout", "dx?, dfilter?",
+       {req("dilations", T::Ints), opt("groups", T::Int, "1"), opt("nhwc", T::Int, "0"),
+        req("paddings", T::Ints), req("strides", T::Ints)},
+       "gradients of `conv2d_transpose`: dx = conv2d(dout, filter), dfilter = Σ_n "
+       "x·im2col(dout)ᵀ"},
+      {"pool2d_grad", kTraining, "x, out, dout", "dx",
+       {opt("adaptive", T::Int, "0"), opt("exclusive", T::Int, "1"), req("ksize", T::Ints),
+        opt("nhwc", T::Int, "0"), req("paddings", T::Ints), req("strides", T::Ints),
+        req("type", T::String)},
+       "gradient of `pool2d` (same attributes): avg spreads dout/size over each window; max "
+       "gives dout to the first element of the window (row-major) equal to out, as Paddle"},
 
       // --- Collective: data parallelism ------------------------------------
       {"c_allreduce", kCollective, "x", "out",

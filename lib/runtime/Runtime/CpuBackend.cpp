@@ -27,6 +27,8 @@ const KernelRegistry &cpuKernelRegistry() {
     kernels::registerNormKernels(r);
     kernels::registerNormGradKernels(r);
     kernels::registerParamActivationKernels(r);
+    kernels::registerConvKernels(r);
+    kernels::registerPoolKernels(r);
     return r;
   }();
   return registry;

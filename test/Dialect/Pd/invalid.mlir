@@ -664,3 +664,55 @@ pd.program @main {
   // expected-error @below {{pd.arg_max: attribute 'dtype' = 5 must be 2 (int32) or 3 (int64)}}
   %y = pd.arg_max %x {dtype = 5 : i32} : (tensor<4x10xf32>) -> tensor<4xi64>
 }
+
+// --- Convolution and pooling ---------------------------------------------------
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4x5x5xf32>
+  %w = pd.feed {col = 1 : i32} : tensor<6x1x3x3xf32>
+  // expected-error @below {{pd.conv2d: input slot 'Input' 'tensor<?x4x5x5xf32>' has 4 channels, not divisible by groups 3}}
+  %y = pd.conv2d %x, %w {groups = 3 : i32} : (tensor<?x4x5x5xf32>, tensor<6x1x3x3xf32>) -> tensor<?x6x3x3xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4x5x5xf32>
+  %w = pd.feed {col = 1 : i32} : tensor<6x2x3x3xf32>
+  // expected-error @below {{pd.depthwise_conv2d: input slot 'Filter' 'tensor<6x2x3x3xf32>' takes 2 channels per group, but input slot 'Input' 'tensor<?x4x5x5xf32>' has 4 channels in 4 groups}}
+  %y = pd.depthwise_conv2d %x, %w {groups = 4 : i32} : (tensor<?x4x5x5xf32>, tensor<6x2x3x3xf32>) -> tensor<?x6x3x3xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4x2x2xf32>
+  %w = pd.feed {col = 1 : i32} : tensor<6x4x3x3xf32>
+  // expected-error @below {{pd.conv2d: the dilated 3x3 kernel of input slot 'Filter' 'tensor<6x4x3x3xf32>' is larger than the padded input slot 'Input' 'tensor<?x4x2x2xf32>'}}
+  %y = pd.conv2d %x, %w : (tensor<?x4x2x2xf32>, tensor<6x4x3x3xf32>) -> tensor<?x6x1x1xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4x5x5xf32>
+  %w = pd.feed {col = 1 : i32} : tensor<4x2x3x3xf32>
+  // expected-error @below {{pd.conv2d_transpose: attribute 'output_padding' 2 must be in [0, max(stride, dilation))}}
+  %y = pd.conv2d_transpose %x, %w {strides = array<i32: 2, 2>, output_padding = array<i32: 2, 0>} : (tensor<?x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<?x2x11x11xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4x5x5xf32>
+  // expected-error @below {{pd.pool2d: attribute 'padding_algorithm' must be EXPLICIT, SAME or VALID, got 'FULL'}}
+  %y = pd.pool2d %x {pooling_type = "max", ksize = array<i32: 2, 2>, padding_algorithm = "FULL"} : (tensor<?x4x5x5xf32>) -> tensor<?x4x4x4xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<?x4x5x5xf32>
+  // expected-error @below {{requires attribute 'ksize'}}
+  %y = pd.pool2d %x {pooling_type = "max"} : (tensor<?x4x5x5xf32>) -> tensor<?x4x4x4xf32>
+}

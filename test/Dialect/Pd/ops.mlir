@@ -220,3 +220,32 @@ pd.program @communicator {
   %id2 = pd.c_gen_nccl_id {endpoint = "10.0.0.1:6170", other_endpoints = ["10.0.0.2:6170"], rank = 0 : i32, ring_id = 1 : i32} : () -> tensor<0xui8>
   pd.c_comm_init %id2 {nranks = 2 : i32, rank = 0 : i32, ring_id = 1 : i32, device_id = 0 : i32} : (tensor<0xui8>) -> ()
 }
+
+// -----
+
+// Convolutions and pooling; the fused form's Bias is a third operand, and
+// conv2d_grad's Bias@GRAD a third result.
+// CHECK-LABEL: pd.program @conv
+// CHECK: pd.conv2d %{{.*}}, %{{.*}} {groups = 2 : i32, paddings = array<i32: 1, 0, 2, 1>, strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>, tensor<6x2x3x3xf32>) -> tensor<?x6x4x5xf32>
+// CHECK: pd.conv2d %{{.*}}, %{{.*}}, %{{.*}} {data_format = "NHWC"} : (tensor<?x9x9x4xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<?x7x7x6xf32>
+// CHECK: pd.depthwise_conv2d %{{.*}}, %{{.*}} {groups = 4 : i32, padding_algorithm = "SAME"} : (tensor<?x4x9x9xf32>, tensor<4x1x3x3xf32>) -> tensor<?x4x9x9xf32>
+// CHECK: pd.conv2d_transpose %{{.*}}, %{{.*}} {output_size = array<i32: 20, 19>, strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<?x3x20x19xf32>
+// CHECK: pd.pool2d %{{.*}} {ceil_mode = true, ksize = array<i32: 2, 2>, pooling_type = "max", strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>) -> tensor<?x4x5x5xf32>
+// CHECK: pd.conv2d_grad %{{.*}}, %{{.*}}, %{{.*}} {groups = 2 : i32, paddings = array<i32: 1, 0, 2, 1>, strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<?x6x4x5xf32>) -> (tensor<?x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>)
+// CHECK: pd.pool2d_grad %{{.*}}, %{{.*}}, %{{.*}} {ceil_mode = true, ksize = array<i32: 2, 2>, pooling_type = "max", strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>, tensor<?x4x5x5xf32>, tensor<?x4x5x5xf32>) -> tensor<?x4x9x9xf32>
+pd.program @conv {
+  %x = pd.feed : tensor<?x4x9x9xf32>
+  %xl = pd.feed : tensor<?x9x9x4xf32>
+  %w = pd.feed : tensor<6x2x3x3xf32>
+  %wl = pd.feed : tensor<6x4x3x3xf32>
+  %b = pd.feed : tensor<6xf32>
+  %dw = pd.feed : tensor<4x1x3x3xf32>
+  %tw = pd.feed : tensor<4x3x3x3xf32>
+  %0 = pd.conv2d %x, %w {groups = 2 : i32, paddings = array<i32: 1, 0, 2, 1>, strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>, tensor<6x2x3x3xf32>) -> tensor<?x6x4x5xf32>
+  %1 = pd.conv2d %xl, %wl, %b {data_format = "NHWC"} : (tensor<?x9x9x4xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<?x7x7x6xf32>
+  %2 = pd.depthwise_conv2d %x, %dw {groups = 4 : i32, padding_algorithm = "SAME"} : (tensor<?x4x9x9xf32>, tensor<4x1x3x3xf32>) -> tensor<?x4x9x9xf32>
+  %3 = pd.conv2d_transpose %x, %tw {output_size = array<i32: 20, 19>, strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<?x3x20x19xf32>
+  %4 = pd.pool2d %x {ceil_mode = true, ksize = array<i32: 2, 2>, pooling_type = "max", strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>) -> tensor<?x4x5x5xf32>
+  %5:3 = pd.conv2d_grad %x, %w, %0 {groups = 2 : i32, paddings = array<i32: 1, 0, 2, 1>, strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<?x6x4x5xf32>) -> (tensor<?x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>)
+  %6 = pd.pool2d_grad %x, %4, %4 {ceil_mode = true, ksize = array<i32: 2, 2>, pooling_type = "max", strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>, tensor<?x4x5x5xf32>, tensor<?x4x5x5xf32>) -> tensor<?x4x9x9xf32>
+}

@@ -34,6 +34,8 @@ void registerInterpKernels(KernelRegistry &r);
 void registerNormKernels(KernelRegistry &r);
 void registerNormGradKernels(KernelRegistry &r);
 void registerParamActivationKernels(KernelRegistry &r);
+void registerConvKernels(KernelRegistry &r);
+void registerPoolKernels(KernelRegistry &r);
 
 } // namespace distc::runtime::kernels
 

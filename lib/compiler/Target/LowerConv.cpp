@@ -1,0 +1,275 @@
+//===- LowerConv.cpp - convolutions and pooling ---------------------------===//
+//
+// conv2d, depthwise_conv2d, conv2d_transpose and pool2d and their gradients
+// onto the `conv2d*` and `pool2d*` kernels. Paddle's padding rules
+// (ConvGeometry.h, shared with shape inference) are resolved here, so the
+// kernels get explicit [top, bottom, left, right] paddings; global pooling
+// becomes adaptive pooling to 1x1, which takes the same whole-plane windows.
+// The batch dim may be symbolic; channels and spatial dims must be static
+// (the result's spatial size is the one shape inference computed).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProgramLowering.h"
+
+#include "distc/Dialect/Pd/ConvGeometry.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+
+namespace distc::target {
+namespace {
+
+/// The attributes exporters add for one backend that change what the op
+/// computes (oneDNN's fused forms and int8 quantization, the addto form of
+/// the gradient): distc runs the plain op, so these are refused by name
+/// rather than ignored. Pure performance hints (use_cudnn, use_mkldnn,
+/// workspace_size_MB, exhaustive_search, ...) are accepted.
+LogicalResult refuseFusedForms(ProgramLowering &lowering, Operation *op) {
+  for (StringRef flag : {"fuse_relu", "fuse_residual_connection", "fuse_relu_before_depthwise_conv",
+                         "use_addto", "use_quantizer", "force_fp32_output"}) {
+    Attribute attr = op->getAttr(flag);
+    bool set = false;
+    if (auto b = dyn_cast_or_null<BoolAttr>(attr))
+      set = b.getValue();
+    else if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
+      set = i.getValue() != 0;
+    if (set)
+      return lowering.error(op) << "attribute '" << flag
+                                << "' asks for a fused or quantized form, which distc does not "
+                                   "run; export the program without it";
+  }
+  if (auto s = dyn_cast_or_null<StringAttr>(op->getAttr("fuse_activation")))
+    if (!s.getValue().empty() && s.getValue() != "identity")
+      return lowering.error(op) << "attribute 'fuse_activation' = '" << s.getValue()
+                                << "' (a fused activation) is not supported; export the program "
+                                   "without it";
+  if (auto s = dyn_cast_or_null<StringAttr>(op->getAttr("mkldnn_data_type")))
+    if (s.getValue() != "float32")
+      return lowering.error(op) << "attribute 'mkldnn_data_type' = '" << s.getValue()
+                                << "' (reduced precision) is not supported";
+  return success();
+}
+
+/// The static [C, H, W] of a rank-4 activation in NCHW order.
+FailureOr<std::array<int64_t, 3>> staticChw(ProgramLowering &lowering, Operation *op,
+                                            const SymShape &dims, bool nhwc, StringRef what) {
+  if (dims.size() != 4)
+    return lowering.error(op) << what << " must be 4-D, got " << lowering.describe(dims);
+  for (size_t i = 1; i < 4; ++i)
+    if (!dims[i].isStatic())
+      return lowering.error(op) << what << " " << lowering.describe(dims)
+                                << " needs static channel and spatial dims (only the batch "
+                                   "dim may be symbolic)";
+  if (nhwc)
+    return std::array<int64_t, 3>{dims[3].value, dims[1].value, dims[2].value};
+  return std::array<int64_t, 3>{dims[1].value, dims[2].value, dims[3].value};
+}
+
+/// `batch` followed by the static non-batch dims of `result`'s type.
+FailureOr<SymShape> resultDims(ProgramLowering &lowering, Operation *op, Value result,
+                               DimDesc batch) {
+  auto type = cast<RankedTensorType>(result.getType());
+  SymShape dims = {batch};
+  for (int64_t i = 1; i < type.getRank(); ++i) {
+    if (ShapedType::isDynamic(type.getDimSize(i)))
+      return lowering.error(op) << "result " << type << " needs static non-batch dims";
+    dims.push_back(DimDesc::fixed(type.getDimSize(i)));
+  }
+  return dims;
+}
+
+std::vector<int64_t> toVector(const std::array<int64_t, 2> &a) { return {a[0], a[1]}; }
+
+/// The kernel attributes of a convolution (conv2d or conv2d_transpose and
+/// their gradients): Paddle's window resolved for `inputHW` (the spatial
+/// size of Input) and the Filter's window.
+FailureOr<std::vector<AttrDesc>> convAttrs(ProgramLowering &lowering, Operation *op,
+                                           const SymShape &input, const SymShape &filter) {
+  pd::OpAttributes attrs(op);
+  std::string format = attrs.getString("data_format");
+  if (!pd::conv::isDataFormat(format))
+    return lowering.error(op) << "unknown data_format '" << format << "'";
+  bool nhwc = pd::conv::isChannelLast(format);
+  FailureOr<std::array<int64_t, 3>> chw = staticChw(lowering, op, input, nhwc, "Input");
+  if (failed(chw))
+    return failure();
+  if (filter.size() != 4 || !filter[2].isStatic() || !filter[3].isStatic())
+    return lowering.error(op) << "Filter must be 4-D with a static window, got "
+                              << lowering.describe(filter);
+  pd::conv::Window w;
+  std::string message = pd::conv::resolveWindow(
+      {filter[2].value, filter[3].value}, attrs.getInts("strides"), attrs.getInts("paddings"),
+      attrs.getInts("dilations"), attrs.getString("padding_algorithm"), {(*chw)[1], (*chw)[2]}, w);
+  if (!message.empty())
+    return lowering.error(op) << message;
+  return std::vector<AttrDesc>{
+      AttrDesc::ofInts("dilations", toVector(w.dilations)),
+      AttrDesc::ofInt("groups", attrs.getInt("groups")), AttrDesc::ofInt("nhwc", nhwc),
+      AttrDesc::ofInts("paddings", {w.paddings[0], w.paddings[1], w.paddings[2], w.paddings[3]}),
+      AttrDesc::ofInts("strides", toVector(w.strides))};
+}
+
+/// The kernel attributes of pool2d and pool2d_grad.
+FailureOr<std::vector<AttrDesc>> poolAttrs(ProgramLowering &lowering, Operation *op,
+                                           const SymShape &input) {
+  pd::OpAttributes attrs(op);
+  std::string format = attrs.getString("data_format");
+  if (!pd::conv::isDataFormat(format))
+    return lowering.error(op) << "unknown data_format '" << format << "'";
+  bool nhwc = pd::conv::isChannelLast(format);
+  FailureOr<std::array<int64_t, 3>> chw = staticChw(lowering, op, input, nhwc, "X");
+  if (failed(chw))
+    return failure();
+  std::vector<int64_t> ksize = attrs.getInts("ksize");
+  if (ksize.size() != 2)
+    return lowering.error(op) << "attribute 'ksize' must have 2 values";
+  bool adaptive = attrs.getBool("adaptive") || attrs.getBool("global_pooling");
+  pd::conv::Window w;
+  if (!adaptive) {
+    std::string message =
+        pd::conv::resolveWindow(ksize, attrs.getInts("strides"), attrs.getInts("paddings"), {1, 1},
+                                attrs.getString("padding_algorithm"), {(*chw)[1], (*chw)[2]}, w);
+    if (!message.empty())
+      return lowering.error(op) << message;
+  }
+  return std::vector<AttrDesc>{
+      AttrDesc::ofInt("adaptive", adaptive),
+      AttrDesc::ofInt("exclusive", attrs.getBool("exclusive")),
+      AttrDesc::ofInts("ksize", toVector(w.kernel)),
+      AttrDesc::ofInt("nhwc", nhwc),
+      AttrDesc::ofInts("paddings", {w.paddings[0], w.paddings[1], w.paddings[2], w.paddings[3]}),
+      AttrDesc::ofInts("strides", toVector(w.strides)),
+      AttrDesc::ofString("type", attrs.getString("pooling_type"))};
+}
+
+} // namespace
+
+/// conv2d and depthwise_conv2d (one kernel: groups say which), with the
+/// fused form's Bias.
+LogicalResult ProgramLowering::lowerConv2d(Operation *op) {
+  if (failed(refuseFusedForms(*this, op)))
+    return failure();
+  Value x = op->getOperand(0), filter = op->getOperand(1);
+  FailureOr<std::vector<AttrDesc>> attrs = convAttrs(*this, op, dimsOf(x), dimsOf(filter));
+  if (failed(attrs))
+    return failure();
+  FailureOr<SymShape> dims = resultDims(*this, op, op->getResult(0), dimsOf(x)[0]);
+  if (failed(dims))
+    return failure();
+  FailureOr<int32_t> out = defineResult(op->getResult(0), *dims);
+  if (failed(out))
+    return failure();
+  // The fused form's Bias, when given, is the optional third operand.
+  int32_t bias = op->getNumOperands() > 2 ? bufferOf(op->getOperand(2)) : -1;
+  emit("conv2d", {bufferOf(x), bufferOf(filter), bias}, {*out}, *attrs);
+  return success();
+}
+
+/// conv2d_transpose: the window is resolved against Input's spatial size,
+/// as Paddle's ConvTransposeInferMeta does; Output's size (with
+/// output_size or output_padding) is the inferred result type's.
+LogicalResult ProgramLowering::lowerConv2dTranspose(Operation *op) {
+  if (failed(refuseFusedForms(*this, op)))
+    return failure();
+  Value x = op->getOperand(0), filter = op->getOperand(1);
+  FailureOr<std::vector<AttrDesc>> attrs = convAttrs(*this, op, dimsOf(x), dimsOf(filter));
+  if (failed(attrs))
+    return failure();
+  FailureOr<SymShape> dims = resultDims(*this, op, op->getResult(0), dimsOf(x)[0]);
+  if (failed(dims))
+    return failure();
+  FailureOr<int32_t> out = defineResult(op->getResult(0), *dims);
+  if (failed(out))
+    return failure();
+  emit("conv2d_transpose", {bufferOf(x), bufferOf(filter)}, {*out}, *attrs);
+  return success();
+}
+
+/// Input@GRAD and Filter@GRAD of a convolution (and conv2d_grad's Bias@GRAD,
+/// [M]); `kernel` is conv2d_grad or conv2d_transpose_grad. A gradient
+/// nobody uses is not computed.
+static LogicalResult lowerConvGradOf(ProgramLowering &lowering, Operation *op, StringRef kernel) {
+  if (failed(refuseFusedForms(lowering, op)))
+    return failure();
+  // conv2d_grad's optional Bias sits before Output@GRAD: dout is the last.
+  Value x = op->getOperand(0), filter = op->getOperand(1);
+  Value dout = op->getOperand(op->getNumOperands() - 1);
+  FailureOr<std::vector<AttrDesc>> attrs =
+      convAttrs(lowering, op, lowering.dimsOf(x), lowering.dimsOf(filter));
+  if (failed(attrs))
+    return failure();
+  std::vector<int32_t> outs;
+  bool any = false;
+  for (auto [result, like] :
+       {std::pair{op->getResult(0), x}, std::pair{op->getResult(1), filter}}) {
+    if (!lowering.isNeeded(result)) {
+      outs.push_back(-1);
+      continue;
+    }
+    FailureOr<int32_t> buffer = lowering.defineResult(result, lowering.dimsOf(like));
+    if (failed(buffer))
+      return failure();
+    outs.push_back(*buffer);
+    any = true;
+  }
+  if (op->getNumResults() > 2) {
+    Value dbias = op->getResult(2);
+    int32_t buffer = -1;
+    if (lowering.isNeeded(dbias)) {
+      FailureOr<int32_t> b = lowering.defineResult(dbias, {lowering.dimsOf(filter)[0]});
+      if (failed(b))
+        return failure();
+      buffer = *b;
+      any = true;
+    }
+    outs.push_back(buffer);
+  }
+  if (any)
+    lowering.emit(kernel,
+                  {lowering.bufferOf(x), lowering.bufferOf(filter), lowering.bufferOf(dout)}, outs,
+                  *attrs);
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerConv2dGrad(Operation *op) {
+  return lowerConvGradOf(*this, op, "conv2d_grad");
+}
+
+LogicalResult ProgramLowering::lowerConv2dTransposeGrad(Operation *op) {
+  return lowerConvGradOf(*this, op, "conv2d_transpose_grad");
+}
+
+LogicalResult ProgramLowering::lowerPool2d(Operation *op) {
+  Value x = op->getOperand(0);
+  FailureOr<std::vector<AttrDesc>> attrs = poolAttrs(*this, op, dimsOf(x));
+  if (failed(attrs))
+    return failure();
+  FailureOr<SymShape> dims = resultDims(*this, op, op->getResult(0), dimsOf(x)[0]);
+  if (failed(dims))
+    return failure();
+  FailureOr<int32_t> out = defineResult(op->getResult(0), *dims);
+  if (failed(out))
+    return failure();
+  emit("pool2d", {bufferOf(x)}, {*out}, *attrs);
+  return success();
+}
+
+/// X@GRAD of pool2d from X, Out (the max gradient finds the maximum by
+/// comparing with it) and Out@GRAD.
+LogicalResult ProgramLowering::lowerPool2dGrad(Operation *op) {
+  Value x = op->getOperand(0), out = op->getOperand(1), dout = op->getOperand(2);
+  if (!isNeeded(op->getResult(0)))
+    return success();
+  FailureOr<std::vector<AttrDesc>> attrs = poolAttrs(*this, op, dimsOf(x));
+  if (failed(attrs))
+    return failure();
+  FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(x));
+  if (failed(dx))
+    return failure();
+  emit("pool2d_grad", {bufferOf(x), bufferOf(out), bufferOf(dout)}, {*dx}, *attrs);
+  return success();
+}
+
+} // namespace distc::target

@@ -1,0 +1,212 @@
+//===- Pool.cpp - pool2d and pool2d_grad ----------------------------------===//
+//
+// Max and average pooling with Paddle's window rules (Pool2dFunctor): a
+// window starts at y·stride − top and ends at min(start + k, H + top)
+// before both ends are clipped to the input (Paddle uses the top and left
+// paddings for both ends; bottom and right only size the output); a
+// non-exclusive average divides by the window's size before clipping, an
+// exclusive or adaptive one by the clipped size. The max gradient goes to
+// the first element of its window equal to the output, as in Paddle.
+//
+// Each (image, channel) plane is independent, so planes are split over the
+// kernel threads; NCHW and NHWC differ only in the strides of a plane.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelUtils.h"
+#include "Registration.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace distc::runtime::kernels {
+namespace {
+
+struct PoolShape {
+  int64_t n, c, h, w, oh, ow;
+  int64_t kh, kw, sh, sw, pt, pl;
+  bool max, exclusive, adaptive, nhwc;
+
+  /// Offset of element (img, ch, y, x) of a tensor with spatial size (hh, ww).
+  int64_t offset(int64_t img, int64_t ch, int64_t y, int64_t x, int64_t hh, int64_t ww) const {
+    return nhwc ? ((img * hh + y) * ww + x) * c + ch : ((img * c + ch) * hh + y) * ww + x;
+  }
+};
+
+/// The window of output (oy, ox): rows [y0, y1), columns [x0, x1) inside
+/// the input, and the divisor of an average.
+struct Window {
+  int64_t y0, y1, x0, x1, size;
+};
+
+DISTC_ALWAYS_INLINE Window windowOf(const PoolShape &s, int64_t oy, int64_t ox) {
+  Window win;
+  if (s.adaptive) {
+    win.y0 = oy * s.h / s.oh;
+    win.y1 = ((oy + 1) * s.h + s.oh - 1) / s.oh;
+    win.x0 = ox * s.w / s.ow;
+    win.x1 = ((ox + 1) * s.w + s.ow - 1) / s.ow;
+    win.size = (win.y1 - win.y0) * (win.x1 - win.x0);
+    return win;
+  }
+  win.y0 = oy * s.sh - s.pt;
+  win.x0 = ox * s.sw - s.pl;
+  win.y1 = std::min(win.y0 + s.kh, s.h + s.pt);
+  win.x1 = std::min(win.x0 + s.kw, s.w + s.pl);
+  win.size = (win.y1 - win.y0) * (win.x1 - win.x0);
+  win.y0 = std::max<int64_t>(win.y0, 0);
+  win.x0 = std::max<int64_t>(win.x0, 0);
+  win.y1 = std::min(win.y1, s.h);
+  win.x1 = std::min(win.x1, s.w);
+  if (s.exclusive)
+    win.size = (win.y1 - win.y0) * (win.x1 - win.x0);
+  return win;
+}
+
+PoolShape poolShape(const KernelContext &ctx, const Tensor &x, const Tensor &out) {
+  PoolShape s{};
+  s.nhwc = ctx.intAttr("nhwc") != 0;
+  if (x.rank() != 4 || out.rank() != 4)
+    ctx.fail("x " + x.typeString() + " and out " + out.typeString() + " must be 4-D");
+  auto dims = [&](const Tensor &t) {
+    return s.nhwc ? std::array<int64_t, 4>{t.dim(0), t.dim(3), t.dim(1), t.dim(2)}
+                  : std::array<int64_t, 4>{t.dim(0), t.dim(1), t.dim(2), t.dim(3)};
+  };
+  const auto xd = dims(x), od = dims(out);
+  if (xd[0] != od[0] || xd[1] != od[1])
+    ctx.fail("x " + x.typeString() + " and out " + out.typeString() +
+             " differ in batch or channels");
+  s.n = xd[0];
+  s.c = xd[1];
+  s.h = xd[2];
+  s.w = xd[3];
+  s.oh = od[2];
+  s.ow = od[3];
+  const std::string type = ctx.stringAttr("type");
+  if (type != "max" && type != "avg")
+    ctx.fail("type must be max or avg, got '" + type + "'");
+  s.max = type == "max";
+  s.exclusive = ctx.intAttr("exclusive") != 0;
+  s.adaptive = ctx.intAttr("adaptive") != 0;
+  std::vector<int64_t> k = ctx.intsAttr("ksize"), st = ctx.intsAttr("strides"),
+                       p = ctx.intsAttr("paddings");
+  if (k.size() != 2 || st.size() != 2 || p.size() != 4)
+    ctx.fail("ksize and strides need 2 values, paddings 4");
+  s.kh = k[0];
+  s.kw = k[1];
+  s.sh = st[0];
+  s.sw = st[1];
+  s.pt = p[0];
+  s.pl = p[2];
+  if (s.adaptive) {
+    if ((s.oh < 1 || s.ow < 1) && s.n * s.c > 0)
+      ctx.fail("adaptive pooling needs a non-empty output");
+    return s;
+  }
+  if (s.kh < 1 || s.kw < 1 || s.sh < 1 || s.sw < 1 || p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0)
+    ctx.fail("ksize and strides must be positive, paddings not negative");
+  // Every window must overlap the input, or a max would have no element.
+  if (s.oh > 0 && (s.oh - 1) * s.sh - s.pt >= s.h + s.pt)
+    ctx.fail("out " + out.typeString() + " has windows below the padded input " + x.typeString());
+  if (s.ow > 0 && (s.ow - 1) * s.sw - s.pl >= s.w + s.pl)
+    ctx.fail("out " + out.typeString() + " has windows right of the padded input " +
+             x.typeString());
+  return s;
+}
+
+/// Runs body(img, ch) for every plane, split over the kernel threads.
+template <typename F> void forPlanes(const PoolShape &s, const F &body) {
+  const int64_t work = std::max<int64_t>(1, s.oh * s.ow * std::max<int64_t>(1, s.kh * s.kw));
+  parallelFor(s.n * s.c, std::max<int64_t>(1, kCheapGrain / work), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      body(i / s.c, i % s.c);
+  });
+}
+
+void pool2dKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0);
+  Tensor &out = ctx.output(0);
+  expectSameDtype(ctx, out, x, "out", "x");
+  const PoolShape s = poolShape(ctx, x, out);
+  dispatchFloat(ctx, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *xp = x.data<T>();
+    T *op = out.data<T>();
+    forPlanes(s, [&](int64_t img, int64_t ch) {
+      for (int64_t oy = 0; oy < s.oh; ++oy)
+        for (int64_t ox = 0; ox < s.ow; ++ox) {
+          const Window win = windowOf(s, oy, ox);
+          T value;
+          if (s.max) {
+            value = std::numeric_limits<T>::lowest();
+            for (int64_t y = win.y0; y < win.y1; ++y)
+              for (int64_t xx = win.x0; xx < win.x1; ++xx)
+                value = std::max(value, xp[s.offset(img, ch, y, xx, s.h, s.w)]);
+          } else {
+            T sum = 0;
+            for (int64_t y = win.y0; y < win.y1; ++y)
+              for (int64_t xx = win.x0; xx < win.x1; ++xx)
+                sum += xp[s.offset(img, ch, y, xx, s.h, s.w)];
+            value = win.size > 0 ? sum / T(win.size) : T(0);
+          }
+          op[s.offset(img, ch, oy, ox, s.oh, s.ow)] = value;
+        }
+    });
+  });
+}
+
+void pool2dGradKernel(KernelContext &ctx) {
+  const Tensor &x = ctx.input(0), &out = ctx.input(1), &dout = ctx.input(2);
+  Tensor &dx = ctx.output(0);
+  expectSameDtype(ctx, out, x, "out", "x");
+  expectSameDtype(ctx, dout, x, "dout", "x");
+  expectSameDtype(ctx, dx, x, "dx", "x");
+  expectShape(ctx, dout, out.shape(), "dout");
+  expectShape(ctx, dx, x.shape(), "dx");
+  const PoolShape s = poolShape(ctx, x, out);
+  dispatchFloat(ctx, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *xp = x.data<T>(), *outp = out.data<T>(), *dop = dout.data<T>();
+    T *dxp = dx.data<T>();
+    forPlanes(s, [&](int64_t img, int64_t ch) {
+      for (int64_t y = 0; y < s.h; ++y)
+        for (int64_t xx = 0; xx < s.w; ++xx)
+          dxp[s.offset(img, ch, y, xx, s.h, s.w)] = T(0);
+      for (int64_t oy = 0; oy < s.oh; ++oy)
+        for (int64_t ox = 0; ox < s.ow; ++ox) {
+          const Window win = windowOf(s, oy, ox);
+          const int64_t o = s.offset(img, ch, oy, ox, s.oh, s.ow);
+          if (s.max) {
+            bool done = false;
+            for (int64_t y = win.y0; y < win.y1 && !done; ++y)
+              for (int64_t xx = win.x0; xx < win.x1; ++xx) {
+                const int64_t i = s.offset(img, ch, y, xx, s.h, s.w);
+                if (xp[i] == outp[o]) {
+                  dxp[i] += dop[o];
+                  done = true;
+                  break;
+                }
+              }
+            continue;
+          }
+          if (win.size <= 0)
+            continue;
+          const T g = dop[o] / T(win.size);
+          for (int64_t y = win.y0; y < win.y1; ++y)
+            for (int64_t xx = win.x0; xx < win.x1; ++xx)
+              dxp[s.offset(img, ch, y, xx, s.h, s.w)] += g;
+        }
+    });
+  });
+}
+
+} // namespace
+
+void registerPoolKernels(KernelRegistry &r) {
+  r.add("pool2d", pool2dKernel);
+  r.add("pool2d_grad", pool2dGradKernel);
+}
+
+} // namespace distc::runtime::kernels
