@@ -156,6 +156,9 @@ class Net:
         prob = self.main.var("softmax_0.tmp_0", [-1, classes])
         self.main.op("softmax", {"X": [logits]}, {"Out": [prob]}, {"axis": ("INT", -1)})
         self.main.fetch(prob)
+        # The logits too: with random parameters the probabilities of a deep
+        # network saturate, and only the logits show a difference.
+        self.main.fetch(logits, 1)
         return prob
 
 
@@ -238,26 +241,29 @@ def mobilenet(size, classes):
 
 # --- A small CNN to train -----------------------------------------------------
 
-def digits_cnn():
-    """conv-bn-relu-pool blocks over the 8x8 digits (fed as 64 columns and
-    reshaped to [-1, 1, 8, 8]), a linear classifier and the cross-entropy
-    loss: a training program for `distc --loss loss`."""
-    net = Net(is_test=False)
+def conv_net(channels, size, widths, is_test=False, classes=10):
+    """conv-bn-relu blocks, a 2x2 max pool after each but the last and a
+    global average pool after it, a linear classifier and the
+    cross-entropy loss: a training program for `distc --loss loss`. The
+    image is fed flat ([-1, channels*size*size], as CSV columns are) and
+    reshaped to NCHW."""
+    net = Net(is_test=is_test)
     main = net.main
-    main.feed("x", [-1, 64])
+    main.feed("x", [-1, channels * size * size])
     main.feed("label", [-1, 1], "INT64", col=1)
-    image = main.var("reshape2_0.tmp_0", [-1, 1, 8, 8])
-    main.var("reshape2_0.tmp_1", [0, -1, 64])
+    image = main.var("reshape2_0.tmp_0", [-1, channels, size, size])
+    main.var("reshape2_0.tmp_1", [0, -1, channels * size * size])
     main.op("reshape2", {"X": ["x"]}, {"Out": [image], "XShape": ["reshape2_0.tmp_1"]},
-            {"shape": ("INTS", [-1, 1, 8, 8])})
-    shape = [-1, 1, 8, 8]
-    x, shape = net.conv_bn(image, shape, 8, 3)
-    x, shape = net.pool(x, shape, "max", 2, 2)
-    x, shape = net.conv_bn(x, shape, 16, 3)
+            {"shape": ("INTS", [-1, channels, size, size])})
+    x, shape = image, [-1, channels, size, size]
+    for i, width in enumerate(widths):
+        x, shape = net.conv_bn(x, shape, width, 3)
+        if i + 1 < len(widths):
+            x, shape = net.pool(x, shape, "max", 2, 2)
     x, shape = net.pool(x, shape, "avg", global_pool=True)
     x, shape = net.flatten(x, shape)
-    logits = net.linear(x, shape[1], 10)
-    sm = main.var("softmax_with_cross_entropy_0.tmp_0", [-1, 10])
+    logits = net.linear(x, shape[1], classes)
+    sm = main.var("softmax_with_cross_entropy_0.tmp_0", [-1, classes])
     loss = main.var("softmax_with_cross_entropy_0.tmp_1", [-1, 1])
     main.op("softmax_with_cross_entropy", {"Logits": [logits], "Label": ["label"]},
             {"Softmax": [sm], "Loss": [loss]},
@@ -267,6 +273,11 @@ def digits_cnn():
     main.op("mean", {"X": [loss]}, {"Out": [avg]}, role=FORWARD | LOSS)
     main.fetch(avg)
     return net
+
+
+def digits_cnn():
+    """The CNN for the 8x8 digits (64 CSV columns)."""
+    return conv_net(1, 8, (8, 16))
 
 
 def save(net, folder):
