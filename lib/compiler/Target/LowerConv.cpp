@@ -21,13 +21,99 @@ using namespace mlir;
 namespace distc::target {
 namespace {
 
+/// True when boolean-like attribute `name` of `op` is set.
+bool flagSet(Operation *op, StringRef name) {
+  Attribute attr = op->getAttr(name);
+  if (auto b = dyn_cast_or_null<BoolAttr>(attr))
+    return b.getValue();
+  if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
+    return i.getValue() != 0;
+  return false;
+}
+
+float floatAttrOr(Operation *op, StringRef name, float otherwise) {
+  if (auto f = dyn_cast_or_null<FloatAttr>(op->getAttr(name)))
+    return static_cast<float>(f.getValueAsDouble());
+  return otherwise;
+}
+
+/// The activation a fused convolution applies to its output, as the
+/// kernel call that computes it.
+struct FusedActivation {
+  std::string kernel;
+  std::vector<AttrDesc> attrs;
+};
+
+/// oneDNN's fused form (Paddle's conv_activation_mkldnn_fuse_pass): the
+/// activation named by `fuse_activation` (or the older `fuse_relu`), its
+/// parameters in `fuse_alpha`/`fuse_beta` as that pass moves them there
+/// (relu6's threshold is fuse_alpha in Paddle 2.2 and fuse_beta later: the
+/// positive one counts). Null when the op applies none.
+FailureOr<std::optional<FusedActivation>> fusedActivation(ProgramLowering &lowering,
+                                                          Operation *op) {
+  std::string name;
+  if (auto s = dyn_cast_or_null<StringAttr>(op->getAttr("fuse_activation")))
+    name = s.getValue().str();
+  if (name.empty() && flagSet(op, "fuse_relu"))
+    name = "relu";
+  if (name.empty() || name == "identity")
+    return std::optional<FusedActivation>();
+  const float alpha = floatAttrOr(op, "fuse_alpha", 0.0f);
+  const float beta = floatAttrOr(op, "fuse_beta", 0.0f);
+  auto unary = [](const char *which) {
+    return FusedActivation{"unary", {AttrDesc::ofString("op", which)}};
+  };
+  if (name == "relu" || name == "sigmoid" || name == "tanh" || name == "abs" ||
+      name == "sqrt" || name == "exp")
+    return std::optional<FusedActivation>(unary(name.c_str()));
+  if (name == "gelu")
+    return std::optional<FusedActivation>(
+        unary(flagSet(op, "fuse_approximate") ? "gelu_tanh" : "gelu"));
+  if (name == "relu6") {
+    const float threshold = beta > 0 ? beta : alpha > 0 ? alpha : 6.0f;
+    return std::optional<FusedActivation>(
+        FusedActivation{"relu6", {AttrDesc::ofFloat("threshold", threshold)}});
+  }
+  if (name == "leaky_relu")
+    return std::optional<FusedActivation>(
+        FusedActivation{"leaky_relu", {AttrDesc::ofFloat("alpha", alpha)}});
+  if (name == "swish")
+    return std::optional<FusedActivation>(
+        FusedActivation{"swish", {AttrDesc::ofFloat("beta", alpha)}});
+  if (name == "hard_swish")
+    return std::optional<FusedActivation>(FusedActivation{
+        "hard_swish",
+        {AttrDesc::ofFloat("offset", 3.0), AttrDesc::ofFloat("scale", 6.0),
+         AttrDesc::ofFloat("threshold", 6.0)}});
+  if (name == "hard_sigmoid")
+    return std::optional<FusedActivation>(FusedActivation{
+        "hard_sigmoid", {AttrDesc::ofFloat("offset", beta), AttrDesc::ofFloat("slope", alpha)}});
+  if (name == "clip")
+    return std::optional<FusedActivation>(
+        FusedActivation{"clip", {AttrDesc::ofFloat("max", beta), AttrDesc::ofFloat("min", alpha)}});
+  return lowering.error(op) << "attribute 'fuse_activation' = '" << name
+                            << "' is not an activation distc fuses (relu, relu6, leaky_relu, "
+                               "swish, hard_swish, hard_sigmoid, sigmoid, tanh, gelu, clip, abs, "
+                               "sqrt, exp)";
+}
+
 /// The attributes exporters add for one backend that change what the op
-/// computes (oneDNN's fused forms and int8 quantization, the addto form of
-/// the gradient): distc runs the plain op, so these are refused by name
+/// computes (oneDNN's residual sum and int8 quantization, the addto form
+/// of the gradient): distc runs the plain op, so these are refused by name
 /// rather than ignored. Pure performance hints (use_cudnn, use_mkldnn,
-/// workspace_size_MB, exhaustive_search, ...) are accepted.
-LogicalResult refuseFusedForms(ProgramLowering &lowering, Operation *op) {
-  for (StringRef flag : {"fuse_relu", "fuse_residual_connection", "fuse_relu_before_depthwise_conv",
+/// workspace_size_MB, exhaustive_search, ...) are accepted; a fused
+/// activation is computed (fusedActivation), except by the gradient, which
+/// refuses it: the fused forms are inference programs' only.
+LogicalResult refuseFusedForms(ProgramLowering &lowering, Operation *op, bool gradient = false) {
+  if (gradient) {
+    FailureOr<std::optional<FusedActivation>> act = fusedActivation(lowering, op);
+    if (failed(act))
+      return failure();
+    if (*act)
+      return lowering.error(op) << "the gradient of a convolution with a fused activation is "
+                                   "not supported; train the program without the fusion";
+  }
+  for (StringRef flag : {"fuse_residual_connection", "fuse_relu_before_depthwise_conv",
                          "use_addto", "use_quantizer", "force_fp32_output"}) {
     Attribute attr = op->getAttr(flag);
     bool set = false;
@@ -40,11 +126,6 @@ LogicalResult refuseFusedForms(ProgramLowering &lowering, Operation *op) {
                                 << "' asks for a fused or quantized form, which distc does not "
                                    "run; export the program without it";
   }
-  if (auto s = dyn_cast_or_null<StringAttr>(op->getAttr("fuse_activation")))
-    if (!s.getValue().empty() && s.getValue() != "identity")
-      return lowering.error(op) << "attribute 'fuse_activation' = '" << s.getValue()
-                                << "' (a fused activation) is not supported; export the program "
-                                   "without it";
   if (auto s = dyn_cast_or_null<StringAttr>(op->getAttr("mkldnn_data_type")))
     if (s.getValue() != "float32")
       return lowering.error(op) << "attribute 'mkldnn_data_type' = '" << s.getValue()
@@ -144,6 +225,28 @@ FailureOr<std::vector<AttrDesc>> poolAttrs(ProgramLowering &lowering, Operation 
       AttrDesc::ofString("type", attrs.getString("pooling_type"))};
 }
 
+/// Defines the op's result (`dims`) and emits `kernel` into it, followed
+/// by the fused activation when the op has one: the convolution then goes
+/// into a temporary and the activation's own kernel into the result.
+LogicalResult emitConvolution(ProgramLowering &lowering, Operation *op, StringRef kernel,
+                              std::vector<int32_t> inputs, const SymShape &dims,
+                              const std::vector<AttrDesc> &attrs) {
+  FailureOr<std::optional<FusedActivation>> act = fusedActivation(lowering, op);
+  if (failed(act))
+    return failure();
+  FailureOr<int32_t> out = lowering.defineResult(op->getResult(0), dims);
+  if (failed(out))
+    return failure();
+  if (!*act) {
+    lowering.emit(kernel, std::move(inputs), {*out}, attrs);
+    return success();
+  }
+  int32_t conv = lowering.temp(kernel.str(), *out, dims);
+  lowering.emit(kernel, std::move(inputs), {conv}, attrs);
+  lowering.emit((*act)->kernel, {conv}, {*out}, (*act)->attrs);
+  return success();
+}
+
 } // namespace
 
 /// conv2d and depthwise_conv2d (one kernel: groups say which), with the
@@ -158,13 +261,10 @@ LogicalResult ProgramLowering::lowerConv2d(Operation *op) {
   FailureOr<SymShape> dims = resultDims(*this, op, op->getResult(0), dimsOf(x)[0]);
   if (failed(dims))
     return failure();
-  FailureOr<int32_t> out = defineResult(op->getResult(0), *dims);
-  if (failed(out))
-    return failure();
   // The fused form's Bias, when given, is the optional third operand.
   int32_t bias = op->getNumOperands() > 2 ? bufferOf(op->getOperand(2)) : -1;
-  emit("conv2d", {bufferOf(x), bufferOf(filter), bias}, {*out}, *attrs);
-  return success();
+  return emitConvolution(*this, op, "conv2d", {bufferOf(x), bufferOf(filter), bias}, *dims,
+                         *attrs);
 }
 
 /// conv2d_transpose: the window is resolved against Input's spatial size,
@@ -180,18 +280,15 @@ LogicalResult ProgramLowering::lowerConv2dTranspose(Operation *op) {
   FailureOr<SymShape> dims = resultDims(*this, op, op->getResult(0), dimsOf(x)[0]);
   if (failed(dims))
     return failure();
-  FailureOr<int32_t> out = defineResult(op->getResult(0), *dims);
-  if (failed(out))
-    return failure();
-  emit("conv2d_transpose", {bufferOf(x), bufferOf(filter)}, {*out}, *attrs);
-  return success();
+  return emitConvolution(*this, op, "conv2d_transpose", {bufferOf(x), bufferOf(filter)}, *dims,
+                         *attrs);
 }
 
 /// Input@GRAD and Filter@GRAD of a convolution (and conv2d_grad's Bias@GRAD,
 /// [M]); `kernel` is conv2d_grad or conv2d_transpose_grad. A gradient
 /// nobody uses is not computed.
 static LogicalResult lowerConvGradOf(ProgramLowering &lowering, Operation *op, StringRef kernel) {
-  if (failed(refuseFusedForms(lowering, op)))
+  if (failed(refuseFusedForms(lowering, op, /*gradient=*/true)))
     return failure();
   // conv2d_grad's optional Bias sits before Output@GRAD: dout is the last.
   Value x = op->getOperand(0), filter = op->getOperand(1);

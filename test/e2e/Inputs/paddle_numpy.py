@@ -201,11 +201,34 @@ def conv2d(ins, a):
                 out[:, g * og:(g + 1) * og] += np.einsum("nchw,oc->nohw", patch, ws[:, :, i, j])
     if "Bias" in ins:
         out += ins["Bias"].reshape(1, -1, 1, 1)
-    return {"Output": from_nchw(activation(out, a.get("fuse_activation", "")), nhwc)}
+    return {"Output": from_nchw(fused_activation(out, a), nhwc)}
 
 
-def activation(x, name):
-    return {"": x, "relu": np.maximum(x, 0), "relu6": np.clip(x, 0, 6)}[name]
+def fused_activation(x, a):
+    """oneDNN's fused forms: `fuse_activation` (or the older `fuse_relu`)
+    with its parameters in fuse_alpha / fuse_beta, as Paddle's
+    conv_activation_mkldnn_fuse_pass moves them there."""
+    name = a.get("fuse_activation", "") or ("relu" if a.get("fuse_relu") else "")
+    alpha, beta = a.get("fuse_alpha", 0.0), a.get("fuse_beta", 0.0)
+    if name in ("", "identity"):
+        return x
+    if name == "relu":
+        return np.maximum(x, 0)
+    if name == "relu6":
+        return np.clip(x, 0, beta if beta > 0 else alpha if alpha > 0 else 6.0)
+    if name == "leaky_relu":
+        return np.where(x > 0, x, alpha * x)
+    if name == "swish":
+        return x / (1 + np.exp(-alpha * x))
+    if name == "hard_swish":
+        return x * np.clip(x + 3, 0, 6) / 6
+    if name == "hard_sigmoid":
+        return np.clip(alpha * x + beta, 0, 1)
+    if name == "sigmoid":
+        return 1 / (1 + np.exp(-x))
+    if name == "tanh":
+        return np.tanh(x)
+    sys.exit("the reference has no fused activation '%s'" % name)
 
 
 def pool2d(ins, a):
