@@ -272,6 +272,9 @@ def conv_net(channels, size, widths, is_test=False, classes=10):
     avg = main.var("loss", [])
     main.op("mean", {"X": [loss]}, {"Out": [avg]}, role=FORWARD | LOSS)
     main.fetch(avg)
+    prob = main.var("softmax_0.tmp_0", [-1, classes])
+    main.op("softmax", {"X": [logits]}, {"Out": [prob]}, {"axis": ("INT", -1)})
+    main.fetch(prob, 1)
     return net
 
 
