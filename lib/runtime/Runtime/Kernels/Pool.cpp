@@ -28,12 +28,20 @@ struct PoolShape {
   int64_t n, c, h, w, oh, ow;
   int64_t kh, kw, sh, sw, pt, pl;
   bool max, exclusive, adaptive, nhwc;
-
-  /// Offset of element (img, ch, y, x) of a tensor with spatial size (hh, ww).
-  int64_t offset(int64_t img, int64_t ch, int64_t y, int64_t x, int64_t hh, int64_t ww) const {
-    return nhwc ? ((img * hh + y) * ww + x) * c + ch : ((img * c + ch) * hh + y) * ww + x;
-  }
 };
+
+/// The plane (img, ch) of a tensor with spatial size (hh, ww): element
+/// (y, x) is at base + y·rowStride + x·colStride in either layout, so the
+/// inner loops carry no layout test.
+struct Plane {
+  int64_t base, rowStride, colStride;
+  int64_t at(int64_t y, int64_t x) const { return base + y * rowStride + x * colStride; }
+};
+
+Plane planeOf(const PoolShape &s, int64_t img, int64_t ch, int64_t hh, int64_t ww) {
+  return s.nhwc ? Plane{img * hh * ww * s.c + ch, ww * s.c, s.c}
+                : Plane{(img * s.c + ch) * hh * ww, ww, 1};
+}
 
 /// The window of output (oy, ox): rows [y0, y1), columns [x0, x1) inside
 /// the input, and the divisor of an average.
@@ -135,6 +143,7 @@ void pool2dKernel(KernelContext &ctx) {
     const T *xp = x.data<T>();
     T *op = out.data<T>();
     forPlanes(s, [&](int64_t img, int64_t ch) {
+      const Plane in = planeOf(s, img, ch, s.h, s.w), res = planeOf(s, img, ch, s.oh, s.ow);
       for (int64_t oy = 0; oy < s.oh; ++oy)
         for (int64_t ox = 0; ox < s.ow; ++ox) {
           const Window win = windowOf(s, oy, ox);
@@ -143,15 +152,15 @@ void pool2dKernel(KernelContext &ctx) {
             value = std::numeric_limits<T>::lowest();
             for (int64_t y = win.y0; y < win.y1; ++y)
               for (int64_t xx = win.x0; xx < win.x1; ++xx)
-                value = std::max(value, xp[s.offset(img, ch, y, xx, s.h, s.w)]);
+                value = std::max(value, xp[in.at(y, xx)]);
           } else {
             T sum = 0;
             for (int64_t y = win.y0; y < win.y1; ++y)
               for (int64_t xx = win.x0; xx < win.x1; ++xx)
-                sum += xp[s.offset(img, ch, y, xx, s.h, s.w)];
+                sum += xp[in.at(y, xx)];
             value = win.size > 0 ? sum / T(win.size) : T(0);
           }
-          op[s.offset(img, ch, oy, ox, s.oh, s.ow)] = value;
+          op[res.at(oy, ox)] = value;
         }
     });
   });
@@ -171,19 +180,22 @@ void pool2dGradKernel(KernelContext &ctx) {
     const T *xp = x.data<T>(), *outp = out.data<T>(), *dop = dout.data<T>();
     T *dxp = dx.data<T>();
     forPlanes(s, [&](int64_t img, int64_t ch) {
+      const Plane in = planeOf(s, img, ch, s.h, s.w), res = planeOf(s, img, ch, s.oh, s.ow);
       for (int64_t y = 0; y < s.h; ++y)
         for (int64_t xx = 0; xx < s.w; ++xx)
-          dxp[s.offset(img, ch, y, xx, s.h, s.w)] = T(0);
+          dxp[in.at(y, xx)] = T(0);
       for (int64_t oy = 0; oy < s.oh; ++oy)
         for (int64_t ox = 0; ox < s.ow; ++ox) {
           const Window win = windowOf(s, oy, ox);
-          const int64_t o = s.offset(img, ch, oy, ox, s.oh, s.ow);
+          const int64_t o = res.at(oy, ox);
           if (s.max) {
+            // The first maximum of the window takes the gradient (Paddle's rule).
+            const T target = outp[o];
             bool done = false;
             for (int64_t y = win.y0; y < win.y1 && !done; ++y)
               for (int64_t xx = win.x0; xx < win.x1; ++xx) {
-                const int64_t i = s.offset(img, ch, y, xx, s.h, s.w);
-                if (xp[i] == outp[o]) {
+                const int64_t i = in.at(y, xx);
+                if (xp[i] == target) {
                   dxp[i] += dop[o];
                   done = true;
                   break;
@@ -196,7 +208,7 @@ void pool2dGradKernel(KernelContext &ctx) {
           const T g = dop[o] / T(win.size);
           for (int64_t y = win.y0; y < win.y1; ++y)
             for (int64_t xx = win.x0; xx < win.x1; ++xx)
-              dxp[s.offset(img, ch, y, xx, s.h, s.w)] += g;
+              dxp[in.at(y, xx)] += g;
         }
     });
   });
