@@ -398,28 +398,32 @@ def vision_ops():
     write("test/Inputs/programs/ops/batch_norm.json", p)
     # Its gradient as append_backward writes it: ReserveSpace declared as
     # BatchNormInferMeta declares it ([-1], uint8), Mean and Variance absent.
-    p = Program()
-    p.feed("img", [-1, 3, 4, 4], f32, 0)
-    for name in ("bn.w", "bn.b"):
-        p.param(name, [3], f32)
-    for name in ("bn.mean", "bn.var"):
-        p.var(name, [3], f32, persistable=True)
-    p.var("bn.tmp_3", [-1], "UINT8")
-    p.op("batch_norm", {"X": ["img"], "Scale": ["bn.w"], "Bias": ["bn.b"], "Mean": ["bn.mean"],
-                        "Variance": ["bn.var"]},
-         {"Y": ["bn.tmp_0"], "MeanOut": ["bn.mean"], "VarianceOut": ["bn.var"],
-          "SavedMean": ["bn.tmp_1"], "SavedVariance": ["bn.tmp_2"], "ReserveSpace": ["bn.tmp_3"]},
-         bn_attrs)
-    p.op("fill_constant", {}, {"Out": ["bn.tmp_0@GRAD"]},
-         {"shape": ("LONGS", [2, 3, 4, 4]), "value": ("FLOAT", 1.0), "dtype": ("INT", 5),
-          "str_value": ("STRING", ""), "force_cpu": ("BOOLEAN", False)}, role=BACKWARD)
-    p.op("batch_norm_grad", {"X": ["img"], "Scale": ["bn.w"], "Bias": ["bn.b"],
-                             "SavedMean": ["bn.tmp_1"], "SavedVariance": ["bn.tmp_2"],
-                             "ReserveSpace": ["bn.tmp_3"], "Y@GRAD": ["bn.tmp_0@GRAD"]},
-         {"X@GRAD": [], "Scale@GRAD": ["bn.w@GRAD"], "Bias@GRAD": ["bn.b@GRAD"]}, bn_attrs,
-         role=BACKWARD)
-    p.fetch("bn.w@GRAD", 0)
-    write("test/Inputs/programs/ops/batch_norm_grad.json", p)
+    # sync_batch_norm (SyncBatchNorm layers, BuildStrategy.sync_batch_norm)
+    # is the same op to Paddle, with the same slots and attributes.
+    for bn in ("batch_norm", "sync_batch_norm"):
+        p = Program()
+        p.feed("img", [-1, 3, 4, 4], f32, 0)
+        for name in ("bn.w", "bn.b"):
+            p.param(name, [3], f32)
+        for name in ("bn.mean", "bn.var"):
+            p.var(name, [3], f32, persistable=True)
+        p.var("bn.tmp_3", [-1], "UINT8")
+        p.op(bn, {"X": ["img"], "Scale": ["bn.w"], "Bias": ["bn.b"], "Mean": ["bn.mean"],
+                  "Variance": ["bn.var"]},
+             {"Y": ["bn.tmp_0"], "MeanOut": ["bn.mean"], "VarianceOut": ["bn.var"],
+              "SavedMean": ["bn.tmp_1"], "SavedVariance": ["bn.tmp_2"],
+              "ReserveSpace": ["bn.tmp_3"]},
+             bn_attrs)
+        p.op("fill_constant", {}, {"Out": ["bn.tmp_0@GRAD"]},
+             {"shape": ("LONGS", [2, 3, 4, 4]), "value": ("FLOAT", 1.0), "dtype": ("INT", 5),
+              "str_value": ("STRING", ""), "force_cpu": ("BOOLEAN", False)}, role=BACKWARD)
+        p.op(bn + "_grad", {"X": ["img"], "Scale": ["bn.w"], "Bias": ["bn.b"],
+                            "SavedMean": ["bn.tmp_1"], "SavedVariance": ["bn.tmp_2"],
+                            "ReserveSpace": ["bn.tmp_3"], "Y@GRAD": ["bn.tmp_0@GRAD"]},
+             {"X@GRAD": [], "Scale@GRAD": ["bn.w@GRAD"], "Bias@GRAD": ["bn.b@GRAD"]},
+             bn_attrs, role=BACKWARD)
+        p.fetch("bn.w@GRAD", 0)
+        write(f"test/Inputs/programs/ops/{bn}_grad.json", p)
     op_program("affine_channel", {"X": [img], "Scale": [("ac.w", [3], f32)],
                                   "Bias": [("ac.b", [3], f32)]},
                {"Out": ["affine_channel_0.tmp_0"]}, {"data_layout": ("STRING", "NCHW")},

@@ -99,6 +99,11 @@ void addParallelFlags(CLI::App &app, distc::pipeline::CompileOptions &options) {
                  "With --fuse-all-reduce: the largest bucket in MiB (fuse_grad_size_in_MB, "
                  "default 32)")
       ->group(group);
+  // --- BuildStrategy: batch_norm over every rank's batch ---
+  app.add_flag("--sync-batch-norm", flags.syncBatchNorm,
+               "batch_norm normalizes with the statistics of every rank's batch together "
+               "(sync_batch_norm)")
+      ->group(group);
 }
 
 } // namespace

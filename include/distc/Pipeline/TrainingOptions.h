@@ -38,6 +38,8 @@ struct TrainingOptions {
   // --- BuildStrategy: fused all-reduce buckets (data parallelism) --------
   bool fuseAllReduce = false; // fuse_all_reduce_ops
   double fuseGradSizeMb = 32; // fuse_grad_size_in_MB: the largest bucket
+  // --- BuildStrategy: batch_norm over every rank's batch -----------------
+  bool syncBatchNorm = false; // sync_batch_norm
   // ----------------------------------------------------------------------
   // BuildStrategy's reduce_strategy and gradient_scale_strategy, in the
   // spelling of distc's flags ("all-reduce" | "reduce"; "coeff-num-device" |
@@ -65,6 +67,8 @@ struct TrainingFlags {
   // --- BuildStrategy: fused all-reduce buckets ----------------------------
   bool fuseAllReduce = false; // a plain flag: given turns fusion on
   std::optional<double> fuseGradSizeMb;
+  // --- BuildStrategy: sync_batch_norm ---------------------------------------
+  bool syncBatchNorm = false; // a plain flag: given turns it on
   // ----------------------------------------------------------------------
   // BuildStrategy's reduce and gradient-scale strategies, already checked
   // against the spellings TrainingOptions lists.

@@ -196,6 +196,36 @@ def DataParallel : Pass<"distc-data-parallel", "mlir::ModuleOp"> {
   ];
 }
 
+def SyncBatchNorm : Pass<"distc-sync-batch-norm", "mlir::ModuleOp"> {
+  let summary = "Normalize with the statistics of every rank's batch (sync_batch_norm)";
+  let description = [{
+    BuildStrategy's `sync_batch_norm`, run on the train program before
+    distc-append-backward: every `batch_norm` in training form (batch
+    statistics: not `use_global_stats`, and not `is_test` unless
+    `trainable_statistics`) becomes `sync_batch_norm`, with the same
+    operands, attributes and results, so the backward pass appends
+    `sync_batch_norm_grad`. A `batch_norm_grad` the program already holds
+    (Paddle's backward ops) in training form becomes `sync_batch_norm_grad`.
+    Their kernels all-reduce the per-channel sums over the ranks, so every
+    rank normalizes with the global batch's mean and variance and keeps the
+    same running statistics. Ops with the running statistics stay (they
+    communicate nothing either way).
+
+    Before:
+    ```mlir
+    %y, %mo, %vo, %sm, %sv, %rs = pd.batch_norm %x, %s, %b, %m, %v {momentum = 9.000000e-01 : f32}
+    ```
+    After:
+    ```mlir
+    %y, %mo, %vo, %sm, %sv, %rs = pd.sync_batch_norm %x, %s, %b, %m, %v {momentum = 9.000000e-01 : f32}
+    ```
+  }];
+  let options = [
+    Option<"program", "program", "std::string", /*default=*/"\"train.main\"",
+           "Symbol of the train program">,
+  ];
+}
+
 def FuseAllReduce : Pass<"distc-fuse-all-reduce", "mlir::ModuleOp"> {
   let summary = "Fuse the gradient all-reduces into buckets (fuse_all_reduce_ops)";
   let description = [{

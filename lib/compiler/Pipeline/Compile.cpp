@@ -83,6 +83,10 @@ LogicalResult resolveCompileOptions(CompileOptions &options) {
   if (options.training.fuseAllReduce && options.nranks == 0)
     return fail("--fuse-all-reduce (fuse_all_reduce_ops) fuses the all-reduces of data "
                 "parallelism: give --nranks N");
+  // --- BuildStrategy: batch_norm over every rank's batch ---
+  if (options.training.syncBatchNorm && options.nranks == 0)
+    return fail("--sync-batch-norm (sync_batch_norm) normalizes over the batches of data "
+                "parallelism's ranks: give --nranks N");
   return success();
 }
 

@@ -80,6 +80,10 @@ void addModesPasses(OpPassManager &pm, const CompileOptions &options) {
   modes.loss = training.loss;
   modes.train = !training.optimizer.empty();
   pm.addPass(createDeriveModes(modes));
+  // BuildStrategy.sync_batch_norm: before the backward pass, which then
+  // appends sync_batch_norm_grad.
+  if (training.syncBatchNorm)
+    pm.addPass(createSyncBatchNorm());
   // Paddle's minimize: append_backward + apply_gradients.
   if (!training.optimizer.empty()) {
     AppendBackwardOptions backward;
@@ -135,7 +139,8 @@ const Phase kPhases[] = {
     {"modes",
      "per-mode programs @<mode>.main / @<mode>.startup (distc-derive-modes), the train "
      "program differentiated and given its optimizer (distc-append-backward, "
-     "distc-apply-optimizer)",
+     "distc-apply-optimizer; with --sync-batch-norm its batch_norm ops first become "
+     "sync_batch_norm, distc-sync-batch-norm)",
      PhaseResult::ModePrograms, addModesPasses},
     {"distributed",
      "the programs every rank runs: data parallelism with --nranks (distc-data-parallel)",
@@ -164,6 +169,9 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
                                      llvm::cl::desc("all-reduce or reduce")};
   Option<bool> fuseAllReduce{*this, "fuse-all-reduce",
                              llvm::cl::desc("All-reduce the gradients in buckets")};
+  Option<bool> syncBatchNorm{
+      *this, "sync-batch-norm",
+      llvm::cl::desc("batch_norm with the statistics of every rank's batch")};
   Option<uint64_t> seed{*this, "seed", llvm::cl::desc("Program random seed"), llvm::cl::init(0)};
   Option<std::string> output{*this, "output",
                              llvm::cl::desc("artifact phase: write this file instead of printing")};
@@ -223,6 +231,7 @@ void registerDistcPipelines() {
           if (given.reduceStrategy.hasValue())
             flags.reduceStrategy = given.reduceStrategy;
           flags.fuseAllReduce = given.fuseAllReduce;
+          flags.syncBatchNorm = given.syncBatchNorm;
           std::string error;
           if (!resolveTrainingOptions(flags, options.training, error))
             return errorHandler(error);

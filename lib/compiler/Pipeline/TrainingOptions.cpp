@@ -86,7 +86,8 @@ bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &
   if (!checkKeys(json,
                  {"optimizer", "loss", "lr", "momentum", "nesterov", "beta1", "beta2", "epsilon",
                   "weight_decay", "clip_norm", "no_grad", "lr_schedule", "fuse_all_reduce_ops",
-                  "fuse_grad_size_in_MB", "reduce_strategy", "gradient_scale_strategy"},
+                  "fuse_grad_size_in_MB", "sync_batch_norm", "reduce_strategy",
+                  "gradient_scale_strategy"},
                  "the config", error) ||
       !read(json, "optimizer", out.optimizer, error) || !read(json, "loss", out.loss, error) ||
       !read(json, "lr", out.lr, error) || !read(json, "momentum", out.momentum, error) ||
@@ -98,6 +99,9 @@ bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &
   // --- BuildStrategy: fused all-reduce buckets (Paddle's key names) ---
   if (!read(json, "fuse_all_reduce_ops", out.fuseAllReduce, error) ||
       !read(json, "fuse_grad_size_in_MB", out.fuseGradSizeMb, error))
+    return fail();
+  // --- BuildStrategy: batch_norm over every rank's batch ---
+  if (!read(json, "sync_batch_norm", out.syncBatchNorm, error))
     return fail();
   // --- BuildStrategy: reduce and gradient-scale strategies ---
   auto readChoice = [&](const char *key, const std::map<std::string, std::string> &choices,
@@ -254,6 +258,8 @@ bool resolveTrainingOptions(const TrainingFlags &f, TrainingOptions &o, std::str
   if (f.fuseAllReduce)
     o.fuseAllReduce = true;
   set(o.fuseGradSizeMb, f.fuseGradSizeMb);
+  if (f.syncBatchNorm)
+    o.syncBatchNorm = true;
   set(o.reduceStrategy, f.reduceStrategy);
   set(o.gradientScale, f.gradientScale);
   return validate(o, error);

@@ -9,11 +9,14 @@
 // element-wise in place, so defineResult binds them to those variables'
 // persistent buffers and the kernel updates the statistics where they live,
 // as the optimizers update parameters. The kernel reads every input before
-// it writes an output, so sharing storage is safe.
+// it writes an output, so sharing storage is safe. sync_batch_norm lowers
+// through the same members to the same kernels, with `sync` = 1.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ProgramLowering.h"
+
+#include "distc/Dialect/Pd/PdOps.h"
 
 using namespace mlir;
 
@@ -30,6 +33,15 @@ static FailureOr<int64_t> channelAxis(ProgramLowering &pl, Operation *op, size_t
   return pl.error(op) << "data_layout '" << layout << "' is not supported (NCHW or NHWC)";
 }
 
+/// sync_batch_norm and its gradient are batch_norm's kernels with `sync`
+/// set: the training statistics are all-reduced over the ranks. batch_norm
+/// leaves the attribute at its default, so its calls are as they were.
+static std::vector<AttrDesc> syncAttrs(Operation *op) {
+  if (isa<pd::SyncBatchNormOp, pd::SyncBatchNormGradOp>(op))
+    return {AttrDesc::ofInt("sync", 1)};
+  return {};
+}
+
 /// Paddle's rule (batch_norm_kernel.cc): the running statistics normalize
 /// in test mode (is_test without trainable_statistics) and with
 /// use_global_stats. The gradient takes is_test alone as test mode, as
@@ -39,7 +51,7 @@ bool ProgramLowering::usesGlobalStats(Operation *op) const {
   pd::OpAttributes attrs(op);
   if (program.mode != "train" || attrs.getBool("use_global_stats"))
     return true;
-  bool isGrad = op->getName().getStringRef() == "pd.batch_norm_grad";
+  bool isGrad = isa<pd::BatchNormGradOp, pd::SyncBatchNormGradOp>(op);
   return attrs.getBool("is_test") && (isGrad || !attrs.getBool("trainable_statistics"));
 }
 
@@ -82,11 +94,13 @@ LogicalResult ProgramLowering::lowerBatchNorm(Operation *op) {
   std::vector<int32_t> ins;
   for (unsigned i = 0; i < 5; ++i)
     ins.push_back(bufferOf(op->getOperand(i)));
-  emit("batch_norm", ins, outs,
-       {AttrDesc::ofInt("channel_axis", *axis),
-        AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon")),
-        AttrDesc::ofFloat("momentum", attrs.getFloat("momentum")),
-        AttrDesc::ofInt("global_stats", usesGlobalStats(op))});
+  std::vector<AttrDesc> kernelAttrs = syncAttrs(op);
+  kernelAttrs.insert(kernelAttrs.begin(),
+                     {AttrDesc::ofInt("channel_axis", *axis),
+                      AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon")),
+                      AttrDesc::ofFloat("momentum", attrs.getFloat("momentum")),
+                      AttrDesc::ofInt("global_stats", usesGlobalStats(op))});
+  emit("batch_norm", ins, outs, std::move(kernelAttrs));
   return success();
 }
 
@@ -129,11 +143,13 @@ LogicalResult ProgramLowering::lowerBatchNormGrad(Operation *op) {
   }
   if (outs == std::vector<int32_t>{-1, -1, -1})
     return success();
+  std::vector<AttrDesc> kernelAttrs = syncAttrs(op);
+  kernelAttrs.insert(kernelAttrs.begin(), {AttrDesc::ofInt("channel_axis", *axis),
+                                           AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon")),
+                                           AttrDesc::ofInt("global_stats", global)});
   emit("batch_norm_grad",
        {bufferOf(x), bufferOf(slot[1]), bufferOf(mean), bufferOf(variance), bufferOf(dy)}, outs,
-       {AttrDesc::ofInt("channel_axis", *axis),
-        AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon")),
-        AttrDesc::ofInt("global_stats", global)});
+       std::move(kernelAttrs));
   return success();
 }
 

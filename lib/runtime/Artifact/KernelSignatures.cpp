@@ -175,7 +175,7 @@ std::vector<KernelSignature> declareKernels() {
       {"batch_norm", kForward, "x, scale, bias, mean, variance",
        "y, mean_out?, variance_out?, saved_mean?, saved_variance?",
        {req("channel_axis", T::Int), req("epsilon", T::Float), req("global_stats", T::Int),
-        req("momentum", T::Float)},
+        req("momentum", T::Float), opt("sync", T::Int, "0")},
        "Paddle's batch_norm over x viewed as [outer, C, inner] split at channel_axis; scale, "
        "bias, mean, variance and the outputs but y have C elements. global_stats = 1: y = "
        "(x−mean)/sqrt(variance+eps)·scale+bias, mean_out = mean, variance_out = variance, "
@@ -184,14 +184,20 @@ std::vector<KernelSignature> declareKernels() {
        "variance_out = momentum·variance + (1−momentum)·v, saved_mean = m, saved_variance = "
        "1/sqrt(v+eps); with one element per channel y = x and the statistics stay. Every "
        "input is read before any output is written: mean_out and variance_out may be mean "
-       "and variance"},
+       "and variance. sync = 1 (sync_batch_norm), batch statistics and more than one rank: m "
+       "and v are those of every rank's x together (Σx, Σx² and the element count per "
+       "channel all-reduced in Float64; v = Σx²/M − m², at least 0), so every rank computes "
+       "the same outputs but y; otherwise sync changes nothing"},
       {"batch_norm_grad", kTraining, "x, scale, mean, variance, dy", "dx?, dscale?, dbias?",
-       {req("channel_axis", T::Int), req("epsilon", T::Float), req("global_stats", T::Int)},
+       {req("channel_axis", T::Int), req("epsilon", T::Float), req("global_stats", T::Int),
+        opt("sync", T::Int, "0")},
        "gradient of `batch_norm`. global_stats = 1: mean, variance are the running ones, inv = "
        "1/sqrt(variance+eps), dx = scale·inv·dy. Otherwise mean, variance are saved_mean and "
        "saved_variance (inv itself); with x̂ = (x−mean)·inv and M elements per channel: dx = "
        "scale·inv/M·(M·dy − Σdy − x̂·Σdy·x̂) (dx = dy when M = 1). Both: dscale = Σ dy·x̂, "
-       "dbias = Σ dy per channel"},
+       "dbias = Σ dy per channel. sync = 1, batch statistics and more than one rank: Σdy, "
+       "Σdy·x̂ and M in dx are over every rank's batch (all-reduced in Float64); dscale and "
+       "dbias stay this rank's sums, which the data-parallel gradient all-reduce averages"},
       {"affine_channel", kForward, "x, scale, bias", "out", {req("channel_axis", T::Int)},
        "out = x·scale[c] + bias[c], c the index along channel_axis"},
       {"affine_channel_grad", kTraining, "x, scale, dout", "dx?, dscale?, dbias?",

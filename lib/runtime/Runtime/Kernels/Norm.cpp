@@ -4,13 +4,17 @@
 // are accumulated in double, per channel, over x viewed as [outer, C,
 // inner] (NormUtils.h). batch_norm reads all of its inputs before it
 // writes an output, because its running-statistics outputs are the
-// persistent buffers of its mean and variance inputs (LowerNorm.cpp).
+// persistent buffers of its mean and variance inputs (LowerNorm.cpp). With
+// `sync` (sync_batch_norm) and several ranks, the batch statistics are the
+// global batch's, all-reduced once per call; otherwise the arithmetic is
+// batch_norm's, bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
 #include "NormUtils.h"
 #include "Registration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -41,12 +45,30 @@ void batchNormKernel(KernelContext &ctx) {
   const double eps = ctx.floatAttr("epsilon");
   const double momentum = ctx.floatAttr("momentum");
   const bool global = ctx.intAttr("global_stats") != 0;
-  const int64_t m = s.perChannel();
+  Collectives *sync = syncCollectives(ctx, global);
+  int64_t m = s.perChannel();
   dispatchFloat(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *xp = x.data<T>();
     const T *scale = ctx.input(1).data<T>(), *bias = ctx.input(2).data<T>();
     const T *mean = ctx.input(3).data<T>(), *variance = ctx.input(4).data<T>();
+    // sync_batch_norm over several ranks: the global batch's statistics,
+    // from every rank's Σx, Σx² per channel and element count (one
+    // collective). m becomes the global count.
+    std::vector<double> sums;
+    if (sync) {
+      sums.assign(2 * channels + 1, 0.0);
+      parallelFor(channels, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t c = begin; c < end; ++c)
+          forEachChannelRun(s, c, [&](int64_t off) {
+            sums[c] += rowSum(xp + off, s.inner);
+            sums[channels + c] += rowDot(xp + off, xp + off, s.inner);
+          });
+      });
+      sums[2 * channels] = double(m);
+      allreduceSums(ctx, *sync, sums);
+      m = std::llround(sums[2 * channels]);
+    }
     // Per channel, before anything is written: the new running statistics,
     // the saved ones, and y = x·a + b.
     std::vector<double> meanOut(channels), varOut(channels), saved(channels, 0.0),
@@ -61,13 +83,19 @@ void batchNormKernel(KernelContext &ctx) {
           mu = double(mean[c]);
           inv = 1.0 / std::sqrt(double(variance[c]) + eps);
         } else {
-          double sum = 0;
-          forEachChannelRun(s, c, [&](int64_t off) { sum += rowSum(xp + off, s.inner); });
-          mu = sum / double(m);
-          double sq = 0;
-          forEachChannelRun(s, c,
-                            [&](int64_t off) { sq += rowSquaredDeviation(xp + off, mu, s.inner); });
-          const double var = sq / double(m);
+          double var;
+          if (sync) {
+            mu = sums[c] / double(m);
+            var = std::max(sums[channels + c] / double(m) - mu * mu, 0.0);
+          } else {
+            double sum = 0;
+            forEachChannelRun(s, c, [&](int64_t off) { sum += rowSum(xp + off, s.inner); });
+            mu = sum / double(m);
+            double sq = 0;
+            forEachChannelRun(
+                s, c, [&](int64_t off) { sq += rowSquaredDeviation(xp + off, mu, s.inner); });
+            var = sq / double(m);
+          }
           inv = 1.0 / std::sqrt(var + eps);
           meanOut[c] = momentum * double(mean[c]) + (1.0 - momentum) * mu;
           varOut[c] = momentum * double(variance[c]) + (1.0 - momentum) * var;

@@ -1,13 +1,16 @@
 //===- NormGrad.cpp - batch_norm_grad, affine_channel_grad ----------------===//
 //
 // The gradients of Norm.cpp's kernels, over x viewed as [outer, C, inner]
-// (NormUtils.h). Per-channel sums are accumulated in double.
+// (NormUtils.h). Per-channel sums are accumulated in double. With `sync`
+// (sync_batch_norm_grad) and several ranks, dx's sums are the global
+// batch's, all-reduced once per call.
 //
 //===----------------------------------------------------------------------===//
 
 #include "NormUtils.h"
 #include "Registration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -42,6 +45,7 @@ void batchNormGradKernel(KernelContext &ctx) {
          *dbias = ctx.optionalOutput(2);
   expectParamGrads(ctx, x, s.channels, dx, dscale, dbias);
   const bool global = ctx.intAttr("global_stats") != 0;
+  Collectives *sync = syncCollectives(ctx, global);
   const double eps = ctx.floatAttr("epsilon");
   const int64_t m = s.perChannel(), channels = s.channels, inner = s.inner;
   dispatchFloat(ctx, x.dtype(), [&](auto tag) {
@@ -49,7 +53,7 @@ void batchNormGradKernel(KernelContext &ctx) {
     const T *xp = x.data<T>(), *gp = dy.data<T>();
     const T *scale = ctx.input(1).data<T>(), *mean = ctx.input(2).data<T>(),
             *var = ctx.input(3).data<T>();
-    // Per channel: inv, Σdy, Σdy·x̂, then dx's coefficients
+    // Per channel: inv, Σdy, Σdy·x̂ (this rank's), then dx's coefficients
     // dx = a·dy + b·x̂ + c0.
     std::vector<double> inv(channels), sumDy(channels), sumDyXhat(channels), a(channels),
         b(channels), c0(channels);
@@ -67,20 +71,38 @@ void batchNormGradKernel(KernelContext &ctx) {
         });
         sumDy[c] = sg;
         sumDyXhat[c] = sgx;
-        if (global) {
-          a[c] = double(scale[c]) * inv[c];
-          b[c] = c0[c] = 0;
-        } else if (m == 1) { // Paddle: y = x, so dx = dy
-          a[c] = 1;
-          b[c] = c0[c] = 0;
-        } else {
-          const double k = double(scale[c]) * inv[c] / double(m);
-          a[c] = k * double(m);
-          b[c] = -k * sgx;
-          c0[c] = -k * sg;
-        }
       }
     });
+    // sync_batch_norm over several ranks: dx is the gradient through the
+    // global batch's statistics, so its sums and count are every rank's
+    // (one collective). dscale and dbias stay this rank's sums: the
+    // data-parallel all-reduce averages them with the other gradients.
+    std::vector<double> total;
+    int64_t count = m;
+    if (sync) {
+      total.assign(2 * channels + 1, 0.0);
+      std::copy(sumDy.begin(), sumDy.end(), total.begin());
+      std::copy(sumDyXhat.begin(), sumDyXhat.end(), total.begin() + channels);
+      total[2 * channels] = double(m);
+      allreduceSums(ctx, *sync, total);
+      count = std::llround(total[2 * channels]);
+    }
+    for (int64_t c = 0; c < channels; ++c) {
+      const double sg = sync ? total[c] : sumDy[c];
+      const double sgx = sync ? total[channels + c] : sumDyXhat[c];
+      if (global) {
+        a[c] = double(scale[c]) * inv[c];
+        b[c] = c0[c] = 0;
+      } else if (count == 1) { // Paddle: y = x, so dx = dy
+        a[c] = 1;
+        b[c] = c0[c] = 0;
+      } else {
+        const double k = double(scale[c]) * inv[c] / double(count);
+        a[c] = k * double(count);
+        b[c] = -k * sgx;
+        c0[c] = -k * sg;
+      }
+    }
     if (dx) {
       T *dp = dx->data<T>();
       parallelFor(s.outer * channels,
@@ -97,7 +119,7 @@ void batchNormGradKernel(KernelContext &ctx) {
                     }
                   });
     }
-    const bool singleTrain = !global && m == 1;
+    const bool singleTrain = !global && count == 1;
     for (int64_t c = 0; c < channels; ++c) {
       if (dscale)
         dscale->data<T>()[c] = T(singleTrain ? 0.0 : sumDyXhat[c]);

@@ -2,7 +2,9 @@
 //
 // batch_norm and affine_channel (Norm.cpp, NormGrad.cpp) see x as
 // [outer, C, inner] split at its channel axis: NCHW puts the channel at 1,
-// NHWC last (inner = 1), and both are the same loops.
+// NHWC last (inner = 1), and both are the same loops. sync_batch_norm's
+// kernels (batch_norm with `sync` = 1) all-reduce their per-channel sums
+// through allreduceSums.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +12,11 @@
 #define DISTC_LIB_RUNTIME_KERNELS_NORMUTILS_H
 
 #include "KernelUtils.h"
+#include "distc/Runtime/Backend.h"
+#include "distc/Runtime/Collectives.h"
+
+#include <cstring>
+#include <vector>
 
 namespace distc::runtime::kernels {
 
@@ -42,6 +49,37 @@ inline ChannelSplit channelSplit(const KernelContext &ctx, const Tensor &x) {
 template <typename F> void forEachChannelRun(const ChannelSplit &s, int64_t c, F f) {
   for (int64_t o = 0; o < s.outer; ++o)
     f((o * s.channels + c) * s.inner);
+}
+
+/// The communicator a `sync` call reduces its batch statistics over: null
+/// (compute as batch_norm does) without `sync`, with the running
+/// statistics, or when this process is the only rank.
+inline Collectives *syncCollectives(const KernelContext &ctx, bool globalStats) {
+  if (globalStats || ctx.intAttr("sync") == 0)
+    return nullptr;
+  Collectives *c = ctx.collectives();
+  return c && c->size() > 1 ? c : nullptr;
+}
+
+/// Sums `values` element-wise over every rank, in place: one Float64
+/// collective of storage from the backend (which the host may write), or
+/// of host memory without one. The blocking allreduce first completes the
+/// collectives the program started, so calling it from a kernel is safe.
+inline void allreduceSums(const KernelContext &ctx, Collectives &c, std::vector<double> &values) {
+  const Shape shape = {static_cast<int64_t>(values.size())};
+  Backend *backend = ctx.backend();
+  Tensor packed =
+      backend ? backend->allocate(DType::Float64, shape) : Tensor(DType::Float64, shape);
+  const size_t bytes = values.size() * sizeof(double);
+  std::memcpy(packed.data(), values.data(), bytes);
+  Status st = c.allreduce(packed, "sum");
+  // A device communicator may complete asynchronously: the host reads the
+  // sums only after the backend's queued work.
+  if (st.ok() && backend)
+    st = backend->synchronize();
+  if (!st.ok())
+    ctx.fail("all-reducing the batch statistics: " + st.message());
+  std::memcpy(values.data(), packed.data(), bytes);
 }
 
 } // namespace distc::runtime::kernels

@@ -1,9 +1,9 @@
 //===- PdNormOps.td - Normalization, activations, matmul v1 -*- tablegen -*-===//
 //
 // The ops vision models (ResNet-vd, MobileNetV3, ShuffleNetV2, VGG) add to
-// the catalog: batch_norm and affine_channel, the activations with
-// attributes (relu6, hard_swish, hard_sigmoid, swish, leaky_relu), Paddle's
-// first matmul and arg_max. Included at the end of PdOps.td; the fields are
+// the catalog: batch_norm (and its data-parallel form sync_batch_norm) and
+// affine_channel, the activations with attributes (relu6, hard_swish,
+// hard_sigmoid, swish, leaky_relu), Paddle's first matmul and arg_max. Included at the end of PdOps.td; the fields are
 // those of Pd_Op (PdDialect.td, docs/adding-an-op.md).
 //
 //===----------------------------------------------------------------------===//
@@ -17,7 +17,45 @@
 // Paddle program they are the very variables Mean and Variance read, so the
 // importer writes them back with `pd.write_var` (as it does an optimizer's
 // ParamOut) and the lowering updates the persistent buffers in place.
-def Pd_BatchNormOp : Pd_CatalogOp<"batch_norm", [Pure]> {
+//
+// batch_norm and sync_batch_norm are one op to Paddle (sync_batch_norm_op.cc
+// registers batch_norm's maker and gradient): the same slots, attributes,
+// shape rule and PIR form, declared once here. Only the lowering tells them
+// apart (the kernels' `sync` attribute).
+defvar Pd_BatchNormAttrs = (ins PdBool<"false">:$is_test, PdFloat<"0.9">:$momentum,
+                                PdFloat<"1e-05">:$epsilon, PdStr<"NCHW">:$data_layout,
+                                PdBool<"false">:$fuse_with_relu,
+                                PdBool<"false">:$use_global_stats,
+                                PdBool<"false">:$trainable_statistics);
+
+class Pd_BatchNormLikeOp<string mnemonic> : Pd_CatalogOp<mnemonic, [Pure]> {
+  let arguments = !con((ins PdTensor:$X, PdTensor:$Scale, PdTensor:$Bias, PdTensor:$Mean,
+                            PdTensor:$Variance), Pd_BatchNormAttrs);
+  let results = (outs PdTensor:$Y, PdTensor:$MeanOut, PdTensor:$VarianceOut,
+                      PdTensor:$SavedMean, PdTensor:$SavedVariance, PdTensor:$ReserveSpace);
+  let optionalOutputs = ["MeanOut", "VarianceOut", "SavedMean", "SavedVariance",
+                         "ReserveSpace"];
+  let unsupportedInputs = ["MomentumTensor"];
+  // pd_op.<mnemonic>(x, mean, variance, scale, bias), results in ODS order
+  // (pd_op.sync_batch_norm_, its in-place spelling, is read as the same).
+  let pirOperands = ["X", "Mean", "Variance", "Scale", "Bias"];
+  let inferRule = "inferBatchNorm";
+  let lowering = [{ lowerBatchNorm(op) }];
+  let gradOp = mnemonic # "_grad";
+}
+
+class Pd_BatchNormLikeGradOp<string mnemonic, string forward>
+    : Pd_GradOp<mnemonic, forward, [AttrSizedOperandSegments]> {
+  let arguments = !con((ins PdTensor:$X, PdTensor:$Scale, PdTensor:$Bias,
+                            Optional<PdTensor>:$Mean, Optional<PdTensor>:$Variance,
+                            PdTensor:$SavedMean, PdTensor:$SavedVariance,
+                            Optional<PdTensor>:$ReserveSpace, PdTensor:$Y_GRAD),
+                       Pd_BatchNormAttrs);
+  let results = (outs PdTensor:$X_GRAD, PdTensor:$Scale_GRAD, PdTensor:$Bias_GRAD);
+  let lowering = [{ lowerBatchNormGrad(op) }];
+}
+
+def Pd_BatchNormOp : Pd_BatchNormLikeOp<"batch_norm"> {
   let summary = "Batch normalization per channel (batch or running statistics)";
   let description = [{
     Training form (`is_test` false, or `trainable_statistics`, and not
@@ -28,37 +66,23 @@ def Pd_BatchNormOp : Pd_CatalogOp<"batch_norm", [Pure]> {
     as Paddle's CPU kernel saves them for the gradient. Otherwise X is
     normalized with Mean and Variance, which pass through unchanged.
   }];
-  let arguments = (ins PdTensor:$X, PdTensor:$Scale, PdTensor:$Bias, PdTensor:$Mean,
-                       PdTensor:$Variance, PdBool<"false">:$is_test,
-                       PdFloat<"0.9">:$momentum, PdFloat<"1e-05">:$epsilon,
-                       PdStr<"NCHW">:$data_layout, PdBool<"false">:$fuse_with_relu,
-                       PdBool<"false">:$use_global_stats,
-                       PdBool<"false">:$trainable_statistics);
-  let results = (outs PdTensor:$Y, PdTensor:$MeanOut, PdTensor:$VarianceOut,
-                      PdTensor:$SavedMean, PdTensor:$SavedVariance, PdTensor:$ReserveSpace);
-  let optionalOutputs = ["MeanOut", "VarianceOut", "SavedMean", "SavedVariance",
-                         "ReserveSpace"];
-  let unsupportedInputs = ["MomentumTensor"];
-  // pd_op.batch_norm(x, mean, variance, scale, bias), results in ODS order.
-  let pirOperands = ["X", "Mean", "Variance", "Scale", "Bias"];
-  let inferRule = "inferBatchNorm";
-  let lowering = [{ lowerBatchNorm(op) }];
-  let gradOp = "batch_norm_grad";
 }
 
-def Pd_BatchNormGradOp
-    : Pd_GradOp<"batch_norm_grad", "batch_norm", [AttrSizedOperandSegments]> {
-  let arguments = (ins PdTensor:$X, PdTensor:$Scale, PdTensor:$Bias,
-                       Optional<PdTensor>:$Mean, Optional<PdTensor>:$Variance,
-                       PdTensor:$SavedMean, PdTensor:$SavedVariance,
-                       Optional<PdTensor>:$ReserveSpace, PdTensor:$Y_GRAD,
-                       PdBool<"false">:$is_test, PdFloat<"0.9">:$momentum,
-                       PdFloat<"1e-05">:$epsilon, PdStr<"NCHW">:$data_layout,
-                       PdBool<"false">:$fuse_with_relu, PdBool<"false">:$use_global_stats,
-                       PdBool<"false">:$trainable_statistics);
-  let results = (outs PdTensor:$X_GRAD, PdTensor:$Scale_GRAD, PdTensor:$Bias_GRAD);
-  let lowering = [{ lowerBatchNormGrad(op) }];
+def Pd_BatchNormGradOp : Pd_BatchNormLikeGradOp<"batch_norm_grad", "batch_norm">;
+
+def Pd_SyncBatchNormOp : Pd_BatchNormLikeOp<"sync_batch_norm"> {
+  let summary = "batch_norm with the statistics of every data-parallel rank's batch";
+  let description = [{
+    batch_norm whose training-form statistics are those of the global batch:
+    each rank's per-channel sums of X and X² and its element count are
+    all-reduced, so every rank normalizes with the same mean and biased
+    variance and keeps the same running statistics (Paddle's
+    BuildStrategy.sync_batch_norm; distc --sync-batch-norm writes it). With
+    one rank, or with the running statistics, it is batch_norm.
+  }];
 }
+
+def Pd_SyncBatchNormGradOp : Pd_BatchNormLikeGradOp<"sync_batch_norm_grad", "sync_batch_norm">;
 
 def Pd_AffineChannelOp : Pd_CatalogOp<"affine_channel", [Pure]> {
   let hasPirForm = 0; // not checked against programs Paddle writes
