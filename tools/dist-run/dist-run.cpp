@@ -217,7 +217,7 @@ CLI::Option *addLauncherOptions(CLI::App &app, distc::launch::LaunchOptions &l,
                                 std::optional<std::string> &collectiveTimeout) {
   CLI::Option *nproc =
       app.add_option("--nproc-per-node", l.nprocPerNode, "Start N ranks on this node (launcher)")
-      ->check(distc::tools::decimalInteger());
+          ->check(distc::tools::decimalInteger());
   app.add_option("--nnodes", l.nnodes, "Nodes in the job (default 1)")
       ->check(distc::tools::decimalInteger());
   app.add_option("--node-rank", l.nodeRank, "This node's index in [0, nnodes) (default 0)")
@@ -463,8 +463,8 @@ std::unique_ptr<DistModel> openModelWithMode(const Options &o, const JobRole &ro
 }
 
 /// The flags of a run on one batch of --input files.
-const std::vector<const char *> batchFlags = {"--input", "--output", "--expected-output", "--rtol",
-                                              "--atol",  "--repeat"};
+const std::vector<const char *> batchFlags = {"--input", "--output", "--expected-output",
+                                              "--rtol",  "--atol",   "--repeat"};
 /// The flags only training takes.
 const std::vector<const char *> trainOnlyFlags = {"--holdout",
                                                   "--eval-data",

@@ -176,7 +176,7 @@ private:
   Operation *defining = nullptr;              // the op whose results are being defined
   /// Values known at compile time, by variable (recordKnownValue).
   llvm::StringMap<std::vector<double>> known;
-  ArrayRef<std::string> opOrigins;            // per op: where it comes from, if given
+  ArrayRef<std::string> opOrigins; // per op: where it comes from, if given
 };
 
 Location ProgramImporter::opLoc(int index, const proto::OpDesc &op) {
@@ -232,8 +232,8 @@ LogicalResult ProgramImporter::checkOpTypes(const proto::BlockDesc &block) {
     return error << "unknown op type '" << firstType << "': the pd dialect does not model it";
   error << unknown.size() << " unknown op types (the pd dialect does not model them): ";
   for (size_t k = 0; k < unknown.size(); ++k)
-    error << (k ? ", " : "") << "'" << unknown[k].first << "' (" << (k ? "" : "first at ")
-          << "op #" << unknown[k].second << ")";
+    error << (k ? ", " : "") << "'" << unknown[k].first << "' (" << (k ? "" : "first at ") << "op #"
+          << unknown[k].second << ")";
   return error;
 }
 
@@ -352,7 +352,8 @@ ProgramImporter::foldInputs(Location loc, const proto::OpDesc &op, const pd::OpS
     }
     if (fold.attrs.size() > 1 && values.size() != fold.attrs.size())
       return emitError(loc) << "input slot '" << fold.slot << "' holds " << values.size()
-                            << " values for the " << fold.attrs.size() << " attributes it stands for";
+                            << " values for the " << fold.attrs.size()
+                            << " attributes it stands for";
     if (!out)
       out = op;
     for (size_t k = 0; k < fold.attrs.size(); ++k) {
@@ -360,8 +361,7 @@ ProgramImporter::foldInputs(Location loc, const proto::OpDesc &op, const pd::OpS
       for (const pd::AttrSpec &a : spec.attrs)
         if (a.name == fold.attrs[k])
           attr = &a;
-      std::vector<double> part =
-          fold.attrs.size() == 1 ? values : std::vector<double>{values[k]};
+      std::vector<double> part = fold.attrs.size() == 1 ? values : std::vector<double>{values[k]};
       std::string error;
       if (!attr || !setAttr(*out, fold.attrs[k], attr->kind, part, error))
         return emitError(loc) << "input slot '" << fold.slot << "' " << error << " (attribute '"

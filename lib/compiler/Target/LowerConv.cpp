@@ -63,8 +63,8 @@ FailureOr<std::optional<FusedActivation>> fusedActivation(ProgramLowering &lower
   auto unary = [](const char *which) {
     return FusedActivation{"unary", {AttrDesc::ofString("op", which)}};
   };
-  if (name == "relu" || name == "sigmoid" || name == "tanh" || name == "abs" ||
-      name == "sqrt" || name == "exp")
+  if (name == "relu" || name == "sigmoid" || name == "tanh" || name == "abs" || name == "sqrt" ||
+      name == "exp")
     return std::optional<FusedActivation>(unary(name.c_str()));
   if (name == "gelu")
     return std::optional<FusedActivation>(
@@ -81,10 +81,10 @@ FailureOr<std::optional<FusedActivation>> fusedActivation(ProgramLowering &lower
     return std::optional<FusedActivation>(
         FusedActivation{"swish", {AttrDesc::ofFloat("beta", alpha)}});
   if (name == "hard_swish")
-    return std::optional<FusedActivation>(FusedActivation{
-        "hard_swish",
-        {AttrDesc::ofFloat("offset", 3.0), AttrDesc::ofFloat("scale", 6.0),
-         AttrDesc::ofFloat("threshold", 6.0)}});
+    return std::optional<FusedActivation>(
+        FusedActivation{"hard_swish",
+                        {AttrDesc::ofFloat("offset", 3.0), AttrDesc::ofFloat("scale", 6.0),
+                         AttrDesc::ofFloat("threshold", 6.0)}});
   if (name == "hard_sigmoid")
     return std::optional<FusedActivation>(FusedActivation{
         "hard_sigmoid", {AttrDesc::ofFloat("offset", beta), AttrDesc::ofFloat("slope", alpha)}});
@@ -113,8 +113,8 @@ LogicalResult refuseFusedForms(ProgramLowering &lowering, Operation *op, bool gr
       return lowering.error(op) << "the gradient of a convolution with a fused activation is "
                                    "not supported; train the program without the fusion";
   }
-  for (StringRef flag : {"fuse_residual_connection", "fuse_relu_before_depthwise_conv",
-                         "use_addto", "use_quantizer", "force_fp32_output"}) {
+  for (StringRef flag : {"fuse_residual_connection", "fuse_relu_before_depthwise_conv", "use_addto",
+                         "use_quantizer", "force_fp32_output"}) {
     Attribute attr = op->getAttr(flag);
     bool set = false;
     if (auto b = dyn_cast_or_null<BoolAttr>(attr))
@@ -249,39 +249,35 @@ LogicalResult emitConvolution(ProgramLowering &lowering, Operation *op, StringRe
 
 } // namespace
 
-/// conv2d and depthwise_conv2d (one kernel: groups say which), with the
-/// fused form's Bias.
-LogicalResult ProgramLowering::lowerConv2d(Operation *op) {
-  if (failed(refuseFusedForms(*this, op)))
+/// A forward convolution onto `kernel`. The window is resolved against
+/// Input's spatial size (for conv2d_transpose too, as Paddle's
+/// ConvTransposeInferMeta does); Output's size is the inferred result
+/// type's. conv2d's fused form passes its optional Bias (the third operand).
+static LogicalResult lowerConvolution(ProgramLowering &lowering, Operation *op, StringRef kernel,
+                                      bool takesBias) {
+  if (failed(refuseFusedForms(lowering, op)))
     return failure();
   Value x = op->getOperand(0), filter = op->getOperand(1);
-  FailureOr<std::vector<AttrDesc>> attrs = convAttrs(*this, op, dimsOf(x), dimsOf(filter));
+  FailureOr<std::vector<AttrDesc>> attrs =
+      convAttrs(lowering, op, lowering.dimsOf(x), lowering.dimsOf(filter));
   if (failed(attrs))
     return failure();
-  FailureOr<SymShape> dims = resultDims(*this, op, op->getResult(0), dimsOf(x)[0]);
+  FailureOr<SymShape> dims = resultDims(lowering, op, op->getResult(0), lowering.dimsOf(x)[0]);
   if (failed(dims))
     return failure();
-  // The fused form's Bias, when given, is the optional third operand.
-  int32_t bias = op->getNumOperands() > 2 ? bufferOf(op->getOperand(2)) : -1;
-  return emitConvolution(*this, op, "conv2d", {bufferOf(x), bufferOf(filter), bias}, *dims,
-                         *attrs);
+  std::vector<int32_t> inputs = {lowering.bufferOf(x), lowering.bufferOf(filter)};
+  if (takesBias)
+    inputs.push_back(op->getNumOperands() > 2 ? lowering.bufferOf(op->getOperand(2)) : -1);
+  return emitConvolution(lowering, op, kernel, std::move(inputs), *dims, *attrs);
 }
 
-/// conv2d_transpose: the window is resolved against Input's spatial size,
-/// as Paddle's ConvTransposeInferMeta does; Output's size (with
-/// output_size or output_padding) is the inferred result type's.
+/// conv2d and depthwise_conv2d: one kernel, the groups say which.
+LogicalResult ProgramLowering::lowerConv2d(Operation *op) {
+  return lowerConvolution(*this, op, "conv2d", /*takesBias=*/true);
+}
+
 LogicalResult ProgramLowering::lowerConv2dTranspose(Operation *op) {
-  if (failed(refuseFusedForms(*this, op)))
-    return failure();
-  Value x = op->getOperand(0), filter = op->getOperand(1);
-  FailureOr<std::vector<AttrDesc>> attrs = convAttrs(*this, op, dimsOf(x), dimsOf(filter));
-  if (failed(attrs))
-    return failure();
-  FailureOr<SymShape> dims = resultDims(*this, op, op->getResult(0), dimsOf(x)[0]);
-  if (failed(dims))
-    return failure();
-  return emitConvolution(*this, op, "conv2d_transpose", {bufferOf(x), bufferOf(filter)}, *dims,
-                         *attrs);
+  return lowerConvolution(*this, op, "conv2d_transpose", /*takesBias=*/false);
 }
 
 /// Input@GRAD and Filter@GRAD of a convolution (and conv2d_grad's Bias@GRAD,
