@@ -43,34 +43,43 @@ Plane planeOf(const PoolShape &s, int64_t img, int64_t ch, int64_t hh, int64_t w
                 : Plane{(img * s.c + ch) * hh * ww, ww, 1};
 }
 
-/// The window of output (oy, ox): rows [y0, y1), columns [x0, x1) inside
-/// the input, and the divisor of an average.
-struct Window {
-  int64_t y0, y1, x0, x1, size;
+/// The window of one output index along one axis: input positions
+/// [lo, hi), and the span an average divides by along this axis (the
+/// clipped one when exclusive or adaptive, else the one the padded input
+/// allows). Windows are separable: output (oy, ox) takes rows of its oy
+/// and columns of its ox, so a kernel computes each axis's once.
+struct AxisWindow {
+  int64_t lo, hi, span;
 };
 
-DISTC_ALWAYS_INLINE Window windowOf(const PoolShape &s, int64_t oy, int64_t ox) {
-  Window win;
-  if (s.adaptive) {
-    win.y0 = oy * s.h / s.oh;
-    win.y1 = ((oy + 1) * s.h + s.oh - 1) / s.oh;
-    win.x0 = ox * s.w / s.ow;
-    win.x1 = ((ox + 1) * s.w + s.ow - 1) / s.ow;
-    win.size = (win.y1 - win.y0) * (win.x1 - win.x0);
-    return win;
+std::vector<AxisWindow> axisWindows(int64_t outSize, int64_t inSize, int64_t kernel, int64_t stride,
+                                    int64_t pad, bool adaptive, bool exclusive) {
+  std::vector<AxisWindow> windows(static_cast<size_t>(std::max<int64_t>(outSize, 0)));
+  for (int64_t o = 0; o < outSize; ++o) {
+    AxisWindow &w = windows[static_cast<size_t>(o)];
+    if (adaptive) {
+      w.lo = o * inSize / outSize;
+      w.hi = ((o + 1) * inSize + outSize - 1) / outSize;
+      w.span = w.hi - w.lo;
+      continue;
+    }
+    const int64_t start = o * stride - pad;
+    const int64_t end = std::min(start + kernel, inSize + pad);
+    w.lo = std::max<int64_t>(start, 0);
+    w.hi = std::min(end, inSize);
+    w.span = exclusive ? w.hi - w.lo : end - start;
   }
-  win.y0 = oy * s.sh - s.pt;
-  win.x0 = ox * s.sw - s.pl;
-  win.y1 = std::min(win.y0 + s.kh, s.h + s.pt);
-  win.x1 = std::min(win.x0 + s.kw, s.w + s.pl);
-  win.size = (win.y1 - win.y0) * (win.x1 - win.x0);
-  win.y0 = std::max<int64_t>(win.y0, 0);
-  win.x0 = std::max<int64_t>(win.x0, 0);
-  win.y1 = std::min(win.y1, s.h);
-  win.x1 = std::min(win.x1, s.w);
-  if (s.exclusive)
-    win.size = (win.y1 - win.y0) * (win.x1 - win.x0);
-  return win;
+  return windows;
+}
+
+/// The windows of a pool along H and W.
+struct Windows {
+  std::vector<AxisWindow> rows, cols;
+};
+
+Windows windowsOf(const PoolShape &s) {
+  return {axisWindows(s.oh, s.h, s.kh, s.sh, s.pt, s.adaptive, s.exclusive),
+          axisWindows(s.ow, s.w, s.kw, s.sw, s.pl, s.adaptive, s.exclusive)};
 }
 
 PoolShape poolShape(const KernelContext &ctx, const Tensor &x, const Tensor &out) {
@@ -142,26 +151,30 @@ void pool2dKernel(KernelContext &ctx) {
     using T = decltype(tag);
     const T *xp = x.data<T>();
     T *op = out.data<T>();
+    const Windows win = windowsOf(s);
     forPlanes(s, [&](int64_t img, int64_t ch) {
       const Plane in = planeOf(s, img, ch, s.h, s.w), res = planeOf(s, img, ch, s.oh, s.ow);
-      for (int64_t oy = 0; oy < s.oh; ++oy)
+      for (int64_t oy = 0; oy < s.oh; ++oy) {
+        const AxisWindow &wy = win.rows[size_t(oy)];
         for (int64_t ox = 0; ox < s.ow; ++ox) {
-          const Window win = windowOf(s, oy, ox);
+          const AxisWindow &wx = win.cols[size_t(ox)];
           T value;
           if (s.max) {
             value = std::numeric_limits<T>::lowest();
-            for (int64_t y = win.y0; y < win.y1; ++y)
-              for (int64_t xx = win.x0; xx < win.x1; ++xx)
+            for (int64_t y = wy.lo; y < wy.hi; ++y)
+              for (int64_t xx = wx.lo; xx < wx.hi; ++xx)
                 value = std::max(value, xp[in.at(y, xx)]);
           } else {
             T sum = 0;
-            for (int64_t y = win.y0; y < win.y1; ++y)
-              for (int64_t xx = win.x0; xx < win.x1; ++xx)
+            for (int64_t y = wy.lo; y < wy.hi; ++y)
+              for (int64_t xx = wx.lo; xx < wx.hi; ++xx)
                 sum += xp[in.at(y, xx)];
-            value = win.size > 0 ? sum / T(win.size) : T(0);
+            const int64_t size = wy.span * wx.span;
+            value = size > 0 ? sum / T(size) : T(0);
           }
           op[res.at(oy, ox)] = value;
         }
+      }
     });
   });
 }
@@ -179,21 +192,23 @@ void pool2dGradKernel(KernelContext &ctx) {
     using T = decltype(tag);
     const T *xp = x.data<T>(), *outp = out.data<T>(), *dop = dout.data<T>();
     T *dxp = dx.data<T>();
+    const Windows win = windowsOf(s);
     forPlanes(s, [&](int64_t img, int64_t ch) {
       const Plane in = planeOf(s, img, ch, s.h, s.w), res = planeOf(s, img, ch, s.oh, s.ow);
       for (int64_t y = 0; y < s.h; ++y)
         for (int64_t xx = 0; xx < s.w; ++xx)
           dxp[in.at(y, xx)] = T(0);
-      for (int64_t oy = 0; oy < s.oh; ++oy)
+      for (int64_t oy = 0; oy < s.oh; ++oy) {
+        const AxisWindow &wy = win.rows[size_t(oy)];
         for (int64_t ox = 0; ox < s.ow; ++ox) {
-          const Window win = windowOf(s, oy, ox);
+          const AxisWindow &wx = win.cols[size_t(ox)];
           const int64_t o = res.at(oy, ox);
           if (s.max) {
             // The first maximum of the window takes the gradient (Paddle's rule).
             const T target = outp[o];
             bool done = false;
-            for (int64_t y = win.y0; y < win.y1 && !done; ++y)
-              for (int64_t xx = win.x0; xx < win.x1; ++xx) {
+            for (int64_t y = wy.lo; y < wy.hi && !done; ++y)
+              for (int64_t xx = wx.lo; xx < wx.hi; ++xx) {
                 const int64_t i = in.at(y, xx);
                 if (xp[i] == target) {
                   dxp[i] += dop[o];
@@ -203,13 +218,15 @@ void pool2dGradKernel(KernelContext &ctx) {
               }
             continue;
           }
-          if (win.size <= 0)
+          const int64_t size = wy.span * wx.span;
+          if (size <= 0)
             continue;
-          const T g = dop[o] / T(win.size);
-          for (int64_t y = win.y0; y < win.y1; ++y)
-            for (int64_t xx = win.x0; xx < win.x1; ++xx)
+          const T g = dop[o] / T(size);
+          for (int64_t y = wy.lo; y < wy.hi; ++y)
+            for (int64_t xx = wx.lo; xx < wx.hi; ++xx)
               dxp[in.at(y, xx)] += g;
         }
+      }
     });
   });
 }
