@@ -181,7 +181,11 @@ std::string foldedInputList(const Operator &op) {
   const Record *def = &op.getDef();
   std::string out = "{";
   for (llvm::StringRef entry : def->getValueAsListOfStrings("foldedInputs")) {
-    auto [slot, attrText] = entry.split('=');
+    auto [slotAndAttrs, marker] = entry.split('|');
+    if (!marker.empty() && marker != "-1")
+      llvm::PrintFatalError(def->getLoc(), "foldedInputs entry '" + entry.str() +
+                                               "': the only marker is |-1");
+    auto [slot, attrText] = slotAndAttrs.split('=');
     if (slot.empty() || attrText.empty())
       llvm::PrintFatalError(def->getLoc(), "foldedInputs entry '" + entry.str() +
                                                "' is not SLOT=attr[,attr...]");
@@ -199,7 +203,9 @@ std::string foldedInputList(const Operator &op) {
                                                  attr.str() + "', which the op does not have");
       out += quoted(attr) + ", ";
     }
-    out += "}}, ";
+    if (!marker.empty() && attrs.size() != 1)
+      llvm::PrintFatalError(def->getLoc(), "|-1 needs a slot standing for one attribute");
+    out += "}, " + std::string(marker.empty() ? "false" : "true") + "}, ";
   }
   return out + "}";
 }

@@ -341,6 +341,7 @@ ProgramImporter::foldInputs(Location loc, const proto::OpDesc &op, const pd::OpS
     if (!slot || slot->arguments_size() == 0)
       continue;
     std::vector<double> values;
+    std::string runTimeName; // a variable with an element computed at run time
     for (const std::string &name : slot->arguments()) {
       auto it = known.find(name);
       if (it == known.end())
@@ -348,8 +349,26 @@ ProgramImporter::foldInputs(Location loc, const proto::OpDesc &op, const pd::OpS
                               << "', which is computed at run time; distc needs its value "
                                  "when compiling (give attribute '"
                               << fold.attrs.front() << "' instead)";
+      if (runTimeName.empty() && llvm::any_of(it->second, [](double v) { return std::isnan(v); }))
+        runTimeName = name;
       values.insert(values.end(), it->second.begin(), it->second.end());
     }
+    // Elements computed at run time (a dynamic dim, from `shape`): one may
+    // stand as -1 where the attribute infers it.
+    const auto unknown = llvm::count_if(values, [](double v) { return std::isnan(v); });
+    if (unknown > 0 && !(fold.unknownAsInferred && unknown == 1))
+      return emitError(loc) << "input slot '" << fold.slot << "' holds " << unknown
+                            << (unknown == 1 ? " value" : " values")
+                            << " computed at run time (a dynamic dim, e.g. of '" << runTimeName
+                            << "'); "
+                            << (fold.unknownAsInferred
+                                    ? "distc infers one (as -1) but needs the others"
+                                    : "distc needs every value")
+                            << " when compiling (give attribute '" << fold.attrs.front()
+                            << "' instead)";
+    for (double &v : values)
+      if (std::isnan(v))
+        v = -1; // inferred
     if (fold.attrs.size() > 1 && values.size() != fold.attrs.size())
       return emitError(loc) << "input slot '" << fold.slot << "' holds " << values.size()
                             << " values for the " << fold.attrs.size()
@@ -405,9 +424,27 @@ void ProgramImporter::recordKnownValue(const proto::OpDesc &op) {
     if (count <= kMaxKnown)
       known[out] = std::vector<double>(static_cast<size_t>(count), v);
   } else if (op.type() == "shape") {
+    // A dynamic dim (the batch) is NaN: known to exist, not its value.
     auto type = dyn_cast<RankedTensorType>(env.lookup(only(op.inputs(), "Input")).getType());
-    if (type && type.hasStaticShape())
-      known[out] = std::vector<double>(type.getShape().begin(), type.getShape().end());
+    if (type) {
+      std::vector<double> dims;
+      for (int64_t d : type.getShape())
+        dims.push_back(ShapedType::isDynamic(d) ? std::nan("") : double(d));
+      known[out] = std::move(dims);
+    }
+  } else if (op.type() == "slice") {
+    // Elements of a known 1-D value, as `paddle.shape(x)[i]` writes it.
+    auto it = known.find(only(op.inputs(), "Input"));
+    const proto::OpDesc::Attr *axes = findAttr(op, "axes"), *starts = findAttr(op, "starts"),
+                              *ends = findAttr(op, "ends");
+    if (it == known.end() || !axes || !starts || !ends || axes->ints_size() != 1 ||
+        axes->ints(0) != 0 || starts->ints_size() != 1 || ends->ints_size() != 1)
+      return;
+    const int64_t size = static_cast<int64_t>(it->second.size());
+    auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + size : i, 0, size); };
+    const int64_t begin = clamp(starts->ints(0)), end = clamp(ends->ints(0));
+    if (begin < end)
+      known[out] = std::vector<double>(it->second.begin() + begin, it->second.begin() + end);
   } else if (op.type() == "assign" || op.type() == "cast") {
     auto it = known.find(only(op.inputs(), "X"));
     if (it != known.end()) {

@@ -70,6 +70,8 @@ struct FoldedInput {
   /// One attribute takes the slot's whole value; several take one element
   /// each, in order.
   std::vector<std::string_view> attrs;
+  /// One element computed at run time may stand as -1 ("inferred").
+  bool unknownAsInferred = false;
 };
 
 struct OpSpec {

@@ -56,6 +56,9 @@ class Pd_Op<string mnemonic, list<Trait> traits = []>
   // known when the program is imported (fill_constant, shape of a static
   // tensor, assign and cast of those) is folded into the attributes; one
   // computed at run time is refused, naming the slot and the variable.
+  // A trailing "|-1" ("ShapeTensor=shape|-1") lets one element computed at
+  // run time (the batch size, from `shape` of the input) stand as -1, for
+  // an attribute where -1 means "inferred" (reshape2's shape).
   list<string> foldedInputs = [];
   // Startup-program initializers of parameter values.
   bit isInitializer = 0;

@@ -365,7 +365,7 @@ def Pd_Reshape2Op : Pd_CatalogOp<"reshape2", [Pure]> {
   let arguments = (ins PdTensor:$X, PdInts<"[]">:$shape);
   let results = (outs PdTensor:$Out, PdTensor:$XShape);
   let optionalOutputs = ["XShape"];
-  let foldedInputs = ["Shape=shape", "ShapeTensor=shape"];
+  let foldedInputs = ["Shape=shape|-1", "ShapeTensor=shape|-1"];
   let pirName = "reshape";
   let pirOperands = ["X", "attr:shape"];
   let inferRule = "inferReshape2";
