@@ -13,6 +13,8 @@
 
 #include "ProgramLowering.h"
 
+#include "distc/Dialect/Pd/PdOps.h"
+
 #include "distc/Dialect/Pd/ResizeSpec.h"
 
 using namespace mlir;
@@ -33,8 +35,7 @@ LogicalResult ProgramLowering::lowerFlattenRange(Operation *op) {
     if (!start || !stop || *start > *stop)
       return error(op) << "start_axis " << attrs.getInt("start_axis") << " and stop_axis "
                        << attrs.getInt("stop_axis") << " are no range of X " << describe(xd);
-    std::optional<DimDesc> merged =
-        product(SymShape(xd.begin() + *start, xd.begin() + *stop + 1));
+    std::optional<DimDesc> merged = product(SymShape(xd.begin() + *start, xd.begin() + *stop + 1));
     if (!merged)
       return error(op) << "cannot merge dims " << *start << ".." << *stop << " of X "
                        << describe(xd) << ": several unknown dims";
@@ -90,31 +91,41 @@ LogicalResult ProgramLowering::lowerUnsqueeze(Operation *op) {
 
 LogicalResult ProgramLowering::lowerShapeOf(Operation *op) {
   Value x = op->getOperand(0);
-  FailureOr<int32_t> out = defineResult(
-      op->getResult(0), {DimDesc::fixed(static_cast<int64_t>(dimsOf(x).size()))});
+  FailureOr<int32_t> out =
+      defineResult(op->getResult(0), {DimDesc::fixed(static_cast<int64_t>(dimsOf(x).size()))});
   if (failed(out))
     return failure();
   emit("shape", {bufferOf(x)}, {*out});
   return success();
 }
 
-/// Out = X viewed as [N, group, C/group, H·W], transposed to [N, C/group,
-/// group, H·W]. Its gradient undoes that: the same shuffle with the two
-/// factors swapped.
+/// shuffle_channel and channel_shuffle (`group` or `groups`; NHWC with
+/// channel_shuffle's data_format). NCHW: Out = X viewed as [N, g, C/g,
+/// H·W], transposed to [N, C/g, g, H·W]; NHWC: X viewed as [N·H·W, g, C/g,
+/// 1], the same transpose. The gradient undoes it: the same shuffle with
+/// the two factors swapped.
 LogicalResult ProgramLowering::lowerShuffleChannel(Operation *op, bool grad) {
   Value x = op->getOperand(0);
   SymShape xd = dimsOf(x);
-  int64_t group = pd::OpAttributes(op).getInt("group");
-  if (xd.size() != 4 || !xd[1].isStatic() || group <= 0 || xd[1].value % group != 0)
-    return error(op) << "group " << group << " must divide the known channel count of NCHW "
-                     << describe(xd);
-  std::optional<DimDesc> spatial = product({xd[2], xd[3]});
-  if (!spatial)
+  pd::OpAttributes attrs(op);
+  const bool legacy = !isa<pd::ChannelShuffleOp, pd::ChannelShuffleGradOp>(op);
+  const int64_t group = legacy ? attrs.getInt("group") : attrs.getInt("groups");
+  const bool nhwc = !legacy && attrs.getString("data_format") == "NHWC";
+  const size_t channelAxis = nhwc ? 3 : 1;
+  if (xd.size() != 4 || !xd[channelAxis].isStatic() || group <= 0 ||
+      xd[channelAxis].value % group != 0)
+    return error(op) << "groups " << group << " must divide the known channel count of "
+                     << (nhwc ? "NHWC " : "NCHW ") << describe(xd);
+  const int64_t channels = xd[channelAxis].value;
+  std::optional<DimDesc> rows = nhwc ? product({xd[0], xd[1], xd[2]}) : product({xd[2], xd[3]});
+  if (!rows)
     return error(op) << "cannot shuffle " << describe(xd) << ": several unknown dims";
-  int64_t outer = grad ? xd[1].value / group : group;
-  DimDesc a = DimDesc::fixed(outer), b = DimDesc::fixed(xd[1].value / outer);
-  int32_t source = view(bufferOf(x), {xd[0], a, b, *spatial});
-  int32_t shuffled = temp(nameOf(op->getResult(0)) + ".shuffled", source, {xd[0], b, a, *spatial});
+  int64_t outer = grad ? channels / group : group;
+  DimDesc a = DimDesc::fixed(outer), b = DimDesc::fixed(channels / outer);
+  SymShape from = nhwc ? SymShape{*rows, a, b, DimDesc::fixed(1)} : SymShape{xd[0], a, b, *rows};
+  SymShape to = nhwc ? SymShape{*rows, b, a, DimDesc::fixed(1)} : SymShape{xd[0], b, a, *rows};
+  int32_t source = view(bufferOf(x), from);
+  int32_t shuffled = temp(nameOf(op->getResult(0)) + ".shuffled", source, to);
   emit("transpose", {source}, {shuffled}, {AttrDesc::ofInts("perm", {0, 2, 1, 3})});
   return failed(defineView(op->getResult(0), shuffled, xd)) ? failure() : success();
 }
@@ -182,8 +193,8 @@ LogicalResult ProgramLowering::lowerInterp(Operation *op) {
     const DimDesc &in = xd[*h + i];
     if (!in.isStatic())
       return error(op) << "cannot resize the unknown dim " << *h + i << " of X " << describe(xd);
-    out[*h + i] = DimDesc::fixed(
-        pd::interpOutSize(in.value, sizes[i].second, attrs.getInt(sizes[i].first)));
+    out[*h + i] =
+        DimDesc::fixed(pd::interpOutSize(in.value, sizes[i].second, attrs.getInt(sizes[i].first)));
   }
   std::vector<AttrDesc> kernelAttrs = {
       AttrDesc::ofString("method", attrs.getString("interp_method")),

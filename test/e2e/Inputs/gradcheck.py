@@ -521,6 +521,8 @@ def resize(f):
     f.case("squeeze_all", {"x": f.normal(1, 2, 1, 3)}, lambda x: x.reshape(2, 3))
     f.case("unsqueeze", {"x": f.normal(2, 3)}, lambda x: unsqueeze(x, [0, -1]))
     f.case("shuffle", {"x": f.normal(2, 6, 2, 3)}, lambda x: shuffle_channel(x, 2))
+    f.case("channel_shuffle", {"x": f.normal(2, 2, 3, 6)},
+           lambda x: shuffle_channel(x.transpose(0, 3, 1, 2), 3).transpose(0, 2, 3, 1))
     f.case("pad2d_reflect", {"x": f.normal(1, 2, 3, 4)},
            lambda x: pad_nd(x, [(0, 0), (0, 0), (1, 2), (2, 1)], "reflect"))
     f.case("pad2d_edge", {"x": f.normal(1, 3, 3, 2)},

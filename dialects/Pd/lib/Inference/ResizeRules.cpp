@@ -50,8 +50,8 @@ LogicalResult inferFlattenRange(InferContext &c) {
   if (failed(stop))
     return failure();
   if (*start > *stop)
-    return c.error() << "attribute 'start_axis' (" << *start << ") is after 'stop_axis' ("
-                     << *stop << ") for input slot 'X' " << x;
+    return c.error() << "attribute 'start_axis' (" << *start << ") is after 'stop_axis' (" << *stop
+                     << ") for input slot 'X' " << x;
   Dims out(x.getShape().take_front(*start));
   out.push_back(product(x.getShape().slice(*start, *stop - *start + 1)));
   llvm::append_range(out, x.getShape().drop_front(*stop + 1));
@@ -120,19 +120,31 @@ LogicalResult inferShapeOf(InferContext &c) {
   return success();
 }
 
-/// shuffle_channel: 4-D X whose channel count `group` divides.
-LogicalResult inferShuffleChannel(InferContext &c) {
+/// A channel shuffle: 4-D X whose channel count (dim `channelAxis`) the
+/// attribute `groupAttr` divides; Out like X.
+static LogicalResult inferShuffle(InferContext &c, StringRef groupAttr, int64_t channelAxis) {
   RankedTensorType x = c.input(0);
-  int64_t group = c.getInt("group");
+  int64_t group = c.getInt(groupAttr);
   if (x.getRank() != 4)
-    return c.error() << "input slot 'X' " << x << " must be 4-D (NCHW)";
+    return c.error() << "input slot 'X' " << x << " must be 4-D";
   if (group <= 0)
-    return c.error() << "attribute 'group' = " << group << " must be positive";
-  if (!x.isDynamicDim(1) && x.getDimSize(1) % group != 0)
-    return c.error() << "attribute 'group' = " << group << " does not divide the "
-                     << x.getDimSize(1) << " channels of input slot 'X' " << x;
+    return c.error() << "attribute '" << groupAttr << "' = " << group << " must be positive";
+  if (!x.isDynamicDim(channelAxis) && x.getDimSize(channelAxis) % group != 0)
+    return c.error() << "attribute '" << groupAttr << "' = " << group << " does not divide the "
+                     << x.getDimSize(channelAxis) << " channels of input slot 'X' " << x;
   c.setResult(0, x);
   return success();
+}
+
+/// shuffle_channel: NCHW X.
+LogicalResult inferShuffleChannel(InferContext &c) { return inferShuffle(c, "group", 1); }
+
+/// channel_shuffle: NCHW or NHWC X (`data_format`).
+LogicalResult inferChannelShuffle(InferContext &c) {
+  std::string format = c.getString("data_format");
+  if (format != "NCHW" && format != "NHWC")
+    return c.error() << "attribute 'data_format' = '" << format << "' is not NCHW or NHWC";
+  return inferShuffle(c, "groups", format == "NHWC" ? 3 : 1);
 }
 
 static LogicalResult inferPad(InferContext &c, bool innerFirst, int64_t rank, StringRef format) {
@@ -149,8 +161,8 @@ static LogicalResult inferPad(InferContext &c, bool innerFirst, int64_t rank, St
                      << " entries and a known layout";
   std::string mode = c.getString("mode");
   std::string kernelMode = padKernelMode(mode);
-  if (kernelMode.empty() || (rank == 4 && mode != "constant" && mode != "reflect" &&
-                             mode != "edge"))
+  if (kernelMode.empty() ||
+      (rank == 4 && mode != "constant" && mode != "reflect" && mode != "edge"))
     return c.error() << "attribute 'mode' = \"" << mode << "\" is not a padding mode"
                      << (rank == 4 ? " (constant, reflect, edge)"
                                    : " (constant, reflect, replicate, circular)");
@@ -163,8 +175,8 @@ static LogicalResult inferPad(InferContext &c, bool innerFirst, int64_t rank, St
     if (out[d] == kDyn || (before == 0 && after == 0))
       continue;
     if (kernelMode == "reflect" && (before >= out[d] || after >= out[d]))
-      return c.error() << "attribute 'paddings' = " << formatDims(paddings)
-                       << " reflects dim " << d << " of input slot 'X' " << x
+      return c.error() << "attribute 'paddings' = " << formatDims(paddings) << " reflects dim " << d
+                       << " of input slot 'X' " << x
                        << " by as much as its size (reflect needs paddings < size)";
     if (kernelMode != "constant" && out[d] == 0)
       return c.error() << "mode \"" << mode << "\" cannot pad the empty dim " << d
@@ -183,8 +195,7 @@ LogicalResult inferPad3d(InferContext &c) { return inferPad(c, true, 5, "data_fo
 LogicalResult inferInterpV2(InferContext &c) {
   RankedTensorType x = c.input(0);
   if (x.getRank() != 4)
-    return c.error() << "input slot 'X' " << x
-                     << " must be 4-D (only 2-D resizes are supported)";
+    return c.error() << "input slot 'X' " << x << " must be 4-D (only 2-D resizes are supported)";
   std::string layout = c.getString("data_layout");
   std::optional<int64_t> h = firstSpatialDim(layout, 2);
   if (!h)

@@ -1,5 +1,6 @@
 // Shape, padding and resize ops of image models: flatten_contiguous_range,
-// squeeze2, unsqueeze2 (views with an XShape), shuffle_channel, pad2d, pad3d,
+// squeeze2, unsqueeze2 (views with an XShape), shuffle_channel, channel_shuffle,
+// pad2d, pad3d,
 // bilinear_interp_v2 and nearest_interp_v2 (grad-resize.test).
 //
 // Each case is independent: its float inputs are the parameters <case>_<slot>,
@@ -19,6 +20,8 @@ module {
   pd.var @unsqueeze_r persistable : tensor<1x2x3x1xf32>
   pd.var @shuffle_x persistable is_parameter : tensor<2x6x2x3xf32>
   pd.var @shuffle_r persistable : tensor<2x6x2x3xf32>
+  pd.var @channel_shuffle_x persistable is_parameter : tensor<2x2x3x6xf32>
+  pd.var @channel_shuffle_r persistable : tensor<2x2x3x6xf32>
   pd.var @pad2d_reflect_x persistable is_parameter : tensor<1x2x3x4xf32>
   pd.var @pad2d_reflect_r persistable : tensor<1x2x6x7xf32>
   pd.var @pad2d_edge_x persistable is_parameter : tensor<1x3x3x2xf32>
@@ -84,6 +87,12 @@ module {
     %shuffle_r = pd.read_var @shuffle_r : tensor<2x6x2x3xf32>
     %shuffle_m = pd.elementwise_mul %shuffle_o, %shuffle_r {pd.out_names = ["shuffle_m"]} : (tensor<2x6x2x3xf32>, tensor<2x6x2x3xf32>) -> tensor<2x6x2x3xf32>
     %shuffle_l = pd.mean %shuffle_m {pd.out_names = ["shuffle_l"]} : (tensor<2x6x2x3xf32>) -> tensor<f32>
+    // channel_shuffle (Paddle 2.3's op, NHWC)
+    %channel_shuffle_x = pd.read_var @channel_shuffle_x : tensor<2x2x3x6xf32>
+    %channel_shuffle_o = pd.channel_shuffle %channel_shuffle_x {groups = 3 : i32, data_format = "NHWC", pd.out_names = ["channel_shuffle_o"]} : (tensor<2x2x3x6xf32>) -> tensor<2x2x3x6xf32>
+    %channel_shuffle_r = pd.read_var @channel_shuffle_r : tensor<2x2x3x6xf32>
+    %channel_shuffle_m = pd.elementwise_mul %channel_shuffle_o, %channel_shuffle_r {pd.out_names = ["channel_shuffle_m"]} : (tensor<2x2x3x6xf32>, tensor<2x2x3x6xf32>) -> tensor<2x2x3x6xf32>
+    %channel_shuffle_l = pd.mean %channel_shuffle_m {pd.out_names = ["channel_shuffle_l"]} : (tensor<2x2x3x6xf32>) -> tensor<f32>
     // pad2d_reflect
     %pad2d_reflect_x = pd.read_var @pad2d_reflect_x : tensor<1x2x3x4xf32>
     %pad2d_reflect_o = pd.pad2d %pad2d_reflect_x {paddings = array<i32: 1, 2, 2, 1>, mode = "reflect", pd.out_names = ["pad2d_reflect_o"]} : (tensor<1x2x3x4xf32>) -> tensor<1x2x6x7xf32>
@@ -168,7 +177,7 @@ module {
     %nearest_scale_r = pd.read_var @nearest_scale_r : tensor<1x1x6x8xf32>
     %nearest_scale_m = pd.elementwise_mul %nearest_scale_o, %nearest_scale_r {pd.out_names = ["nearest_scale_m"]} : (tensor<1x1x6x8xf32>, tensor<1x1x6x8xf32>) -> tensor<1x1x6x8xf32>
     %nearest_scale_l = pd.mean %nearest_scale_m {pd.out_names = ["nearest_scale_l"]} : (tensor<1x1x6x8xf32>) -> tensor<f32>
-    %loss = pd.sum %flatten_l, %flatten_neg_l, %squeeze_l, %squeeze_all_l, %unsqueeze_l, %shuffle_l, %pad2d_reflect_l, %pad2d_edge_l, %pad2d_const_l, %pad3d_circular_l, %pad3d_replicate_l, %pad3d_reflect_l, %bilinear_corners_l, %bilinear_half_l, %bilinear_mode1_l, %bilinear_scale_l, %bilinear_nhwc_l, %nearest_corners_l, %nearest_floor_l, %nearest_scale_l {pd.out_names = ["loss"]} : (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
+    %loss = pd.sum %flatten_l, %flatten_neg_l, %squeeze_l, %squeeze_all_l, %unsqueeze_l, %shuffle_l, %channel_shuffle_l, %pad2d_reflect_l, %pad2d_edge_l, %pad2d_const_l, %pad3d_circular_l, %pad3d_replicate_l, %pad3d_reflect_l, %bilinear_corners_l, %bilinear_half_l, %bilinear_mode1_l, %bilinear_scale_l, %bilinear_nhwc_l, %nearest_corners_l, %nearest_floor_l, %nearest_scale_l {pd.out_names = ["loss"]} : (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
     pd.fetch %loss : tensor<f32>
   }
 }

@@ -96,6 +96,22 @@ def Pd_ShuffleChannelGradOp : Pd_GradOp<"shuffle_channel_grad", "shuffle_channel
   let lowering = [{ lowerShuffleChannel(op, /*grad=*/true) }];
 }
 
+// Paddle 2.3's F.channel_shuffle writes this op (NCHW or NHWC) instead.
+def Pd_ChannelShuffleOp : Pd_CatalogOp<"channel_shuffle", [Pure]> {
+  let summary = "The channels of X as [groups, C/groups], transposed (F.channel_shuffle)";
+  let arguments = (ins PdTensor:$X, PdInt<"1">:$groups, PdStr<"NCHW">:$data_format);
+  let results = (outs PdTensor:$Out);
+  let inferRule = "inferChannelShuffle";
+  let lowering = [{ lowerShuffleChannel(op, /*grad=*/false) }];
+  let gradOp = "channel_shuffle_grad";
+}
+def Pd_ChannelShuffleGradOp : Pd_GradOp<"channel_shuffle_grad", "channel_shuffle"> {
+  let arguments = (ins PdTensor:$Out_GRAD, PdInt<"1">:$groups, PdStr<"NCHW">:$data_format);
+  let results = (outs PdTensor:$X_GRAD);
+  let inferRule = "inferSameAsX";
+  let lowering = [{ lowerShuffleChannel(op, /*grad=*/true) }];
+}
+
 // --- Padding -----------------------------------------------------------------
 
 def Pd_Pad2dOp : Pd_CatalogOp<"pad2d", [Pure]> {
