@@ -927,8 +927,8 @@ def pir_test_programs():
     r = p.op("1.sqrt", [p.op("1.square", [t], f)[0]], f)[0]
     total = p.op("1.sum", [x, p.full_int_array([1])], [([-1], "FP32")],
                  [("dtype", {"#": "1.a_dtype", "D": "Undefined"}), ("keepdim", a_bool(False))])[0]
-    avg = p.op("1.mean", [r], [([], "FP32")],
-               [("axis", a_intarray([])), ("keepdim", a_bool(False))])[0]
+    avg = p.op("1.mean", [r, p.full_int_array([])], [([], "FP32")],
+               [("keepdim", a_bool(False))])[0]
     both = p.op("0.combine", [x, y], [])
     both_id = p.next_id
     p.ops[-1]["O"] = [{"%": both_id, "TT": {"#": "0.t_vec", "D": [pir_type([-1, 8]), pir_type([-1, 8])]}}]
