@@ -803,6 +803,113 @@ def pir_transformer():
     write_pir("examples/transformer/inference.json", p)
 
 
+def pir_op_twin(type_, name, feeds, operands, results, attrs=(), params=(), fetches=None):
+    """The PIR form of test/Inputs/programs/ops/<type_>.json: the same feeds,
+    parameters and fetched names. feeds: [(name, shape, dtype)], parameters
+    the names in `params`; operands: feed or parameter names, ints (PIR
+    value ids: constants, 0 for an absent operand), or callables making a
+    constant in the program; results: [(shape, dtype)], None for a null
+    result; fetches: [(result index, name)]."""
+    p = PirProgram(version=1)
+    ids = {}
+    for fname, shape, dtype in feeds:
+        ids[fname] = p.param(fname, shape, dtype) if fname in params else None
+    for fname, shape, dtype in feeds:
+        if ids[fname] is None:
+            ids[fname] = p.data(fname, shape, dtype)
+    ins = [ids[o] if isinstance(o, str) else o(p) if callable(o) else o for o in operands]
+    outs = p.op("1." + name, ins, [r or ([], "FP32") for r in results], attrs)
+    for k, r in enumerate(results):
+        if r is None:
+            p.ops[-1]["O"][k] = {"%": 0, "TT": {"#": "NULL"}}
+    for col, (k, fname) in enumerate(fetches or [(0, type_ + "_0.tmp_0")]):
+        shape, dtype = results[k]
+        p.fetch(outs[k], shape, fname, col, dtype)
+    write_pir("test/Inputs/programs/pir/ops/%s.json" % type_, p)
+
+
+def pir_op_twins():
+    """PIR twins of the vision ops' single-op programs (vision_ops() and
+    catalog_ops()): pir-vision-ops.test runs both forms and compares."""
+    f32 = "FP32"
+    img = ("img", [-1, 3, 4, 4], f32)
+    f = lambda shape: [(shape, f32)]
+    bn = [("img", [-1, 3, 4, 4], f32)] + [(n, [3], f32) for n in ("bn.w", "bn.b", "bn.mean", "bn.var")]
+    pir_op_twin("batch_norm", "batch_norm", bn, ["img", "bn.mean", "bn.var", "bn.w", "bn.b"],
+                f([-1, 3, 4, 4]) + f([3]) * 4 + [None],
+                [("is_test", a_bool(True)), ("momentum", a_f32(0.9)), ("epsilon", a_f32(1e-5)),
+                 ("data_format", a_str("NCHW")), ("use_global_stats", a_bool(False)),
+                 ("trainable_statistics", a_bool(False))],
+                params=("bn.w", "bn.b", "bn.mean", "bn.var"), fetches=[(0, "bn.tmp_0")])
+    pir_op_twin("affine_channel", "affine_channel",
+                [img, ("ac.w", [3], f32), ("ac.b", [3], f32)], ["img", "ac.w", "ac.b"],
+                f([-1, 3, 4, 4]), [("data_layout", a_str("NCHW"))], params=("ac.w", "ac.b"))
+    for t, name, attrs in (("relu6", "relu6", []), ("hard_swish", "hardswish", []),
+                           ("hard_sigmoid", "hardsigmoid",
+                            [("slope", a_f32(0.2)), ("offset", a_f32(0.5))]),
+                           ("swish", "swish", []),
+                           ("leaky_relu", "leaky_relu", [("negative_slope", a_f32(0.1))])):
+        pir_op_twin(t, name, [img], ["img"], f([-1, 3, 4, 4]), attrs)
+    pir_op_twin("elementwise_min", "minimum", [("x", [-1, 4, 8], f32), ("y", [8], f32)],
+                ["x", "y"], f([-1, 4, 8]))
+    pir_op_twin("arg_max", "argmax", [("p", [-1, 10], f32)],
+                ["p", lambda q: q.full([1], -1, "INT64")], [([-1], "INT64")],
+                [("keepdims", a_bool(False)), ("flatten", a_bool(False)),
+                 ("dtype", a_dtype("INT64"))])
+    image = ("image", [-1, 4, 9, 9], f32)
+    conv = [("strides", a_ints([2, 2])), ("paddings", a_ints([1, 0, 1, 2])),
+            ("padding_algorithm", a_str("EXPLICIT")), ("dilations", a_ints([1, 1])),
+            ("data_format", a_str("NCHW"))]
+    pir_op_twin("conv2d", "conv2d", [image, ("conv.w", [6, 2, 3, 3], f32)], ["image", "conv.w"],
+                f([-1, 6, 4, 5]), conv + [("groups", a_i32(2))], params=("conv.w",))
+    pir_op_twin("depthwise_conv2d", "depthwise_conv2d", [image, ("dw.w", [8, 1, 3, 3], f32)],
+                ["image", "dw.w"], f([-1, 8, 4, 5]), conv + [("groups", a_i32(4))],
+                params=("dw.w",))
+    # pd_op.conv2d_transpose(x, filter, output_size): output_size empty.
+    pir_op_twin("conv2d_transpose", "conv2d_transpose", [image, ("convt.w", [4, 3, 3, 3], f32)],
+                ["image", "convt.w", lambda q: q.full_int_array([])], f([-1, 3, 18, 17]),
+                [("strides", a_ints([2, 2])), ("paddings", a_ints([1, 1])),
+                 ("output_padding", a_ints([1, 0])), ("padding_algorithm", a_str("EXPLICIT")),
+                 ("groups", a_i32(1)), ("dilations", a_ints([1, 1])),
+                 ("data_format", a_str("NCHW"))], params=("convt.w",))
+    pir_op_twin("pool2d", "pool2d", [image], ["image", lambda q: q.full_int_array([3, 3])],
+                f([-1, 4, 5, 5]),
+                [("strides", a_ints([2, 2])), ("paddings", a_ints([1, 1])),
+                 ("ceil_mode", a_bool(True)), ("exclusive", a_bool(False)),
+                 ("data_format", a_str("NCHW")), ("pooling_type", a_str("avg")),
+                 ("global_pooling", a_bool(False)), ("adaptive", a_bool(False)),
+                 ("padding_algorithm", a_str("EXPLICIT"))])
+    img = ("img", [-1, 4, 6, 6], f32)
+    # flatten and squeeze as Paddle 3.0 writes them, with an xshape result;
+    # unsqueeze as later versions do, without.
+    pir_op_twin("flatten_contiguous_range", "flatten", [img], ["img"],
+                f([-1, 144]) + f([0, -1, 4, 6, 6]),
+                [("start_axis", a_i32(1)), ("stop_axis", a_i32(-1))],
+                fetches=[(0, "flatten_0.tmp_0")])
+    pir_op_twin("squeeze2", "squeeze", [("sq", [-1, 4, 1, 1], f32)],
+                ["sq", lambda q: q.full_int_array([2, 3])], f([-1, 4]) + f([0, -1, 4, 1, 1]),
+                fetches=[(0, "squeeze_0.tmp_0")])
+    pir_op_twin("unsqueeze2", "unsqueeze", [("x", [-1, 4, 8], f32)],
+                ["x", lambda q: q.full_int_array([1, -1])], f([-1, 1, 4, 8, 1]),
+                fetches=[(0, "unsqueeze_0.tmp_0")])
+    pir_op_twin("shape", "shape", [img], ["img"], [([4], "INT32")], fetches=[(0, "shape_0.tmp_0")])
+    pir_op_twin("shuffle_channel", "shuffle_channel", [img], ["img"], f([-1, 4, 6, 6]),
+                [("group", a_i32(2))], fetches=[(0, "shuffle_0.tmp_0")])
+    pir_op_twin("pad3d", "pad3d", [("vol", [-1, 2, 3, 4, 4], f32)],
+                ["vol", lambda q: q.full_int_array([1, 1, 0, 2, 1, 0])], f([-1, 2, 4, 6, 6]),
+                [("mode", a_str("constant")), ("pad_value", a_f32(0.5)),
+                 ("data_format", a_str("NCDHW"))])
+    for t, method in (("bilinear_interp_v2", "bilinear"), ("nearest_interp_v2", "nearest")):
+        # pd_op.<method>_interp(x, out_size, size_tensor, scale_tensor), the
+        # last three absent: the scale is an attribute.
+        pir_op_twin(t, method + "_interp", [img], ["img", 0, 0, 0], f([-1, 4, 12, 12]),
+                    [("data_format", a_str("NCHW")), ("out_d", a_i32(-1)), ("out_h", a_i32(-1)),
+                     ("out_w", a_i32(-1)),
+                     ("scale", {"#": "0.a_array", "D": [a_f32(2.0), a_f32(2.0)]}),
+                     ("interp_method", a_str(method)), ("align_corners", a_bool(False)),
+                     ("align_mode", a_i32(0))])
+
+
 def pir_test_programs():
     """PIR test inputs (test/Inputs/programs/pir/): one program with every
     structural form (constants as operands, combine/split, full as a tensor,
@@ -820,8 +927,8 @@ def pir_test_programs():
     r = p.op("1.sqrt", [p.op("1.square", [t], f)[0]], f)[0]
     total = p.op("1.sum", [x, p.full_int_array([1])], [([-1], "FP32")],
                  [("dtype", {"#": "1.a_dtype", "D": "Undefined"}), ("keepdim", a_bool(False))])[0]
-    avg = p.op("1.mean", [r], [([], "FP32")],
-               [("axis", a_intarray([])), ("keepdim", a_bool(False))])[0]
+    avg = p.op("1.mean", [r, p.full_int_array([])], [([], "FP32")],
+               [("keepdim", a_bool(False))])[0]
     both = p.op("0.combine", [x, y], [])
     both_id = p.next_id
     p.ops[-1]["O"] = [{"%": both_id, "TT": {"#": "0.t_vec", "D": [pir_type([-1, 8]), pir_type([-1, 8])]}}]
@@ -921,6 +1028,20 @@ def pir_test_programs():
                  [("transpose_x", a_bool(False)), ("transpose_y", a_bool(False))])[0],
             [-1, 5], "out", 0)
     write_pir(d + "wrong-type.json", q)
+
+    # An interpolation whose output size is a tensor operand (out_size).
+    q, w, x = small()
+    img = q.data("img", [-1, 3, 4, 4])
+    size = q.full_int_array([8, 8])
+    q.fetch(q.op("1.bilinear_interp", [img, size, 0, 0], [([-1, 3, 8, 8], "FP32")],
+                 [("data_format", a_str("NCHW")), ("out_d", a_i32(-1)), ("out_h", a_i32(-1)),
+                  ("out_w", a_i32(-1)), ("scale", {"#": "0.a_array", "D": []}),
+                  ("interp_method", a_str("bilinear")), ("align_corners", a_bool(False)),
+                  ("align_mode", a_i32(0))])[0],
+            [-1, 3, 8, 8], "out", 0)
+    write_pir(d + "interp-out-size.json", q)
+
+    pir_op_twins()
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ The programs have the ops, slots, attributes and parameter names that
 Paddle's static graph writes for `paddle.vision.models` style networks
 (`conv2d` + `batch_norm` + activation blocks, `pool2d`, a `matmul_v2` +
 `elementwise_add` classifier), with startup programs of seeded
-initializers. Standard library only:
+initializers. The MobileNet is also written as the Paddle 3 PIR inference
+program of the same model (inference.json: the same computation and
+parameter names). Standard library only:
 
     python3 examples/vision/gen_vision.py            # the committed examples
     python3 examples/vision/gen_vision.py resnet50 DIR [SIZE]
@@ -17,17 +19,44 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from gen_programs import FORWARD, LOSS, Program, constant, gaussian, uniform, write  # noqa: E402
+from gen_programs import (FORWARD, LOSS, PirProgram, Program, a_bool, a_f32, a_i32,  # noqa: E402
+                          a_ints, a_str, constant, gaussian, uniform, write, write_pir)
+
+
+# The PIR ops of the activations the programs use, with their attributes
+# (hard_swish and relu6 have none in PIR: their kernels fix them).
+PIR_ACTS = {"relu": ("1.relu", ()), "relu6": ("1.relu6", ()), "hard_swish": ("1.hardswish", ()),
+            "hard_sigmoid": ("1.hardsigmoid", ("slope", "offset"))}
 
 
 class Net:
-    """A main and a startup program with Paddle's per-layer name counters."""
+    """A main and a startup program with Paddle's per-layer name counters,
+    and, with `pir`, the PIR inference program of the same model: `pv` maps
+    each ProgramDesc variable to its PIR value."""
 
-    def __init__(self, is_test=True):
+    def __init__(self, is_test=True, pir=False):
         self.main, self.startup = Program(), Program()
         self.counts = {}
         self.seed = 0
         self.is_test = is_test
+        self.pir = PirProgram(version=1) if pir else None
+        self.pv = {}
+
+    def feed(self, name, shape):
+        self.main.feed(name, shape)
+        if self.pir:
+            self.pv[name] = self.pir.data(name, shape)
+
+    def param(self, name, shape):
+        self.main.param(name, shape)
+        if self.pir:
+            self.pv[name] = self.pir.param(name, shape)
+
+    def pir_op(self, name, operands, out, shape, attrs=()):
+        """One PIR op of one result, the value of ProgramDesc variable `out`."""
+        if self.pir:
+            self.pv[out] = self.pir.op(name, [self.pv[v] for v in operands],
+                                       [(shape, "FP32")], attrs)[0]
 
     def name(self, kind):
         n = self.counts.get(kind, 0)
@@ -44,7 +73,7 @@ class Net:
         pad = (k - 1) // 2 if padding is None else padding
         layer = self.name("conv2d")
         filt = layer + ".w_0"
-        self.main.param(filt, [out_c, c // groups, k, k])
+        self.param(filt, [out_c, c // groups, k, k])
         fan_in = c // groups * k * k
         gaussian(self.startup, filt, [out_c, c // groups, k, k], math.sqrt(2.0 / fan_in),
                  self.next_seed())
@@ -61,6 +90,11 @@ class Net:
                          "data_format": ("STRING", "NCHW"),
                          "use_cudnn": ("BOOLEAN", not depthwise),
                      })
+        self.pir_op("1.depthwise_conv2d" if depthwise else "1.conv2d", [x, filt], out,
+                    [n, out_c, oh, ow],
+                    [("strides", a_ints([stride, stride])), ("paddings", a_ints([pad, pad])),
+                     ("padding_algorithm", a_str("EXPLICIT")), ("dilations", a_ints([1, 1])),
+                     ("groups", a_i32(groups)), ("data_format", a_str("NCHW"))])
         return out, [n, out_c, oh, ow]
 
     def batch_norm(self, x, shape):
@@ -69,7 +103,7 @@ class Net:
         scale, bias = layer + ".w_0", layer + ".b_0"
         mean, var = layer + ".w_1", layer + ".w_2"
         for p, value in ((scale, 1.0), (bias, 0.0), (mean, 0.0), (var, 1.0)):
-            self.main.param(p, [c])
+            self.param(p, [c])
             constant(self.startup, p, [c], value)
         y = self.main.var(layer + ".tmp_2", shape)
         saved_mean = self.main.var(layer + ".tmp_0", [c], stop_gradient=True)
@@ -86,6 +120,17 @@ class Net:
                          "use_global_stats": ("BOOLEAN", False),
                          "trainable_statistics": ("BOOLEAN", False),
                      })
+        if self.pir:
+            # pd_op.batch_norm(x, mean, variance, scale, bias): out, mean_out,
+            # variance_out, saved_mean, saved_variance and a null reserve_space.
+            results = self.pir.op("1.batch_norm", [self.pv[v] for v in (x, mean, var, scale, bias)],
+                                  [(shape, "FP32")] + [([c], "FP32")] * 4,
+                                  [("is_test", a_bool(self.is_test)), ("momentum", a_f32(0.9)),
+                                   ("epsilon", a_f32(1e-5)), ("data_format", a_str("NCHW")),
+                                   ("use_global_stats", a_bool(False)),
+                                   ("trainable_statistics", a_bool(False))])
+            self.pir.ops[-1]["O"].append({"%": 0, "TT": {"#": "NULL"}})
+            self.pv[y] = results[0]
         return y
 
     def act(self, x, shape, kind, attrs=None):
@@ -93,6 +138,9 @@ class Net:
             return x
         out = self.main.var(self.name(kind) + ".tmp_0", shape)
         self.main.op(kind, {"X": [x]}, {"Out": [out]}, attrs or {})
+        if self.pir:
+            name, kept = PIR_ACTS[kind]
+            self.pir_op(name, [x], out, shape, [(a, a_f32(attrs[a][1])) for a in kept])
         return out
 
     def conv_bn(self, x, shape, out_c, k, stride=1, groups=1, act="relu"):
@@ -104,6 +152,7 @@ class Net:
     def add(self, x, y, shape, act=None):
         out = self.main.var(self.name("elementwise_add") + ".tmp_0", shape)
         self.main.op("elementwise_add", {"X": [x], "Y": [y]}, {"Out": [out]}, {"axis": ("INT", -1)})
+        self.pir_op("1.add", [x, y], out, shape)
         return self.act(out, shape, act)
 
     def pool(self, x, shape, kind, k=None, stride=1, pad=0, global_pool=False, adaptive=None):
@@ -126,6 +175,15 @@ class Net:
             "exclusive": ("BOOLEAN", True),
             "data_format": ("STRING", "NCHW"),
         })
+        if self.pir:
+            # pd_op.pool2d(x, kernel_size): the kernel size is an operand.
+            self.pv[out] = self.pir.op(
+                "1.pool2d", [self.pv[x], self.pir.full_int_array(ksize)], [([n, c, oh, ow], "FP32")],
+                [("strides", a_ints([stride, stride])), ("paddings", a_ints([pad, pad])),
+                 ("ceil_mode", a_bool(False)), ("exclusive", a_bool(True)),
+                 ("data_format", a_str("NCHW")), ("pooling_type", a_str(kind)),
+                 ("global_pooling", a_bool(global_pool)), ("adaptive", a_bool(bool(adaptive))),
+                 ("padding_algorithm", a_str("EXPLICIT"))])[0]
         return out, [n, c, oh, ow]
 
     def flatten(self, x, shape):
@@ -135,13 +193,15 @@ class Net:
         xshape = self.main.var(layer + ".tmp_1", [0] + list(shape))
         self.main.op("flatten_contiguous_range", {"X": [x]}, {"Out": [out], "XShape": [xshape]},
                      {"start_axis": ("INT", 1), "stop_axis": ("INT", -1)})
+        self.pir_op("1.flatten", [x], out, flat,
+                    [("start_axis", a_i32(1)), ("stop_axis", a_i32(-1))])
         return out, flat
 
     def linear(self, x, in_dim, out_dim):
         layer = self.name("linear")
         w, b = layer + ".w_0", layer + ".b_0"
-        self.main.param(w, [in_dim, out_dim])
-        self.main.param(b, [out_dim])
+        self.param(w, [in_dim, out_dim])
+        self.param(b, [out_dim])
         limit = math.sqrt(6.0 / (in_dim + out_dim))
         uniform(self.startup, w, [in_dim, out_dim], limit, self.next_seed())
         constant(self.startup, b, [out_dim], 0.0)
@@ -150,6 +210,9 @@ class Net:
         self.main.op("matmul_v2", {"X": [x], "Y": [w]}, {"Out": [t0]},
                      {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", False)})
         self.main.op("elementwise_add", {"X": [t0], "Y": [b]}, {"Out": [t1]}, {"axis": ("INT", -1)})
+        self.pir_op("1.matmul", [x, w], t0, [-1, out_dim],
+                    [("transpose_x", a_bool(False)), ("transpose_y", a_bool(False))])
+        self.pir_op("1.add", [t0, b], t1, [-1, out_dim])
         return t1
 
     def classify(self, logits, classes):
@@ -159,6 +222,10 @@ class Net:
         # The logits too: with random parameters the probabilities of a deep
         # network saturate, and only the logits show a difference.
         self.main.fetch(logits, 1)
+        if self.pir:
+            self.pir_op("1.softmax", [logits], prob, [-1, classes], [("axis", a_i32(-1))])
+            self.pir.fetch(self.pv[prob], [-1, classes], prob, 0)
+            self.pir.fetch(self.pv[logits], [-1, classes], logits, 1)
         return prob
 
 
@@ -207,6 +274,7 @@ def squeeze_excite(net, x, shape, reduction=4):
     s = net.act(s, sshape, "hard_sigmoid", {"slope": ("FLOAT", 0.2), "offset": ("FLOAT", 0.5)})
     out = net.main.var(net.name("elementwise_mul") + ".tmp_0", shape)
     net.main.op("elementwise_mul", {"X": [x], "Y": [s]}, {"Out": [out]}, {"axis": ("INT", -1)})
+    net.pir_op("1.multiply", [x, s], out, shape)
     return out
 
 
@@ -214,8 +282,8 @@ def mobilenet(size, classes):
     """MobileNetV2 inverted residual blocks (1x1 expand, 3x3 depthwise,
     1x1 project, relu6, residual adds) with MobileNetV3's hard_swish stem
     and a squeeze-excite block; NCHW input [-1, 3, size, size]."""
-    net = Net()
-    net.main.feed("image", [-1, 3, size, size])
+    net = Net(pir=True)
+    net.feed("image", [-1, 3, size, size])
     shape = [-1, 3, size, size]
     x, shape = net.conv_bn("image", shape, 16, 3, 2, act="hard_swish")
     # (expansion, out channels, repeats, stride, squeeze-excite)
@@ -286,6 +354,8 @@ def digits_cnn():
 def save(net, folder):
     write(os.path.join(folder, "main.json"), net.main)
     write(os.path.join(folder, "startup.json"), net.startup)
+    if net.pir:
+        write_pir(os.path.join(folder, "inference.json"), net.pir)
 
 
 def main(argv):

@@ -58,8 +58,9 @@ def Pd_Conv2dTransposeOp : Pd_CatalogOp<"conv2d_transpose", [Pure]> {
                        PdStr<"NCHW">:$data_format);
   let results = (outs PdTensor:$Output);
   let unsupportedInputs = ["Bias"];
-  // pd_op.conv2d_transpose takes output_size as an operand: not declared yet.
-  let hasPirForm = 0;
+  // pd_op.conv2d_transpose(x, filter, output_size): output_size is an
+  // IntArray operand (pd_op.full_int_array, empty when not given).
+  let pirOperands = ["Input", "Filter", "attr:output_size"];
   let inferRule = "inferConv2dTranspose";
   let lowering = [{ lowerConv2dTranspose(op) }];
   let gradOp = "conv2d_transpose_grad";

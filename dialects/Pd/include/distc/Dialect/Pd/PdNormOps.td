@@ -37,8 +37,10 @@ class Pd_BatchNormLikeOp<string mnemonic> : Pd_CatalogOp<mnemonic, [Pure]> {
                          "ReserveSpace"];
   let unsupportedInputs = ["MomentumTensor"];
   // pd_op.<mnemonic>(x, mean, variance, scale, bias), results in ODS order
-  // (pd_op.sync_batch_norm_, its in-place spelling, is read as the same).
+  // (pd_op.sync_batch_norm_, its in-place spelling, is read as the same);
+  // PIR's data_format is data_layout (op_compat.yaml).
   let pirOperands = ["X", "Mean", "Variance", "Scale", "Bias"];
+  let pirAttrs = ["data_format:data_layout"];
   let inferRule = "inferBatchNorm";
   let lowering = [{ lowerBatchNorm(op) }];
   let gradOp = mnemonic # "_grad";
@@ -84,8 +86,8 @@ def Pd_SyncBatchNormOp : Pd_BatchNormLikeOp<"sync_batch_norm"> {
 
 def Pd_SyncBatchNormGradOp : Pd_BatchNormLikeGradOp<"sync_batch_norm_grad", "sync_batch_norm">;
 
+// pd_op.affine_channel(x, scale, bias) {data_layout}: the default form.
 def Pd_AffineChannelOp : Pd_CatalogOp<"affine_channel", [Pure]> {
-  let hasPirForm = 0; // not checked against programs Paddle writes
   let summary = "X * Scale + Bias per channel (NCHW, or NHWC)";
   let arguments = (ins PdTensor:$X, PdTensor:$Scale, PdTensor:$Bias,
                        PdStr<"AnyLayout">:$data_layout);
@@ -116,10 +118,6 @@ class Pd_ParamActivationOp<string mnemonic, string what, dag attrs, list<string>
   let arguments = !con((ins PdTensor:$X), attrs);
   let results = (outs PdTensor:$Out);
   let inferRule = "inferSameAsX";
-  // PIR names and attributes differ (hardswish, hardsigmoid, leaky_relu's
-  // negative_slope; relu6 and swish without theirs): no form until checked
-  // against programs Paddle writes.
-  let hasPirForm = 0;
   let lowering = "lowerElementwiseKernel(op, \"" # mnemonic # "\", {\"" #
                  !interleave(attrNames, "\", \"") # "\"})";
   let gradOp = mnemonic # "_grad";
@@ -133,6 +131,13 @@ class Pd_ParamActivationGradOp<string mnemonic, string forward, string input, da
                  !interleave(attrNames, "\", \"") # "\"})";
 }
 
+// The PIR forms (ops.yaml, inconsistent/static_ops.yaml): pd_op.relu6,
+// pd_op.hardswish and pd_op.swish have no attributes, their kernels fix
+// relu6's threshold at 6, hardswish's threshold, scale and offset at 6, 6
+// and 3, and swish's beta at 1 (phi's Relu6Kernel, HardSwishKernel and
+// SwishKernel) -- the catalog defaults, which the importer applies.
+// pd_op.hardsigmoid keeps slope and offset; pd_op.leaky_relu calls alpha
+// negative_slope.
 def Pd_Relu6Op : Pd_ParamActivationOp<"relu6", "min(max(X, 0), threshold)",
     (ins PdFloat<"6">:$threshold), ["threshold"]>;
 def Pd_Relu6GradOp : Pd_ParamActivationGradOp<"relu6_grad", "relu6", "Out",
@@ -141,14 +146,18 @@ def Pd_Relu6GradOp : Pd_ParamActivationGradOp<"relu6_grad", "relu6", "Out",
 def Pd_HardSwishOp : Pd_ParamActivationOp<"hard_swish",
     "X * min(max(X + offset, 0), threshold) / scale",
     (ins PdFloat<"6">:$threshold, PdFloat<"6">:$scale, PdFloat<"3">:$offset),
-    ["threshold", "scale", "offset"]>;
+    ["threshold", "scale", "offset"]> {
+  let pirName = "hardswish";
+}
 def Pd_HardSwishGradOp : Pd_ParamActivationGradOp<"hard_swish_grad", "hard_swish", "X",
     (ins PdFloat<"6">:$threshold, PdFloat<"6">:$scale, PdFloat<"3">:$offset),
     ["threshold", "scale", "offset"]>;
 
 def Pd_HardSigmoidOp : Pd_ParamActivationOp<"hard_sigmoid",
     "min(max(slope * X + offset, 0), 1)",
-    (ins PdFloat<"0.2">:$slope, PdFloat<"0.5">:$offset), ["slope", "offset"]>;
+    (ins PdFloat<"0.2">:$slope, PdFloat<"0.5">:$offset), ["slope", "offset"]> {
+  let pirName = "hardsigmoid";
+}
 def Pd_HardSigmoidGradOp : Pd_ParamActivationGradOp<"hard_sigmoid_grad", "hard_sigmoid",
     "Out", (ins PdFloat<"0.2">:$slope, PdFloat<"0.5">:$offset), ["slope", "offset"]>;
 
@@ -158,7 +167,9 @@ def Pd_SwishGradOp : Pd_ParamActivationGradOp<"swish_grad", "swish", "X",
     (ins PdFloat<"1">:$beta), ["beta"]>;
 
 def Pd_LeakyReluOp : Pd_ParamActivationOp<"leaky_relu", "X if X > 0 else alpha * X",
-    (ins PdFloat<"0.02">:$alpha), ["alpha"]>;
+    (ins PdFloat<"0.02">:$alpha), ["alpha"]> {
+  let pirAttrs = ["negative_slope:alpha"];
+}
 def Pd_LeakyReluGradOp : Pd_ParamActivationGradOp<"leaky_relu_grad", "leaky_relu", "X",
     (ins PdFloat<"0.02">:$alpha), ["alpha"]>;
 
@@ -206,7 +217,10 @@ def Pd_ArgMaxOp : Pd_CatalogOp<"arg_max", [Pure]> {
   let arguments = (ins PdTensor:$X, PdLong<"-1">:$axis, PdBool<"false">:$keepdims,
                        PdBool<"false">:$flatten, PdInt<"3">:$dtype);
   let results = (outs PdTensor:$Out);
-  let hasPirForm = 0; // pd_op.argmax takes its axis as an operand; not declared yet
+  // pd_op.argmax(x, axis) {keepdims, flatten, dtype}: axis is a Scalar
+  // operand; dtype a DataType, read as the VarType number arg_max keeps.
+  let pirName = "argmax";
+  let pirOperands = ["X", "attr:axis"];
   let inferRule = "inferArgMax";
   let lowering = [{ lowerArgMax(op) }];
 }

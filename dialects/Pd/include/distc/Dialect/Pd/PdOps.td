@@ -345,8 +345,11 @@ def Pd_ReduceSumOp : Pd_ReduceOp<"reduce_sum", "Sum", "sum"> {
   let pirOperands = ["X", "attr:dim"]; // pd_op.sum(x, axis)
 }
 def Pd_ReduceMeanOp : Pd_ReduceOp<"reduce_mean", "Mean", "mean"> {
-  let pirName = "mean"; // pd_op.mean(x) {axis, keepdim}; no axis: all dims
-  let pirAttrs = ["axis:dim", "keepdim:keep_dim"];
+  // pd_op.mean(x, axis) {keepdim}: axis is an IntArray operand (op_compat.yaml's
+  // int_array with support_tensor), as sum's; empty: all dims.
+  let pirName = "mean";
+  let pirOperands = ["X", "attr:dim"];
+  let pirAttrs = ["keepdim:keep_dim"];
 }
 
 def Pd_MeanOp : Pd_UnaryOp<"mean", "Mean of all elements of X (a scalar)"> {

@@ -21,10 +21,10 @@ class PdFloats<string d>
 
 // An op whose Out is a view of X with other dims and whose XShape ([0] ++
 // X.dims) carries X's shape to its gradient op, as reshape2's does.
+// Their PIR ops (pd_op.flatten, pd_op.squeeze, pd_op.unsqueeze) have Out
+// and, in Paddle versions before XShape was dropped, xshape as results: the
+// second result is optional.
 class Pd_XShapeViewOp<string mnemonic> : Pd_CatalogOp<mnemonic, [Pure]> {
-  // PIR's flatten, squeeze and unsqueeze differ in names and operands; no
-  // form until checked against programs Paddle writes.
-  let hasPirForm = 0;
   let results = (outs PdTensor:$Out, PdTensor:$XShape);
   let optionalOutputs = ["XShape"];
   let gradOp = mnemonic # "_grad";
@@ -38,6 +38,7 @@ class Pd_XShapeViewGradOp<string mnemonic, string forward> : Pd_GradOp<mnemonic,
 
 def Pd_FlattenContiguousRangeOp : Pd_XShapeViewOp<"flatten_contiguous_range"> {
   let summary = "X with dims [start_axis, stop_axis] merged into one";
+  let pirName = "flatten"; // pd_op.flatten(x) {start_axis, stop_axis}
   let arguments = (ins PdTensor:$X, PdInt<"1">:$start_axis, PdInt<"1">:$stop_axis);
   let inferRule = "inferFlattenRange";
   let lowering = [{ lowerFlattenRange(op) }];
@@ -50,6 +51,8 @@ def Pd_FlattenContiguousRangeGradOp
 
 def Pd_Squeeze2Op : Pd_XShapeViewOp<"squeeze2"> {
   let summary = "X without its size-1 dims listed in `axes` (all of them if empty)";
+  let pirName = "squeeze"; // pd_op.squeeze(x, axis): axes is an IntArray operand
+  let pirOperands = ["X", "attr:axes"];
   let arguments = (ins PdTensor:$X, PdInts<"[]">:$axes);
   let inferRule = "inferSqueeze2";
   let lowering = [{ lowerSqueeze(op) }];
@@ -60,6 +63,8 @@ def Pd_Squeeze2GradOp : Pd_XShapeViewGradOp<"squeeze2_grad", "squeeze2"> {
 
 def Pd_Unsqueeze2Op : Pd_XShapeViewOp<"unsqueeze2"> {
   let summary = "X with size-1 dims inserted at `axes`, one after the other";
+  let pirName = "unsqueeze"; // pd_op.unsqueeze(x, axis): axes is an IntArray operand
+  let pirOperands = ["X", "attr:axes"];
   let arguments = (ins PdTensor:$X, PdInts<"[]">:$axes);
   let foldedInputs = ["AxesTensor=axes", "AxesTensorList=axes"];
   let inferRule = "inferUnsqueeze2";
@@ -136,7 +141,10 @@ def Pd_Pad2dGradOp : Pd_GradOp<"pad2d_grad", "pad2d"> {
 }
 
 def Pd_Pad3dOp : Pd_CatalogOp<"pad3d", [Pure]> {
-  let hasPirForm = 0; // pd_op.pad3d takes paddings as an operand; not declared yet
+  // pd_op.pad3d(x, paddings) {mode, pad_value, data_format}: paddings is an
+  // IntArray operand; pad_value is value.
+  let pirOperands = ["X", "attr:paddings"];
+  let pirAttrs = ["pad_value:value"];
   let summary = "5-D X padded in D, H and W by `paddings` [left, right, top, bottom, front, back]";
   let arguments = (ins PdTensor:$X, PdInts<"[]">:$paddings, PdStr<"constant">:$mode,
                        PdFloat<"0">:$value, PdStr<"NCDHW">:$data_format);
@@ -159,8 +167,16 @@ def Pd_Pad3dGradOp : Pd_GradOp<"pad3d_grad", "pad3d"> {
 
 // Paddle's interpolate v2 ops on 4-D X: the output size is `scale` × the
 // input's (when given and positive) or out_h × out_w.
+//
+// PIR: pd_op.bilinear_interp / pd_op.nearest_interp(x, out_size,
+// size_tensor, scale_tensor) {data_format, out_d, out_h, out_w, scale, ...}.
+// The three optional operands are the ProgramDesc's OutSize, SizeTensor
+// and Scale: Paddle leaves them out when the size or scale is given as
+// numbers (attributes); distc takes that form only.
 class Pd_InterpV2Op<string mnemonic, string method> : Pd_CatalogOp<mnemonic, [Pure]> {
-  let hasPirForm = 0; // PIR's bilinear_interp/nearest_interp: not declared yet
+  let pirName = !subst("_v2", "", mnemonic);
+  let pirOperands = ["X", "-", "-", "-"];
+  let pirAttrs = ["data_format:data_layout"];
   let summary = method # " resize of the H and W dims of 4-D X";
   let arguments = (ins PdTensor:$X, PdStr<"NCHW">:$data_layout, PdInt<"0">:$out_d,
                        PdInt<"0">:$out_h, PdInt<"0">:$out_w, PdFloats<"[]">:$scale,
