@@ -561,6 +561,9 @@ def catalog_ops():
                {"axes": ("INTS", [1, -1])})
     op_program("shape", {"Input": [img]}, {"Out": ["shape_0.tmp_0"]})
     op_program("shuffle_channel", {"X": [img]}, {"Out": ["shuffle_0.tmp_0"]}, {"group": ("INT", 2)})
+    op_program("channel_shuffle", {"X": [("img_nhwc", [-1, 6, 6, 4], f32)]},
+               {"Out": ["channel_shuffle_0.tmp_0"]},
+               {"groups": ("INT", 2), "data_format": ("STRING", "NHWC")})
     op_program("pad2d", {"X": [img]}, {"Out": ["pad2d_0.tmp_0"]},
                {"paddings": ("INTS", [1, 1, 2, 0]), "mode": ("STRING", "reflect"),
                 "pad_value": ("FLOAT", 0.0), "data_format": ("STRING", "NCHW")})
@@ -895,6 +898,10 @@ def pir_op_twins():
     pir_op_twin("shape", "shape", [img], ["img"], [([4], "INT32")], fetches=[(0, "shape_0.tmp_0")])
     pir_op_twin("shuffle_channel", "shuffle_channel", [img], ["img"], f([-1, 4, 6, 6]),
                 [("group", a_i32(2))], fetches=[(0, "shuffle_0.tmp_0")])
+    pir_op_twin("channel_shuffle", "channel_shuffle", [("img_nhwc", [-1, 6, 6, 4], f32)],
+                ["img_nhwc"], f([-1, 6, 6, 4]),
+                [("groups", a_i32(2)), ("data_format", a_str("NHWC"))],
+                fetches=[(0, "channel_shuffle_0.tmp_0")])
     pir_op_twin("pad3d", "pad3d", [("vol", [-1, 2, 3, 4, 4], f32)],
                 ["vol", lambda q: q.full_int_array([1, 1, 0, 2, 1, 0])], f([-1, 2, 4, 6, 6]),
                 [("mode", a_str("constant")), ("pad_value", a_f32(0.5)),
