@@ -155,10 +155,15 @@ class Net:
         self.pir_op("1.add", [x, y], out, shape)
         return self.act(out, shape, act)
 
-    def pool(self, x, shape, kind, k=None, stride=1, pad=0, global_pool=False, adaptive=None):
+    def pool(self, x, shape, kind, k=None, stride=1, pad=0, global_pool=False, adaptive=None,
+             same=False):
+        """`same`: padding_algorithm SAME with ceil_mode, as ResNet-vd's
+        shortcut pools (an odd size is padded at the end)."""
         n, c, h, w = shape
         if global_pool or adaptive:
             oh, ow = (1, 1) if global_pool else adaptive
+        elif same:
+            oh, ow = -(-h // stride), -(-w // stride)
         else:
             oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
         out = self.main.var(self.name("pool2d") + ".tmp_0", [n, c, oh, ow])
@@ -168,10 +173,10 @@ class Net:
             "ksize": ("INTS", ksize),
             "strides": ("INTS", [stride, stride]),
             "paddings": ("INTS", [pad, pad]),
-            "padding_algorithm": ("STRING", "EXPLICIT"),
+            "padding_algorithm": ("STRING", "SAME" if same else "EXPLICIT"),
             "global_pooling": ("BOOLEAN", global_pool),
             "adaptive": ("BOOLEAN", bool(adaptive)),
-            "ceil_mode": ("BOOLEAN", False),
+            "ceil_mode": ("BOOLEAN", same),
             "exclusive": ("BOOLEAN", True),
             "data_format": ("STRING", "NCHW"),
         })
@@ -231,9 +236,11 @@ class Net:
 
 # --- ResNet -------------------------------------------------------------------
 
-def resnet(depth_blocks, bottleneck, size, classes, widths=(64, 128, 256, 512), stem=64):
+def resnet(depth_blocks, bottleneck, size, classes, widths=(64, 128, 256, 512), stem=64, vd=False):
     """A ResNet (v1.5: the stride on the 3x3 conv) of `depth_blocks`
-    blocks per stage; NCHW input [-1, 3, size, size]."""
+    blocks per stage; NCHW input [-1, 3, size, size]. `vd`: ResNet-vd's
+    downsampling shortcut, a 2x2 average pool (SAME, ceil_mode, exclusive)
+    before a stride-1 1x1 convolution."""
     net = Net()
     net.main.feed("image", [-1, 3, size, size])
     shape = [-1, 3, size, size]
@@ -246,7 +253,11 @@ def resnet(depth_blocks, bottleneck, size, classes, widths=(64, 128, 256, 512), 
             out_c = width * expansion
             shortcut = x
             if block == 0 and (stride != 1 or shape[1] != out_c):
-                shortcut, _ = net.conv_bn(x, shape, out_c, 1, stride, act=None)
+                if vd and stride != 1:
+                    pooled, pshape = net.pool(x, shape, "avg", 2, 2, same=True)
+                    shortcut, _ = net.conv_bn(pooled, pshape, out_c, 1, 1, act=None)
+                else:
+                    shortcut, _ = net.conv_bn(x, shape, out_c, 1, stride, act=None)
             if bottleneck:
                 y, s = net.conv_bn(x, shape, width, 1)
                 y, s = net.conv_bn(y, s, width, 3, stride)
@@ -370,6 +381,9 @@ def main(argv):
                 json.dump(program.to_json(), f)
         return
     save(resnet((1, 1, 1), False, 32, 10, widths=(16, 32, 64), stem=16), "examples/vision/resnet")
+    # 36x36: the stages see 9x9 and 5x5, so the SAME pools pad at the end.
+    save(resnet((1, 1, 1), False, 36, 10, widths=(16, 32, 64), stem=16, vd=True),
+         "examples/vision/resnet_vd")
     save(mobilenet(32, 10), "examples/vision/mobilenet")
     save(digits_cnn(), "examples/vision/cnn")
 
