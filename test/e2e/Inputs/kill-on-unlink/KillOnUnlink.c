@@ -7,7 +7,9 @@
  * in the code under test.
  *
  *===----------------------------------------------------------------------===*/
+#ifndef _GNU_SOURCE // some compilers define it for C already
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
