@@ -66,6 +66,19 @@ struct KernelThreads {
 // VectorMath.h
 //===----------------------------------------------------------------------===//
 
+TEST(Parallel, CoarseLoopsAreSharedByEveryThread) {
+  // A convolution's few items (images, GEMM blocks) must not become one
+  // piece: 4 items on 2 threads are 4 pieces of 1.
+  EXPECT_EQ(kernels::pieceSize(4, 1, 2), 1);
+  EXPECT_EQ(kernels::pieceSize(20, 1, 2), 3);
+  EXPECT_EQ(kernels::pieceSize(64, 1, 16), 1);
+  // Element loops: a few pieces per thread, multiples of 16.
+  EXPECT_EQ(kernels::pieceSize(1000, 1, 2), 128);
+  EXPECT_EQ(kernels::pieceSize(1 << 20, 1, 16), 16384);
+  // The grain is a lower bound.
+  EXPECT_EQ(kernels::pieceSize(100, 40, 2), 48);
+}
+
 TEST(VectorMath, ExpWithinTwoUlpOverItsRange) {
   double worst = 0;
   for (double x = -87.3; x <= 88.7; x += 1.7e-4) {

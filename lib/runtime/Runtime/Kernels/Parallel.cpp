@@ -158,12 +158,21 @@ int kernelThreads() {
 
 void setKernelThreads(int threads) { threadOverride.store(std::max(0, threads)); }
 
+int64_t pieceSize(int64_t n, int64_t grain, int threads) {
+  // A few pieces per thread, so that a late or slow worker evens out;
+  // multiples of 16 elements keep pieces of an element loop on separate
+  // cache lines. A coarse loop (a few images, planes or GEMM blocks, fewer
+  // than 16 per piece) keeps its pieces as they are: rounding them up to 16
+  // would hand the whole loop to one thread.
+  int64_t piece = std::max(grain, (n + 4 * int64_t(threads) - 1) / (4 * int64_t(threads)));
+  if (piece >= 16)
+    piece = (piece + 15) / 16 * 16;
+  return piece;
+}
+
 void parallelForRanges(int64_t n, int64_t grain, RangeFn fn, const void *context) {
   const int threads = kernelThreads();
-  // A few pieces per thread, so that a late or slow worker evens out;
-  // multiples of 16 elements keep pieces on separate cache lines.
-  int64_t piece = std::max(grain, (n + 4 * threads - 1) / (4 * threads));
-  piece = (piece + 15) / 16 * 16;
+  const int64_t piece = pieceSize(n, grain, threads);
   if (!processPool().run(Job{fn, context, n, piece}, threads))
     fn(context, 0, n);
 }

@@ -27,6 +27,13 @@ int kernelThreads();
 /// environment's).
 void setKernelThreads(int threads);
 
+/// The piece size parallelFor uses for `n` indices of at least `grain`
+/// each on `threads` threads: a few pieces per thread; an element loop's
+/// pieces are multiples of 16 (separate cache lines), a coarse loop's
+/// (fewer than 16 indices a piece) stay as they are, so that all threads
+/// share it.
+int64_t pieceSize(int64_t n, int64_t grain, int threads);
+
 using RangeFn = void (*)(const void *context, int64_t begin, int64_t end);
 void parallelForRanges(int64_t n, int64_t grain, RangeFn fn, const void *context);
 
