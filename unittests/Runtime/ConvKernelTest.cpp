@@ -124,24 +124,29 @@ TEST(Conv2dKernel, MatchesDirectLoops) {
 }
 
 TEST(Conv2dKernel, FusedBiasIsAddedPerChannel) {
+  // The last case on 4 threads splits its output channels (one image, one
+  // block of positions): each block adds its own channels' bias.
   std::mt19937_64 rng(28);
-  for (DType dt : {DType::Float32, DType::Float64})
-    for (bool nhwc : {false, true}) {
-      Conv p = convCases()[1];
-      p.nhwc = nhwc;
-      Tensor x = randomTensor(dt, p.xShape(), rng), f = randomTensor(dt, p.filterShape(), rng);
-      Tensor bias = randomTensor(dt, {p.m}, rng);
-      std::vector<double> expected = convRef(p, x, f);
-      for (size_t i = 0; i < expected.size(); ++i) {
-        int64_t channel = nhwc ? int64_t(i) % p.m : (int64_t(i) / (p.oh() * p.ow())) % p.m;
-        expected[i] += elementAt(bias, channel);
-      }
-      std::vector<Tensor> out;
-      Status s = runKernel("conv2d", {x, f, bias}, {{dt, p.outShape()}}, p.attrs(), out);
-      ASSERT_TRUE(s.ok()) << s.message();
-      double tol = dt == DType::Float32 ? 1e-5 : 1e-12;
-      expectClose(out[0], expected, tol, tol);
-    }
+  for (int threads : {1, 4})
+    for (size_t which : {size_t(1), convCases().size() - 1})
+      for (DType dt : {DType::Float32, DType::Float64})
+        for (bool nhwc : {false, true}) {
+          KernelThreads scope(threads);
+          Conv p = convCases()[which];
+          p.nhwc = nhwc;
+          Tensor x = randomTensor(dt, p.xShape(), rng), f = randomTensor(dt, p.filterShape(), rng);
+          Tensor bias = randomTensor(dt, {p.m}, rng);
+          std::vector<double> expected = convRef(p, x, f);
+          for (size_t i = 0; i < expected.size(); ++i) {
+            int64_t channel = nhwc ? int64_t(i) % p.m : (int64_t(i) / (p.oh() * p.ow())) % p.m;
+            expected[i] += elementAt(bias, channel);
+          }
+          std::vector<Tensor> out;
+          Status s = runKernel("conv2d", {x, f, bias}, {{dt, p.outShape()}}, p.attrs(), out);
+          ASSERT_TRUE(s.ok()) << s.message();
+          double tol = dt == DType::Float32 ? 1e-5 : 1e-12;
+          expectClose(out[0], expected, tol, tol);
+        }
 }
 
 TEST(Conv2dGradKernel, BiasGradientSumsOverImagesAndPositions) {

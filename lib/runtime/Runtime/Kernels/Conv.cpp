@@ -184,35 +184,55 @@ int64_t blockSize(int64_t extent, int64_t units, int64_t minBlock, int64_t perIn
   return std::max<int64_t>(1, std::min(block, extent));
 }
 
+/// Blocks of a group's output channels for the forward convolution: one,
+/// unless the images and position blocks are too few to keep the threads
+/// busy (a batch of one through a late layer's 7x7 plane is a single
+/// item); then enough blocks of at least 16 channels that they are. Each
+/// such item recomputes its columns, which costs a GEMM's k·p of m·k·p.
+int64_t channelBlocks(int64_t channels, int64_t otherItems) {
+  const int64_t want = 2 * int64_t(kernelThreads());
+  if (otherItems >= want)
+    return 1;
+  const int64_t blocks = (want + otherItems - 1) / otherItems;
+  return std::max<int64_t>(1, std::min(blocks, channels / 16));
+}
+
 /// y = conv(x, filter) (+ bias[m] on channel m when `bias` is not null):
-/// items are (image, group, block of output positions).
+/// items are (image, group, block of output positions, block of output
+/// channels).
 template <typename T>
 void convForward(const ConvShape &s, const T *x, const T *f, T *y, const T *bias = nullptr) {
   const int64_t plane = s.outPlane(), k = s.k();
   const int64_t block = blockSize(plane, s.n * s.groups, 256, k);
   const int64_t blocks = (plane + block - 1) / block;
+  const int64_t mBlocks = channelBlocks(s.mg(), s.n * s.groups * blocks);
   const bool pointwise = s.pointwise();
-  forItems<T>(s.n * s.groups * blocks, pointwise ? 0 : k * block, [&](int64_t item, T *col) {
-    const int64_t b = item % blocks, g = (item / blocks) % s.groups, n = item / blocks / s.groups;
-    const int64_t p0 = b * block, p1 = std::min(plane, p0 + block);
-    const T *xg = x + (n * s.c + g * s.cg()) * s.inPlane();
-    T *yg = y + (n * s.m + g * s.mg()) * plane;
-    const T *fg = f + g * s.mg() * k;
-    if (pointwise) {
-      gemm(false, false, s.mg(), p1 - p0, k, fg, k, xg + p0, s.inPlane(), T(0), yg + p0, plane);
-    } else {
-      im2col(s, xg, 0, k, p0, p1, col);
-      gemm(false, false, s.mg(), p1 - p0, k, fg, k, col, p1 - p0, T(0), yg + p0, plane);
-    }
-    if (bias)
-      for (int64_t mi = 0; mi < s.mg(); ++mi) {
-        const T b = bias[g * s.mg() + mi];
-        T *row = yg + mi * plane;
-        DISTC_VECTORIZE_LOOP
-        for (int64_t p = p0; p < p1; ++p)
-          row[p] += b;
-      }
-  });
+  forItems<T>(
+      s.n * s.groups * blocks * mBlocks, pointwise ? 0 : k * block, [&](int64_t item, T *col) {
+        const int64_t mb = item % mBlocks, rest = item / mBlocks;
+        const int64_t b = rest % blocks, g = (rest / blocks) % s.groups,
+                      n = rest / blocks / s.groups;
+        const int64_t p0 = b * block, p1 = std::min(plane, p0 + block);
+        const int64_t m0 = mb * s.mg() / mBlocks, m1 = (mb + 1) * s.mg() / mBlocks;
+        const T *xg = x + (n * s.c + g * s.cg()) * s.inPlane();
+        T *yg = y + (n * s.m + g * s.mg() + m0) * plane;
+        const T *fg = f + (g * s.mg() + m0) * k;
+        if (pointwise) {
+          gemm(false, false, m1 - m0, p1 - p0, k, fg, k, xg + p0, s.inPlane(), T(0), yg + p0,
+               plane);
+        } else {
+          im2col(s, xg, 0, k, p0, p1, col);
+          gemm(false, false, m1 - m0, p1 - p0, k, fg, k, col, p1 - p0, T(0), yg + p0, plane);
+        }
+        if (bias)
+          for (int64_t mi = m0; mi < m1; ++mi) {
+            const T b = bias[g * s.mg() + mi];
+            T *row = yg + (mi - m0) * plane;
+            DISTC_VECTORIZE_LOOP
+            for (int64_t p = p0; p < p1; ++p)
+              row[p] += b;
+          }
+      });
 }
 
 /// dbias[m] = Σ over images and positions of dy[n, m], summed in double.
