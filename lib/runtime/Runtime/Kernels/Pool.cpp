@@ -204,18 +204,21 @@ void pool2dGradKernel(KernelContext &ctx) {
           const AxisWindow &wx = win.cols[size_t(ox)];
           const int64_t o = res.at(oy, ox);
           if (s.max) {
-            // The first maximum of the window takes the gradient (Paddle's rule).
-            const T target = outp[o];
-            bool done = false;
-            for (int64_t y = wy.lo; y < wy.hi && !done; ++y)
+            // The first maximum of the window takes the gradient (Paddle's
+            // rule). A strictly-greater scan from the lowest value finds the
+            // element the forward pool chose (NaN never wins either), with
+            // selects instead of a branch per element.
+            T bestValue = std::numeric_limits<T>::lowest();
+            int64_t best = -1;
+            for (int64_t y = wy.lo; y < wy.hi; ++y)
               for (int64_t xx = wx.lo; xx < wx.hi; ++xx) {
                 const int64_t i = in.at(y, xx);
-                if (xp[i] == target) {
-                  dxp[i] += dop[o];
-                  done = true;
-                  break;
-                }
+                const bool greater = xp[i] > bestValue;
+                bestValue = greater ? xp[i] : bestValue;
+                best = greater ? i : best;
               }
+            if (best >= 0 && xp[best] == outp[o])
+              dxp[best] += dop[o];
             continue;
           }
           const int64_t size = wy.span * wx.span;
