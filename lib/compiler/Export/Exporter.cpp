@@ -319,9 +319,11 @@ LogicalResult ProgramExporter::emitVars(proto::BlockDesc &block) {
 }
 
 void ProgramExporter::finishAttrs(std::vector<proto::OpDesc::Attr> &attrs, proto::OpDesc &desc) {
-  // Paddle writes op attributes sorted by name.
-  std::stable_sort(attrs.begin(), attrs.end(),
-                   [](const auto &a, const auto &b) { return a.name() < b.name(); });
+  // Paddle writes op attributes sorted by name. Names are unique within an
+  // op, so a plain sort is stable enough (and std::stable_sort draws a
+  // libstdc++ deprecation warning from clang).
+  std::sort(attrs.begin(), attrs.end(),
+            [](const auto &a, const auto &b) { return a.name() < b.name(); });
   for (auto &attr : attrs)
     *desc.add_attrs() = std::move(attr);
 }

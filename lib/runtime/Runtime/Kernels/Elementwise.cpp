@@ -258,7 +258,9 @@ void clipKernel(KernelContext &ctx) {
   Tensor &out = ctx.output(0);
   expectSameDtype(ctx, x, out, "x", "out");
   expectNumel(ctx, out, x.numel(), "out");
-  const auto [lo, hi] = clipBounds(ctx);
+  // Plain variables: a lambda may not capture structured bindings in C++17.
+  const std::pair<double, double> bounds = clipBounds(ctx);
+  const double lo = bounds.first, hi = bounds.second;
   dispatchFloat(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T l = T(lo), h = T(hi);
@@ -274,7 +276,9 @@ void clipGradKernel(KernelContext &ctx) {
   expectSameDtype(ctx, x, dx, "x", "dx");
   expectNumel(ctx, dout, x.numel(), "dout");
   expectNumel(ctx, dx, x.numel(), "dx");
-  const auto [lo, hi] = clipBounds(ctx);
+  // Plain variables: a lambda may not capture structured bindings in C++17.
+  const std::pair<double, double> bounds = clipBounds(ctx);
+  const double lo = bounds.first, hi = bounds.second;
   dispatchFloat(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T l = T(lo), h = T(hi);

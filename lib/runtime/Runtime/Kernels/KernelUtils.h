@@ -205,6 +205,23 @@ DISTC_ALWAYS_INLINE double rowSquaredDeviation(const T *a, double mean, int64_t 
   return sum;
 }
 
+/// sum of a[i] * (b[i] - bMean) for i < n: a dot product against b
+/// centred first, so that a large mean of b cancels before the sum.
+template <typename T>
+DISTC_ALWAYS_INLINE double rowDotCentered(const T *a, const T *b, double bMean, int64_t n) {
+  double lane[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t k = 0; k < kLanes; ++k)
+      lane[k] += double(a[i + k]) * (double(b[i + k]) - bMean);
+  double sum = 0;
+  for (int64_t k = 0; k < kLanes; ++k)
+    sum += lane[k];
+  for (; i < n; ++i)
+    sum += double(a[i]) * (double(b[i]) - bMean);
+  return sum;
+}
+
 /// The largest a[i] for i < n, skipping NaNs; -inf if there is none.
 template <typename T> DISTC_ALWAYS_INLINE T rowMax(const T *a, int64_t n) {
   T lane[kLanes];

@@ -63,12 +63,10 @@ void batchNormGradKernel(KernelContext &ctx) {
         const double mu = double(mean[c]);
         double sg = 0, sgx = 0;
         forEachChannelRun(s, c, [&](int64_t off) {
-          for (int64_t i = 0; i < inner; ++i) {
-            const double g = double(gp[off + i]);
-            sg += g;
-            sgx += g * (double(xp[off + i]) - mu) * inv[c];
-          }
+          sg += rowSum(gp + off, inner);
+          sgx += rowDotCentered(gp + off, xp + off, mu, inner);
         });
+        sgx *= inv[c];
         sumDy[c] = sg;
         sumDyXhat[c] = sgx;
       }
@@ -109,13 +107,16 @@ void batchNormGradKernel(KernelContext &ctx) {
                   std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, inner)),
                   [&](int64_t begin, int64_t end) {
                     for (int64_t r = begin; r < end; ++r) {
+                      // dx = a·dy + b·x̂ + c0 with x̂ = (x − mean)·inv, in
+                      // T: x − mean first, so that a large mean cancels
+                      // exactly before it is scaled.
                       const int64_t c = r % channels;
-                      const double mu = double(mean[c]);
-                      for (int64_t i = 0; i < inner; ++i) {
-                        const int64_t e = r * inner + i;
-                        const double xhat = (double(xp[e]) - mu) * inv[c];
-                        dp[e] = T(a[c] * double(gp[e]) + b[c] * xhat + c0[c]);
-                      }
+                      const T ac = T(a[c]), bc = T(b[c] * inv[c]), mc = T(mean[c]), cc = T(c0[c]);
+                      const T *gr = gp + r * inner, *xr = xp + r * inner;
+                      T *dr = dp + r * inner;
+                      DISTC_VECTORIZE_LOOP
+                      for (int64_t i = 0; i < inner; ++i)
+                        dr[i] = ac * gr[i] + bc * (xr[i] - mc) + cc;
                     }
                   });
     }
