@@ -78,6 +78,15 @@ LogicalResult ProgramLowering::lowerElementwiseGrad(Operation *op, StringRef kin
       full = temp(name + ".full", g, od);
       emit("binary", {g, view(bufferOf(other), otherAligned)}, {full},
            {AttrDesc::ofString("op", "mul")});
+    } else if (kind == "max" || kind == "min") {
+      // Out@GRAD where this operand is the one chosen: X strictly (a tie
+      // goes to Y, as in Paddle).
+      const char *mask = kind == "max" ? (isX ? "gt" : "le") : (isX ? "lt" : "ge");
+      int32_t chosen = temp(name + ".chosen", g, od);
+      emit("binary", {view(bufferOf(x), xa), view(bufferOf(y), ya)}, {chosen},
+           {AttrDesc::ofString("op", mask)});
+      full = temp(name + ".full", g, od);
+      emit("binary", {g, chosen}, {full}, {AttrDesc::ofString("op", "mul")});
     } else if (kind == "div" && isX) {
       full = temp(name + ".full", g, od);
       emit("binary", {g, view(bufferOf(y), ya)}, {full}, {AttrDesc::ofString("op", "div")});

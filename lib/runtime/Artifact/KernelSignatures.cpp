@@ -47,7 +47,8 @@ std::vector<KernelSignature> declareKernels() {
         req("scale", T::Float)},
        "`x*scale+bias` if bias_after_scale else `(x+bias)*scale`; also Int32/Int64"},
       {"binary", kForward, "x, y", "out", {req("op", T::String)},
-       "`op` is `add`/`sub`/`mul`/`div`/`max`/`min`. x, y and out have equal rank; each x/y "
+       "`op` is `add`/`sub`/`mul`/`div`/`max`/`min`, or `gt`/`ge`/`lt`/`le` (1 where x > y, "
+       "... else 0, in x's type). x, y and out have equal rank; each x/y "
        "dim equals out's or is 1 (NumPy broadcasting). Also Int32/Int64 (integer `div` by zero "
        "is an error)"},
       {"unary", kForward, "x", "out", {req("op", T::String)},

@@ -296,6 +296,22 @@ def elementwise_ops(f):
     f.case("square_by_mul", {"x": f.normal(2, 3)}, lambda x: x * x)
 
 
+def minmax(f):
+    """elementwise_max and _min (grad-minmax.test): Y is X's values moved
+    0.1-1 away (broadcast cases: fresh values, checked to stay 0.01 from
+    every X they meet), so no element sits within a finite-difference step
+    of the kink x == y."""
+    for kind, op in (("max", np.maximum), ("min", np.minimum)):
+        x = f.normal(2, 3)
+        f.case(f"ew_{kind}", {"x": x, "y": f._f32(x + f.away(2, 3, lo=0.1, hi=1.0))},
+               elementwise(op))
+        x = f.normal(2, 3, 4)
+        y = f.normal(3)
+        gap = np.abs(x - y.reshape(1, 3, 1)).min()
+        assert gap > 0.01, "a broadcast case too close to its kink: %g" % gap
+        f.case(f"ew_{kind}_mid", {"x": x, "y": y}, elementwise(op, 1))
+
+
 def activation(f):
     f.case("relu", {"x": f.away(2, 3, 4)}, lambda x: np.maximum(x, 0))
     f.case("sigmoid", {"x": f.normal(2, 3, 4, scale=2)}, lambda x: sigmoid(x))
@@ -589,7 +605,8 @@ FAMILIES = {"linalg": linalg, "elementwise": elementwise_ops, "activation": acti
             "dropout-test": dropout_test,
             "pass-through-names": names,
             "resize": resize,
-            "norm": norm}
+            "norm": norm,
+            "minmax": minmax}
 
 
 # --- dropout at training time --------------------------------------------------

@@ -56,6 +56,20 @@ struct MaxOp {
 struct MinOp {
   template <typename T> T operator()(T a, T b) const { return b < a ? b : a; }
 };
+/// Comparisons as 1 or 0 in the operands' type: the masks of the max and
+/// min gradients (Paddle's: d max/dx = dout·(x > y), d max/dy = dout·(x ≤ y)).
+struct GreaterOp {
+  template <typename T> T operator()(T a, T b) const { return a > b ? T(1) : T(0); }
+};
+struct GreaterEqualOp {
+  template <typename T> T operator()(T a, T b) const { return a >= b ? T(1) : T(0); }
+};
+struct LessOp {
+  template <typename T> T operator()(T a, T b) const { return a < b ? T(1) : T(0); }
+};
+struct LessEqualOp {
+  template <typename T> T operator()(T a, T b) const { return a <= b ? T(1) : T(0); }
+};
 
 /// Calls f(Op{}) for the binary op named `name`; fails on an unknown name.
 template <typename F>
@@ -72,7 +86,16 @@ void dispatchBinaryOp(const KernelContext &ctx, const std::string &name, F f) {
     return f(MaxOp{});
   if (name == "min")
     return f(MinOp{});
-  ctx.fail("unknown binary op '" + name + "' (expected add, sub, mul, div, max or min)");
+  if (name == "gt")
+    return f(GreaterOp{});
+  if (name == "ge")
+    return f(GreaterEqualOp{});
+  if (name == "lt")
+    return f(LessOp{});
+  if (name == "le")
+    return f(LessEqualOp{});
+  ctx.fail("unknown binary op '" + name +
+           "' (expected add, sub, mul, div, max, min, gt, ge, lt or le)");
 }
 
 /// One contiguous output row of a broadcast: dst[j] = op(x[j*sx], y[j*sy])

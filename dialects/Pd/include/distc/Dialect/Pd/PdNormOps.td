@@ -176,10 +176,10 @@ def Pd_LeakyReluGradOp : Pd_ParamActivationGradOp<"leaky_relu_grad", "leaky_relu
 // --- Element-wise ------------------------------------------------------------------
 
 // The counterpart of elementwise_max (PdOps.td), without a gradient as it.
-def Pd_ElementwiseMinOp
-    : Pd_ElementwiseOp<"elementwise_min", "min(X, Y)", "min", /*hasGrad=*/0> {
+def Pd_ElementwiseMinOp : Pd_ElementwiseOp<"elementwise_min", "min(X, Y)", "min"> {
   let pirName = "minimum";
 }
+def Pd_ElementwiseMinGradOp : Pd_ElementwiseGradOp<"elementwise_min_grad", "min">;
 
 // --- matmul (v1) and arg_max ---------------------------------------------------
 

@@ -529,8 +529,7 @@ def Pd_SquaredL2NormOp
   let inferRule = "inferSquaredL2Norm";
   let lowering = [{ lowerSquaredL2Norm(op) }];
 }
-def Pd_ElementwiseMaxOp
-    : Pd_ElementwiseOp<"elementwise_max", "max(X, Y)", "max", /*hasGrad=*/0> {
+def Pd_ElementwiseMaxOp : Pd_ElementwiseOp<"elementwise_max", "max(X, Y)", "max"> {
   let pirName = "maximum";
 }
 
@@ -572,6 +571,9 @@ def Pd_ElementwiseAddGradOp : Pd_ElementwiseGradOp<"elementwise_add_grad", "add"
 def Pd_ElementwiseSubGradOp : Pd_ElementwiseGradOp<"elementwise_sub_grad", "sub">;
 def Pd_ElementwiseMulGradOp : Pd_ElementwiseGradOp<"elementwise_mul_grad", "mul">;
 def Pd_ElementwiseDivGradOp : Pd_ElementwiseGradOp<"elementwise_div_grad", "div">;
+// Paddle's: X@GRAD = Out@GRAD·(X > Y), Y@GRAD = Out@GRAD·(X ≤ Y) (for min,
+// X < Y and X ≥ Y): a tie sends the gradient to Y.
+def Pd_ElementwiseMaxGradOp : Pd_ElementwiseGradOp<"elementwise_max_grad", "max">;
 
 // The gradient of a `unary` kernel op, through the `unary_grad` kernel:
 // `input` is the forward value its derivative is cheapest from (Out or X).
