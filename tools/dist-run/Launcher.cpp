@@ -16,6 +16,7 @@
 #include "distc/Comm/Rendezvous.h"
 #include "distc/Comm/RoleMaker.h"
 #include "distc/Comm/Store.h"
+#include "distc/Support/ToolOutput.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,7 +33,6 @@
 #include <optional>
 #include <sched.h>
 #include <sstream>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
@@ -167,9 +167,9 @@ std::map<std::string, std::string> rankVariables(const JobLayout &job, int local
   if (job.liveProgress && !std::getenv("DISTC_PROGRESS"))
     v["DISTC_PROGRESS"] = "terminal";
   // ... and as wide as the launcher's, which they cannot ask.
-  struct winsize size {};
-  if (job.liveProgress && ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
-    v["COLUMNS"] = std::to_string(size.ws_col);
+  if (job.liveProgress)
+    if (const int width = terminalWidth(STDERR_FILENO); width > 0)
+      v["COLUMNS"] = std::to_string(width);
   return v;
 }
 

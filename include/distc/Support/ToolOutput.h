@@ -21,9 +21,17 @@
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace distc {
+
+/// The width in columns of the terminal `fd` refers to; 0 when it is no
+/// terminal (or does not say).
+inline int terminalWidth(int fd) {
+  struct winsize size {};
+  return ::ioctl(fd, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+}
 
 /// `text` as one printable line: newlines, carriage returns and tabs become
 /// spaces, other control bytes (and DEL) become `\xNN`. Bytes >= 0x80 are

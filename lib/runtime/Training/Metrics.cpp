@@ -2,13 +2,14 @@
 
 #include "distc/Training/Metrics.h"
 
+#include "distc/Support/ToolOutput.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace distc::training {
@@ -195,9 +196,8 @@ std::string ProgressReporter::formatLine(const ProgressSample &p) const {
 
 /// The width of the terminal `stream` writes to (ProgressOptions::columns).
 static int terminalColumns(std::FILE *stream) {
-  struct winsize size {};
-  if (::ioctl(::fileno(stream), TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
-    return size.ws_col;
+  if (int width = terminalWidth(::fileno(stream)); width > 0)
+    return width;
   if (const char *columns = std::getenv("COLUMNS")) {
     char *end = nullptr;
     long n = std::strtol(columns, &end, 10);
