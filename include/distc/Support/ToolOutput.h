@@ -29,7 +29,7 @@ namespace distc {
 /// The width in columns of the terminal `fd` refers to; 0 when it is no
 /// terminal (or does not say).
 inline int terminalWidth(int fd) {
-  struct winsize size {};
+  struct winsize size{};
   return ::ioctl(fd, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
 }
 
