@@ -130,6 +130,23 @@ LogicalResult ProgramLowering::lowerShuffleChannel(Operation *op, bool grad) {
   return failed(defineView(op->getResult(0), shuffled, xd)) ? failure() : success();
 }
 
+/// The forward op: `kernel` from X into Out (`outDims`). Its gradient:
+/// `kernel`_grad from Out@GRAD (operand 1) into X@GRAD (X's dims), unless
+/// nobody uses X@GRAD.
+static LogicalResult emitForwardOrGrad(ProgramLowering &lowering, Operation *op, bool grad,
+                                       StringRef kernel, const SymShape &outDims,
+                                       const std::vector<AttrDesc> &attrs) {
+  Value x = op->getOperand(0), result = op->getResult(0);
+  if (grad && !lowering.isNeeded(result))
+    return success();
+  FailureOr<int32_t> buffer = lowering.defineResult(result, grad ? lowering.dimsOf(x) : outDims);
+  if (failed(buffer))
+    return failure();
+  lowering.emit(grad ? (kernel + "_grad").str() : kernel.str(),
+                {lowering.bufferOf(grad ? op->getOperand(1) : x)}, {*buffer}, attrs);
+  return success();
+}
+
 /// pad2d/pad3d and their gradients: `paddings` per dim of X, in X's dim
 /// order (ResizeSpec.h's padsPerDim), and the kernel's mode name.
 LogicalResult ProgramLowering::lowerPad(Operation *op, bool innerFirst, StringRef valueAttr) {
@@ -156,21 +173,9 @@ LogicalResult ProgramLowering::lowerPad(Operation *op, bool innerFirst, StringRe
   }
   std::vector<AttrDesc> kernelAttrs = {AttrDesc::ofInts("paddings", flat),
                                        AttrDesc::ofString("mode", mode)};
-  if (!grad) {
+  if (!grad)
     kernelAttrs.push_back(AttrDesc::ofFloat("value", attrs.getFloat(valueAttr)));
-    FailureOr<int32_t> result = defineResult(op->getResult(0), out);
-    if (failed(result))
-      return failure();
-    emit("pad", {bufferOf(x)}, {*result}, kernelAttrs);
-    return success();
-  }
-  if (!isNeeded(op->getResult(0)))
-    return success();
-  FailureOr<int32_t> dx = defineResult(op->getResult(0), xd);
-  if (failed(dx))
-    return failure();
-  emit("pad_grad", {bufferOf(op->getOperand(1))}, {*dx}, kernelAttrs);
-  return success();
+  return emitForwardOrGrad(*this, op, grad, "pad", out, kernelAttrs);
 }
 
 /// The interpolate v2 ops and their gradients: the kernel takes the method,
@@ -203,20 +208,7 @@ LogicalResult ProgramLowering::lowerInterp(Operation *op) {
       AttrDesc::ofString("layout", layout),
       AttrDesc::ofFloat("scale_h", scales->first),
       AttrDesc::ofFloat("scale_w", scales->second)};
-  if (!grad) {
-    FailureOr<int32_t> result = defineResult(op->getResult(0), out);
-    if (failed(result))
-      return failure();
-    emit("interp", {bufferOf(x)}, {*result}, kernelAttrs);
-    return success();
-  }
-  if (!isNeeded(op->getResult(0)))
-    return success();
-  FailureOr<int32_t> dx = defineResult(op->getResult(0), xd);
-  if (failed(dx))
-    return failure();
-  emit("interp_grad", {bufferOf(op->getOperand(1))}, {*dx}, kernelAttrs);
-  return success();
+  return emitForwardOrGrad(*this, op, grad, "interp", out, kernelAttrs);
 }
 
 } // namespace distc::target
