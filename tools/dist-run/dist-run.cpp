@@ -29,6 +29,7 @@
 
 #include "distc/Comm/NcclCommunicator.h"
 #include "distc/Comm/RoleMaker.h"
+#include "distc/Runtime/BlasInfo.h"
 #include "distc/Runtime/CudaBackend.h"
 #include "distc/Runtime/DistModel.h"
 #include "distc/Runtime/Npy.h"
@@ -105,7 +106,8 @@ std::unique_ptr<DistModel> openModel(const std::string &path, const std::string 
 /// `dist-run --version`: the version and what each backend can use here,
 /// e.g. "cuda backend: built (NCCL 2.28.9), 0 devices: no CUDA device: ...".
 std::string versionText() {
-  std::string text = "dist-run " DISTC_VERSION "\ncpu backend: built\ncuda backend: ";
+  std::string text =
+      "dist-run " DISTC_VERSION "\ncpu backend: built (" + blasDescription() + ")\ncuda backend: ";
   if (!cudaBackendBuilt())
     return text + "not built (configured without a CUDA toolkit)";
   std::string why;
@@ -132,6 +134,7 @@ struct Options {
   int64_t steps = 0;
   bool noShuffle = false;
   bool quiet = false;
+  bool profile = false;
   // --meta reptile and its settings (Reptile.h).
   std::string meta;
   training::ReptileOptions reptile;
@@ -330,6 +333,9 @@ void addArtifactOptions(CLI::App &app, Options &o) {
   app.add_option("--metrics", t.metricsPath, "Append JSON Lines metrics to FILE");
   app.add_option("--tensorboard", t.tensorBoardDir,
                  "Write the metrics as a TensorBoard event file in DIR");
+  app.add_flag("--profile", o.profile,
+               "Time every kernel call and print, when the run ends, where each program's "
+               "time went (first rank only; calls are synchronized, so steps run slower)");
   app.add_flag("--quiet", o.quiet,
                "No progress, evaluation or checkpoint lines on stderr (errors still print)");
   app.add_option("--eval-every", t.evalEvery, "Evaluate the held-out data every N steps")
@@ -754,9 +760,14 @@ int runTool(int argc, char **argv) {
   std::unique_ptr<DistModel> model = openModelWithMode(o, role, error);
   if (!model)
     return fail(error);
-  if (o.mode == "train")
-    return runTrainMode(app, std::move(model), o, role, argc, argv);
-  return runOneProcessMode(app, *model, o);
+  KernelProfile profile;
+  if (o.profile && !role.launching)
+    model->session().setProfile(&profile);
+  const int status = o.mode == "train" ? runTrainMode(app, std::move(model), o, role, argc, argv)
+                                       : runOneProcessMode(app, *model, o);
+  if (!profile.empty() && (o.mode != "train" || role.facts.isFirstWorker()))
+    std::fprintf(stderr, "%s", profile.report().c_str());
+  return status;
 }
 
 } // namespace

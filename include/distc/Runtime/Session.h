@@ -40,6 +40,7 @@
 #include "distc/Artifact/ArtifactFile.h"
 #include "distc/Runtime/Backend.h"
 #include "distc/Runtime/Collectives.h"
+#include "distc/Runtime/KernelProfile.h"
 #include "distc/Runtime/Status.h"
 #include "distc/Runtime/Tensor.h"
 
@@ -107,6 +108,10 @@ public:
   /// the end of each program wait for them).
   void setCollectives(std::shared_ptr<Collectives> collectives);
   Collectives *collectives() const { return collectives_.get(); }
+
+  /// Times every kernel call into `profile` from now on (KernelProfile.h);
+  /// null stops. The profile must outlive its use by the session.
+  void setProfile(KernelProfile *profile) { profile_ = profile; }
 
   /// Where the tensors live and the kernels run.
   Backend &backend() const { return *backend_; }
@@ -177,6 +182,7 @@ private:
   std::vector<bool> initialized_;  // per buffer
   std::vector<Tensor> reusable_;   // per buffer: Temp and Feed storage kept across runs
   std::map<const distc::fb::Program *, ProgramPlan> plans_;
+  KernelProfile *profile_ = nullptr;
 };
 
 } // namespace distc::runtime

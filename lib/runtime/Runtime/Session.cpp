@@ -6,6 +6,7 @@
 #include "distc/Runtime/Npy.h"
 #include "distc/Runtime/SymbolBinding.h"
 
+#include <chrono>
 #include <cstring>
 #include <new>
 
@@ -329,8 +330,9 @@ struct Session::ProgramRun {
   ProgramRun(const fb::Artifact &a, const fb::Program &program, const ProgramPlan &plan,
              const TensorMap &feeds)
       : a(a), program(program), plan(plan), feeds(feeds),
-        where("program " + str(program.mode()) + "/" + str(program.role()) + "/" +
-              kindName(program.kind())),
+        programName(str(program.mode()) + "/" + str(program.role()) + "/" +
+                    kindName(program.kind())),
+        where("program " + programName),
         env(a.buffers()->size()), fedBuffer(a.buffers()->size(), false) {
     if (program.feeds())
       for (const fb::Feed *f : *program.feeds())
@@ -341,6 +343,8 @@ struct Session::ProgramRun {
   const fb::Program &program;
   const ProgramPlan &plan;
   const TensorMap &feeds;
+  /// "MODE/ROLE/KIND".
+  const std::string programName;
   /// "program MODE/ROLE/KIND", the start of every message.
   const std::string where;
   SymbolBindings bindings;
@@ -482,8 +486,17 @@ Status Session::runCall(ProgramRun &run, uint32_t c) {
     }
   KernelFn fn = run.plan.kernels[c];
   KernelContext ctx(call, std::move(ins), std::move(outs), collectives_.get(), backend_.get());
+  const auto start = std::chrono::steady_clock::now();
   try {
     fn(ctx);
+    if (profile_) {
+      if (Status synced = backend_->synchronize(); !synced.ok())
+        return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
+                             synced.message());
+      profile_->record(run.programName, c, str(call.kernel()), str(call.origin()),
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                           .count());
+    }
   } catch (const KernelError &e) {
     return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
                          e.what());
@@ -547,6 +560,8 @@ Status Session::executeCalls(const fb::Program &program, const TensorMap &feeds,
     if (fetches && program.fetches())
       if (Status s = fetchResults(run, *fetches); !s.ok())
         return s;
+    if (profile_)
+      profile_->endRun(run.programName);
   } catch (const std::bad_alloc &) {
     return Status::error(run.where + ": out of memory");
   }
