@@ -22,7 +22,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from bench_util import cpu_model, log, median_ms, run_in_work_dir  # noqa: E402
+from bench_util import (add_blas_option, blas_description, choose_blas_kernels,  # noqa: E402
+                        cpu_model, log, median_ms, run_in_work_dir)
 
 BATCH = 128
 LR = 0.01
@@ -55,6 +56,7 @@ def parse_args():
     p.add_argument("--quick", action="store_true", help="few steps, one round (a smoke run)")
     p.add_argument("--work-dir", help="keep programs, artifacts and data here (default: a temp dir)")
     p.add_argument("--json", help="also write the results to this JSON file")
+    add_blas_option(p)
     return p.parse_args()
 
 
@@ -64,6 +66,7 @@ THREADS = ARGS.threads or len(os.sched_getaffinity(0))
 for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[var] = str(THREADS)
 os.environ["OMP_WAIT_POLICY"] = ARGS.omp_wait_policy
+choose_blas_kernels(ARGS.keep_openblas_coretype)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -251,8 +254,9 @@ def run(work):
           "torch.set_num_threads(%d) for PyTorch's OpenMP ops, OMP_WAIT_POLICY=%s; "
           "torch reports %d)" % (THREADS, THREADS, THREADS, ARGS.omp_wait_policy,
                                  torch.get_num_threads()))
-    print("machine: %d cores, %s; PyTorch %s; batch %d, float32, lr %g"
-          % (os.cpu_count(), cpu_model(), torch.__version__, BATCH, LR))
+    print("machine: %d cores, %s; PyTorch %s; batch %d, float32, lr %g; distc's BLAS: %s"
+          % (os.cpu_count(), cpu_model(), torch.__version__, BATCH, LR,
+             blas_description(b.dist_run)))
     for c in cases:
         if "heads_via" in c:
             print("encoder: distc's program forms the attention heads with %s"

@@ -31,7 +31,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from bench_util import cpu_model, log, median_ms, run_in_work_dir  # noqa: E402
+from bench_util import (add_blas_option, blas_description, choose_blas_kernels,  # noqa: E402
+                        cpu_model, log, median_ms, run_in_work_dir)
 
 LR = 0.01
 BATCHES = 8  # global batches in the data; --no-shuffle visits them in order
@@ -71,6 +72,7 @@ def parse_args():
                    "(default: a temp dir)")
     p.add_argument("--json", help="also write the results to this JSON file")
     p.add_argument("--torch-worker", help=argparse.SUPPRESS)  # internal: one PyTorch rank
+    add_blas_option(p)
     return p.parse_args()
 
 
@@ -86,6 +88,7 @@ else:
 for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "DISTC_NUM_THREADS"):
     os.environ[var] = str(THREADS)
 os.environ["OMP_WAIT_POLICY"] = ARGS.omp_wait_policy
+choose_blas_kernels(ARGS.keep_openblas_coretype)
 # Both frameworks' Gloo transports on loopback.
 os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
 
@@ -490,8 +493,8 @@ def run(work):
 
     cases = build_cases(b, shapes, models)
     cores = len(os.sched_getaffinity(0))
-    print("machine: %d cores, %s; PyTorch %s; float32, lr %g"
-          % (cores, cpu_model(), torch.__version__, LR))
+    print("machine: %d cores, %s; PyTorch %s; float32, lr %g; distc's BLAS: %s"
+          % (cores, cpu_model(), torch.__version__, LR, blas_description(b.dist_run)))
     for v, flags in variants[1:]:
         print("%s: 2 ranks, compiled with distc ... --nranks 2 %s"
               % (v, " ".join(shlex.quote(f) for f in flags)))

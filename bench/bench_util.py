@@ -3,6 +3,7 @@
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -18,6 +19,33 @@ def cpu_model():
     except OSError:
         pass
     return platform.processor() or "unknown"
+
+
+def add_blas_option(parser):
+    parser.add_argument("--keep-openblas-coretype", action="store_true",
+                        help="keep an inherited OPENBLAS_CORETYPE (default: drop it, so that "
+                        "OpenBLAS picks its kernels for this CPU)")
+
+
+def choose_blas_kernels(keep):
+    """Before NumPy, PyTorch or distc load OpenBLAS. OpenBLAS picks its GEMM
+    kernels for the CPU unless OPENBLAS_CORETYPE forces a set, and some
+    machines set it for every process (Haswell, AVX2). That would hold
+    distc's GEMMs below the CPU while PyTorch's oneDNN convolutions, which
+    ignore the variable, run AVX-512: unless kept, drop it, so both
+    frameworks run what their libraries choose here."""
+    if not keep:
+        os.environ.pop("OPENBLAS_CORETYPE", None)
+
+
+def blas_description(dist_run):
+    """What `dist-run --version` says of the CPU backend's BLAS, e.g.
+    "OpenBLAS 0.3.21, Cooperlake kernels"."""
+    out = subprocess.run([dist_run, "--version"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.startswith("cpu backend: built (") and line.endswith(")"):
+            return line[len("cpu backend: built ("):-1]
+    return "unknown"
 
 
 def log(msg):

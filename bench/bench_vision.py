@@ -28,7 +28,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "examples", "vision"))
 sys.path.insert(0, os.path.join(ROOT, "test", "e2e", "Inputs"))
 
-from bench_util import cpu_model, log, median_ms, run_in_work_dir  # noqa: E402
+from bench_util import (add_blas_option, blas_description, choose_blas_kernels,  # noqa: E402
+                        cpu_model, log, median_ms, run_in_work_dir)
 
 
 def parse_args():
@@ -46,6 +47,7 @@ def parse_args():
     p.add_argument("--quick", action="store_true", help="small sizes, few runs (a smoke run)")
     p.add_argument("--work-dir", help="keep programs, artifacts and data here (default: a temp dir)")
     p.add_argument("--json", help="also write the results to this JSON file")
+    add_blas_option(p)
     return p.parse_args()
 
 
@@ -56,6 +58,7 @@ THREADS = ARGS.threads or len(os.sched_getaffinity(0))
 for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "DISTC_NUM_THREADS"):
     os.environ[var] = str(THREADS)
 os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+choose_blas_kernels(ARGS.keep_openblas_coretype)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -268,7 +271,9 @@ class Bench:
 
 def run(work):
     b = Bench(work)
-    print("cpu: %s; threads: %d for both; torch %s" % (cpu_model(), THREADS, torch.__version__))
+    blas = blas_description(b.dist_run)
+    print("cpu: %s; threads: %d for both; torch %s; distc's BLAS: %s"
+          % (cpu_model(), THREADS, torch.__version__, blas))
     rows = b.inference() + b.training()
     print("| what | distc ms | PyTorch ms | distc/PyTorch | logits: max diff / max |")
     print("|---|---|---|---|---|")
@@ -278,7 +283,7 @@ def run(work):
                                                     r["ratio"], diff))
     if ARGS.json:
         with open(ARGS.json, "w") as f:
-            json.dump(dict(threads=THREADS, cpu=cpu_model(), rows=rows), f, indent=1)
+            json.dump(dict(threads=THREADS, cpu=cpu_model(), blas=blas, rows=rows), f, indent=1)
     return 0
 
 

@@ -164,9 +164,9 @@ TEST(FastPathKernels, Float32ActivationsAgainstFloat64) {
           dref.push_back(c.df(elementAt(x, i)) * elementAt(g, i));
       }
       std::vector<Tensor> out;
-      ASSERT_TRUE(runKernel("unary", {x}, {{DType::Float32, {1031}}},
-                            {AttrDesc::ofString("op", c.op)}, out)
-                      .ok());
+      ASSERT_TRUE(
+          runKernel("unary", {x}, {{DType::Float32, {1031}}}, {AttrDesc::ofString("op", c.op)}, out)
+              .ok());
       expectClose(out[0], ref, 1e-6, c.atol);
       if (!c.df)
         continue;
@@ -248,8 +248,8 @@ TEST(FastPathKernels, LargeRowBroadcastAndInPlace) {
     ASSERT_TRUE(session);
     TensorMap feeds = {{"x", randomTensor(DType::Float32, xs, rng)},
                        {"y", randomTensor(DType::Float32, ys, rng)}};
-    const std::vector<double> ref = broadcastRef(feeds["x"], feeds["y"], xs,
-                                                 [](double a, double b) { return a * b; });
+    const std::vector<double> ref =
+        broadcastRef(feeds["x"], feeds["y"], xs, [](double a, double b) { return a * b; });
     for (int threads : {1, 3}) {
       KernelThreads scope(threads);
       TensorMap fetches;
@@ -314,9 +314,9 @@ TEST(FastPathKernels, SoftmaxAndGradAlongTheLastAxis) {
           dx[r * len + c] = y[r * len + c] * (elementAt(g, r * len + c) - dot);
       }
       std::vector<Tensor> out;
-      ASSERT_TRUE(runKernel("softmax", {x}, {{DType::Float32, shape}},
-                            {AttrDesc::ofInt("axis", 1)}, out)
-                      .ok());
+      ASSERT_TRUE(
+          runKernel("softmax", {x}, {{DType::Float32, shape}}, {AttrDesc::ofInt("axis", 1)}, out)
+              .ok());
       // x - max rounds in float32 (as it always did): a relative error of
       // up to |x - max| * 6e-8 in the smallest probabilities.
       expectClose(out[0], y, 5e-6, 1e-30);
@@ -378,26 +378,30 @@ TEST(FastPathKernels, ResultsDoNotDependOnTheThreadCount) {
                               {AttrDesc::ofString("op", "sum"), AttrDesc::ofInts("axes", {0, 1})});
   expectSameForAnyThreadCount("reduce", {x}, {{DType::Float32, {96, 32, 1}}},
                               {AttrDesc::ofString("op", "mean"), AttrDesc::ofInts("axes", {2})});
-  Tensor scale = randomTensor(DType::Float32, {64}, rng), bias = randomTensor(DType::Float32, {64}, rng);
+  Tensor scale = randomTensor(DType::Float32, {64}, rng),
+         bias = randomTensor(DType::Float32, {64}, rng);
   const std::vector<AttrDesc> ln = {AttrDesc::ofFloat("epsilon", 1e-5),
                                     AttrDesc::ofInt("begin_norm_axis", 2)};
   expectSameForAnyThreadCount(
       "layer_norm", {x, scale, bias},
       {{DType::Float32, big}, {DType::Float32, {96, 32}}, {DType::Float32, {96, 32}}}, ln);
-  expectSameForAnyThreadCount("layer_norm_grad", {x, scale, g},
-                              {{DType::Float32, big}, {DType::Float32, {64}}, {DType::Float32, {64}}},
-                              ln);
+  expectSameForAnyThreadCount(
+      "layer_norm_grad", {x, scale, g},
+      {{DType::Float32, big}, {DType::Float32, {64}}, {DType::Float32, {64}}}, ln);
   expectSameForAnyThreadCount("dropout", {x, tensorOf(DType::Int64, {1}, {3})},
                               {{DType::Float32, big}, {DType::UInt8, big}},
                               {AttrDesc::ofFloat("p", 0.3), AttrDesc::ofInt("seed", 9)});
-  Tensor p = randomTensor(DType::Float32, big, rng), m = randomTensor(DType::Float32, big, rng, 0, 1);
+  Tensor p = randomTensor(DType::Float32, big, rng),
+         m = randomTensor(DType::Float32, big, rng, 0, 1);
   Tensor one = tensorOf(DType::Float32, {1}, {0.5});
-  expectSameForAnyThreadCount(
-      "adam", {p, g, m, m, one, one, tensorOf(DType::Float32, {1}, {0.01})},
-      {{DType::Float32, big}, {DType::Float32, big}, {DType::Float32, big}, {DType::Float32, {1}},
-       {DType::Float32, {1}}},
-      {AttrDesc::ofFloat("beta1", 0.9), AttrDesc::ofFloat("beta2", 0.999),
-       AttrDesc::ofFloat("epsilon", 1e-8)});
+  expectSameForAnyThreadCount("adam", {p, g, m, m, one, one, tensorOf(DType::Float32, {1}, {0.01})},
+                              {{DType::Float32, big},
+                               {DType::Float32, big},
+                               {DType::Float32, big},
+                               {DType::Float32, {1}},
+                               {DType::Float32, {1}}},
+                              {AttrDesc::ofFloat("beta1", 0.9), AttrDesc::ofFloat("beta2", 0.999),
+                               AttrDesc::ofFloat("epsilon", 1e-8)});
 }
 
 TEST(FastPathKernels, SplitMatmulMatchesOneThread) {
@@ -438,6 +442,72 @@ TEST(FastPathKernels, SplitMatmulMatchesOneThread) {
 }
 
 //===----------------------------------------------------------------------===//
+// Pooling: the 2x2 tiling path against the general window loops
+//===----------------------------------------------------------------------===//
+
+/// [n, c, h, w] -> [n, h, w, c].
+Tensor toChannelLast(const Tensor &t) {
+  const int64_t n = t.dim(0), c = t.dim(1), h = t.dim(2), w = t.dim(3);
+  std::vector<double> values(size_t(t.numel()));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t p = 0; p < h * w; ++p)
+        values[size_t((i * h * w + p) * c + ch)] = elementAt(t, (i * c + ch) * h * w + p);
+  return tensorOf(t.dtype(), {n, h, w, c}, values);
+}
+
+TEST(FastPathKernels, TiledPoolMatchesTheGeneralWindows) {
+  // NCHW 2x2/2 windows that tile the input take the vectorized path; the
+  // same values in NHWC take the general loops. Ties (small integers),
+  // NaN and the lowest float decide which element gets a max gradient.
+  std::mt19937_64 rng(507);
+  std::uniform_int_distribution<int> pick(0, 19);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    const double lowest = dtype == DType::Float32 ? double(std::numeric_limits<float>::lowest())
+                                                  : std::numeric_limits<double>::lowest();
+    const Shape shape = {2, 3, 6, 10}, pooled = {2, 3, 3, 5};
+    std::vector<double> xs(size_t(distc::runtime::shapeNumel(shape)));
+    for (double &v : xs) {
+      const int r = pick(rng);
+      v = r == 0 ? std::nan("") : r == 1 ? lowest : double(r % 4);
+    }
+    // A window of NaNs and one of lowest values: no gradient at all.
+    xs[0] = xs[1] = xs[10] = xs[11] = std::nan("");
+    xs[2] = xs[3] = xs[12] = xs[13] = lowest;
+    Tensor x = tensorOf(dtype, shape, xs);
+    Tensor dout = randomTensor(dtype, pooled, rng, -1, 1);
+    for (const char *type : {"max", "avg"}) {
+      SCOPED_TRACE(std::string(type) + " " + formatShapeForTest(shape) + " " +
+                   (dtype == DType::Float32 ? "f32" : "f64"));
+      auto attrs = [&](int nhwc) {
+        return std::vector<AttrDesc>{
+            AttrDesc::ofString("type", type), AttrDesc::ofInts("ksize", {2, 2}),
+            AttrDesc::ofInts("strides", {2, 2}), AttrDesc::ofInts("paddings", {0, 0, 0, 0}),
+            AttrDesc::ofInt("nhwc", nhwc)};
+      };
+      forEachIsa([&] {
+        std::vector<Tensor> tiled, general, tiledGrad, generalGrad;
+        ASSERT_TRUE(runKernel("pool2d", {x}, {{dtype, pooled}}, attrs(0), tiled).ok());
+        ASSERT_TRUE(
+            runKernel("pool2d", {toChannelLast(x)}, {{dtype, {2, 3, 5, 3}}}, attrs(1), general)
+                .ok());
+        EXPECT_TRUE(bitwiseEqual(toChannelLast(tiled[0]), general[0]));
+        ASSERT_TRUE(
+            runKernel("pool2d_grad", {x, tiled[0], dout}, {{dtype, shape}}, attrs(0), tiledGrad)
+                .ok());
+        ASSERT_TRUE(runKernel("pool2d_grad", {toChannelLast(x), general[0], toChannelLast(dout)},
+                              {{dtype, {2, 6, 10, 3}}}, attrs(1), generalGrad)
+                        .ok());
+        EXPECT_TRUE(bitwiseEqual(toChannelLast(tiledGrad[0]), generalGrad[0]));
+        if (std::string(type) == "max")
+          for (int64_t i : {0, 1, 10, 11, 2, 3, 12, 13})
+            EXPECT_EQ(elementAt(tiledGrad[0], i), 0.0) << "element " << i;
+      });
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Optimizers in place on vector-sized parameters
 //===----------------------------------------------------------------------===//
 
@@ -456,7 +526,8 @@ TEST(FastPathKernels, SgdAndAdamInPlaceOnALongParameter) {
   auto &start = b.program("train", ProgramKind::Startup);
   for (int t : {w, u})
     b.call(start, "uniform_random", {}, {t},
-           {AttrDesc::ofFloat("min", -1), AttrDesc::ofFloat("max", 1), AttrDesc::ofInt("seed", 3 + t)});
+           {AttrDesc::ofFloat("min", -1), AttrDesc::ofFloat("max", 1),
+            AttrDesc::ofInt("seed", 3 + t)});
   for (int t : {m1, m2})
     b.call(start, "fill", {}, {t}, {AttrDesc::ofFloat("value", 0)});
   b.call(start, "fill", {}, {b1p}, {AttrDesc::ofFloat("value", 0.9)});

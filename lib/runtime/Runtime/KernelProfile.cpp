@@ -46,8 +46,9 @@ std::string KernelProfile::report(int topCalls) const {
       }
     if (kernels.empty())
       continue;
-    std::stable_sort(kernels.begin(), kernels.end(),
-                     [](const auto &a, const auto &b) { return a.second.seconds > b.second.seconds; });
+    std::stable_sort(kernels.begin(), kernels.end(), [](const auto &a, const auto &b) {
+      return a.second.seconds > b.second.seconds;
+    });
     const double perRun = 1e3 / static_cast<double>(runs);
     out += "profile of " + program + ": " + std::to_string(runs) +
            (runs == 1 ? " run, " : " runs, ") +

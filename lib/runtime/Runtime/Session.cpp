@@ -332,8 +332,8 @@ struct Session::ProgramRun {
       : a(a), program(program), plan(plan), feeds(feeds),
         programName(str(program.mode()) + "/" + str(program.role()) + "/" +
                     kindName(program.kind())),
-        where("program " + programName),
-        env(a.buffers()->size()), fedBuffer(a.buffers()->size(), false) {
+        where("program " + programName), env(a.buffers()->size()),
+        fedBuffer(a.buffers()->size(), false) {
     if (program.feeds())
       for (const fb::Feed *f : *program.feeds())
         fedBuffer[f->buffer()] = true;
@@ -493,9 +493,9 @@ Status Session::runCall(ProgramRun &run, uint32_t c) {
       if (Status synced = backend_->synchronize(); !synced.ok())
         return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
                              synced.message());
-      profile_->record(run.programName, c, str(call.kernel()), str(call.origin()),
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                           .count());
+      profile_->record(
+          run.programName, c, str(call.kernel()), str(call.origin()),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
   } catch (const KernelError &e) {
     return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +

@@ -90,14 +90,23 @@ DISTC_ALWAYS_INLINE void validRange(int64_t start, int64_t step, int64_t size, i
 /// col[r - r0][p - p0] = x[c, y·sh − pt + i·dh, x·sw − pl + j·dw] (0
 /// outside) for rows r = (c·kh + i)·kw + j in [r0, r1) and output
 /// positions p = y·ow + x in [p0, p1); `x` is one group's channels.
+///
+/// Runs are a row of a small plane (8 to 56 elements), so the work per run
+/// is kept to a few compares: the valid columns of a filter column j are
+/// the same in every output row and are found once per row r (they take
+/// divisions), and copies are inline loops, not calls to memmove.
 template <typename T>
-void im2col(const ConvShape &s, const T *x, int64_t r0, int64_t r1, int64_t p0, int64_t p1,
-            T *col) {
+DISTC_ALWAYS_INLINE void im2colLoops(const ConvShape &s, const T *x, int64_t r0, int64_t r1,
+                                     int64_t p0, int64_t p1, T *col) {
   const int64_t cols = p1 - p0;
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t ch = r / s.kk(), i = (r / s.kw) % s.kh, j = r % s.kw;
     const T *plane = x + ch * s.inPlane();
     T *dst = col + (r - r0) * cols;
+    // Output columns [q0, q1) of a whole row read inside the input row.
+    const int64_t ix0 = -s.pl + j * s.dw;
+    int64_t q0, q1;
+    validRange(ix0, s.sw, s.w, s.ow, q0, q1);
     int64_t oy = p0 / s.ow, ox = p0 % s.ow;
     for (int64_t p = 0; p < cols; ++oy, ox = 0) {
       const int64_t run = std::min(s.ow - ox, cols - p);
@@ -105,29 +114,47 @@ void im2col(const ConvShape &s, const T *x, int64_t r0, int64_t r1, int64_t p0, 
       T *out = dst + p;
       p += run;
       if (iy < 0 || iy >= s.h) {
-        std::fill_n(out, run, T(0));
+        for (int64_t q = 0; q < run; ++q)
+          out[q] = T(0);
         continue;
       }
-      const int64_t ix0 = ox * s.sw - s.pl + j * s.dw;
-      int64_t q0, q1;
-      validRange(ix0, s.sw, s.w, run, q0, q1);
-      std::fill_n(out, q0, T(0));
-      // Indices, not a pointer at ix0: that may lie before the plane.
+      // This run's valid part: output columns ox + [b, e).
+      const int64_t b = std::clamp(q0 - ox, int64_t(0), run);
+      const int64_t e = std::clamp(q1 - ox, b, run);
+      for (int64_t q = 0; q < b; ++q)
+        out[q] = T(0);
+      // Indices, not a pointer at the run's first input: that may lie
+      // before the plane.
       const T *row = plane + iy * s.w;
-      if (s.sw == 1)
-        std::copy(row + ix0 + q0, row + ix0 + q1, out + q0);
-      else
-        for (int64_t q = q0; q < q1; ++q)
-          out[q] = row[ix0 + q * s.sw];
-      std::fill(out + q1, out + run, T(0));
+      const int64_t first = ix0 + ox * s.sw;
+      if (s.sw == 1) {
+        const T *src = row + first;
+        DISTC_VECTORIZE_LOOP
+        for (int64_t q = b; q < e; ++q)
+          out[q] = src[q];
+      } else {
+        for (int64_t q = b; q < e; ++q)
+          out[q] = row[first + q * s.sw];
+      }
+      for (int64_t q = e; q < run; ++q)
+        out[q] = T(0);
     }
   }
+}
+
+/// im2colLoops compiled for the best vector instructions (vectorized()).
+template <typename T>
+void im2col(const ConvShape &s, const T *x, int64_t r0, int64_t r1, int64_t p0, int64_t p1,
+            T *col) {
+  vectorized([s, x, r0, r1, p0, p1, col] { im2colLoops(s, x, r0, r1, p0, p1, col); });
 }
 
 /// The adjoint of im2col over all output positions: adds col[r - r0][p] to
 /// the input element it was read from, for rows [r0, r1) covering whole
 /// channels. `x` is one group's channels.
-template <typename T> void col2im(const ConvShape &s, const T *col, int64_t r0, int64_t r1, T *x) {
+template <typename T>
+DISTC_ALWAYS_INLINE void col2imLoops(const ConvShape &s, const T *col, int64_t r0, int64_t r1,
+                                     T *x) {
   const int64_t cols = s.outPlane();
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t ch = r / s.kk(), i = (r / s.kw) % s.kh, j = r % s.kw;
@@ -142,10 +169,22 @@ template <typename T> void col2im(const ConvShape &s, const T *col, int64_t r0, 
         continue;
       T *row = plane + iy * s.w;
       const T *in = src + oy * s.ow;
-      for (int64_t q = q0; q < q1; ++q)
-        row[ix0 + q * s.sw] += in[q];
+      if (s.sw == 1) {
+        T *dst = row + ix0;
+        DISTC_VECTORIZE_LOOP
+        for (int64_t q = q0; q < q1; ++q)
+          dst[q] += in[q];
+      } else {
+        for (int64_t q = q0; q < q1; ++q)
+          row[ix0 + q * s.sw] += in[q];
+      }
     }
   }
+}
+
+/// col2imLoops compiled for the best vector instructions (vectorized()).
+template <typename T> void col2im(const ConvShape &s, const T *col, int64_t r0, int64_t r1, T *x) {
+  vectorized([s, col, r0, r1, x] { col2imLoops(s, col, r0, r1, x); });
 }
 
 /// Runs body(item, scratch) for every item in [0, items), in pieces of

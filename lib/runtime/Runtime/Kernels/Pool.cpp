@@ -142,6 +142,83 @@ template <typename F> void forPlanes(const PoolShape &s, const F &body) {
   });
 }
 
+/// 2x2 windows with stride 2 tiling an NCHW input exactly (no padding, even
+/// sizes): the pool of VGG-style networks. Each window is the same four
+/// elements whatever the other attributes say, so the two rows of a plane
+/// can be read as pairs in loops the compiler vectorizes; the results are
+/// those of the general loops (same order of operations, same tie rule).
+bool tiles2x2(const PoolShape &s) {
+  return !s.adaptive && !s.nhwc && s.kh == 2 && s.kw == 2 && s.sh == 2 && s.sw == 2 && s.pt == 0 &&
+         s.pl == 0 && s.h == 2 * s.oh && s.w == 2 * s.ow;
+}
+
+/// One plane's 2x2 max or average.
+template <typename T>
+DISTC_ALWAYS_INLINE void pool2x2Plane(const T *x, T *out, int64_t oh, int64_t ow, bool max) {
+  const int64_t w = 2 * ow;
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    const T *r0 = x + 2 * oy * w, *r1 = r0 + w;
+    T *o = out + oy * ow;
+    if (max) {
+      DISTC_VECTORIZE_LOOP
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        T v = std::numeric_limits<T>::lowest();
+        v = std::max(v, r0[2 * ox]);
+        v = std::max(v, r0[2 * ox + 1]);
+        v = std::max(v, r1[2 * ox]);
+        v = std::max(v, r1[2 * ox + 1]);
+        o[ox] = v;
+      }
+    } else {
+      DISTC_VECTORIZE_LOOP
+      for (int64_t ox = 0; ox < ow; ++ox)
+        o[ox] = (((T(0) + r0[2 * ox]) + r0[2 * ox + 1]) + r1[2 * ox]) + r1[2 * ox + 1];
+      DISTC_VECTORIZE_LOOP
+      for (int64_t ox = 0; ox < ow; ++ox)
+        o[ox] = o[ox] / T(4);
+    }
+  }
+}
+
+/// One plane's gradient of pool2x2Plane: every element of dx is written.
+template <typename T>
+DISTC_ALWAYS_INLINE void pool2x2GradPlane(const T *x, const T *out, const T *dout, T *dx,
+                                          int64_t oh, int64_t ow, bool max) {
+  const int64_t w = 2 * ow;
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    const T *x0 = x + 2 * oy * w, *x1 = x0 + w;
+    T *d0 = dx + 2 * oy * w, *d1 = d0 + w;
+    const T *o = out + oy * ow, *g = dout + oy * ow;
+    if (max) {
+      DISTC_VECTORIZE_LOOP
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        // The general loop's choice: the first element equal to the
+        // window's maximum (NaN skipped, as in the forward max), when
+        // that maximum is above the lowest value and equals the output.
+        const T a = x0[2 * ox], b = x0[2 * ox + 1], c = x1[2 * ox], d = x1[2 * ox + 1];
+        T best = std::numeric_limits<T>::lowest();
+        best = std::max(best, a);
+        best = std::max(best, b);
+        best = std::max(best, c);
+        best = std::max(best, d);
+        const T share = best == o[ox] && best > std::numeric_limits<T>::lowest() ? g[ox] : T(0);
+        const bool toA = a == best, toB = !toA && b == best, toC = !toA && !toB && c == best;
+        const bool toD = !toA && !toB && !toC;
+        d0[2 * ox] = toA ? share : T(0);
+        d0[2 * ox + 1] = toB ? share : T(0);
+        d1[2 * ox] = toC ? share : T(0);
+        d1[2 * ox + 1] = toD ? share : T(0);
+      }
+    } else {
+      DISTC_VECTORIZE_LOOP
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        const T share = g[ox] / T(4);
+        d0[2 * ox] = d0[2 * ox + 1] = d1[2 * ox] = d1[2 * ox + 1] = share;
+      }
+    }
+  }
+}
+
 void pool2dKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0);
   Tensor &out = ctx.output(0);
@@ -151,6 +228,17 @@ void pool2dKernel(KernelContext &ctx) {
     using T = decltype(tag);
     const T *xp = x.data<T>();
     T *op = out.data<T>();
+    if (tiles2x2(s)) {
+      const int64_t in = s.h * s.w, res = s.oh * s.ow;
+      parallelFor(s.n * s.c, std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, in)),
+                  [&](int64_t b, int64_t e) {
+                    vectorized([=, &s] {
+                      for (int64_t p = b; p < e; ++p)
+                        pool2x2Plane(xp + p * in, op + p * res, s.oh, s.ow, s.max);
+                    });
+                  });
+      return;
+    }
     const Windows win = windowsOf(s);
     forPlanes(s, [&](int64_t img, int64_t ch) {
       const Plane in = planeOf(s, img, ch, s.h, s.w), res = planeOf(s, img, ch, s.oh, s.ow);
@@ -192,6 +280,18 @@ void pool2dGradKernel(KernelContext &ctx) {
     using T = decltype(tag);
     const T *xp = x.data<T>(), *outp = out.data<T>(), *dop = dout.data<T>();
     T *dxp = dx.data<T>();
+    if (tiles2x2(s)) {
+      const int64_t in = s.h * s.w, res = s.oh * s.ow;
+      parallelFor(s.n * s.c, std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, in)),
+                  [&](int64_t b, int64_t e) {
+                    vectorized([=, &s] {
+                      for (int64_t p = b; p < e; ++p)
+                        pool2x2GradPlane(xp + p * in, outp + p * res, dop + p * res, dxp + p * in,
+                                         s.oh, s.ow, s.max);
+                    });
+                  });
+      return;
+    }
     const Windows win = windowsOf(s);
     forPlanes(s, [&](int64_t img, int64_t ch) {
       const Plane in = planeOf(s, img, ch, s.h, s.w), res = planeOf(s, img, ch, s.oh, s.ow);
