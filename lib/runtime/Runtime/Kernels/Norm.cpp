@@ -75,49 +75,55 @@ void batchNormKernel(KernelContext &ctx) {
         savedInv(channels, 0.0), a(channels), b(channels);
     const bool single = !global && m == 1; // Paddle: y = x, statistics kept
     parallelFor(channels, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t c = begin; c < end; ++c) {
-        double mu, inv;
-        meanOut[c] = double(mean[c]);
-        varOut[c] = double(variance[c]);
-        if (global || single) {
-          mu = double(mean[c]);
-          inv = 1.0 / std::sqrt(double(variance[c]) + eps);
-        } else {
-          double var;
-          if (sync) {
-            mu = sums[c] / double(m);
-            var = std::max(sums[channels + c] / double(m) - mu * mu, 0.0);
+      vectorized([&] {
+        for (int64_t c = begin; c < end; ++c) {
+          double mu, inv;
+          meanOut[c] = double(mean[c]);
+          varOut[c] = double(variance[c]);
+          if (global || single) {
+            mu = double(mean[c]);
+            inv = 1.0 / std::sqrt(double(variance[c]) + eps);
           } else {
-            double sum = 0;
-            forEachChannelRun(s, c, [&](int64_t off) { sum += rowSum(xp + off, s.inner); });
-            mu = sum / double(m);
-            double sq = 0;
-            forEachChannelRun(
-                s, c, [&](int64_t off) { sq += rowSquaredDeviation(xp + off, mu, s.inner); });
-            var = sq / double(m);
+            double var;
+            if (sync) {
+              mu = sums[c] / double(m);
+              var = std::max(sums[channels + c] / double(m) - mu * mu, 0.0);
+            } else {
+              double sum = 0;
+              forEachChannelRun(s, c, [&](int64_t off) { sum += rowSum(xp + off, s.inner); });
+              mu = sum / double(m);
+              double sq = 0;
+              forEachChannelRun(
+                  s, c, [&](int64_t off) { sq += rowSquaredDeviation(xp + off, mu, s.inner); });
+              var = sq / double(m);
+            }
+            inv = 1.0 / std::sqrt(var + eps);
+            meanOut[c] = momentum * double(mean[c]) + (1.0 - momentum) * mu;
+            varOut[c] = momentum * double(variance[c]) + (1.0 - momentum) * var;
+            saved[c] = mu;
+            savedInv[c] = inv;
           }
-          inv = 1.0 / std::sqrt(var + eps);
-          meanOut[c] = momentum * double(mean[c]) + (1.0 - momentum) * mu;
-          varOut[c] = momentum * double(variance[c]) + (1.0 - momentum) * var;
-          saved[c] = mu;
-          savedInv[c] = inv;
+          a[c] = single ? 1.0 : double(scale[c]) * inv;
+          b[c] = single ? 0.0 : double(bias[c]) - mu * a[c];
         }
-        a[c] = single ? 1.0 : double(scale[c]) * inv;
-        b[c] = single ? 0.0 : double(bias[c]) - mu * a[c];
-      }
+      });
     });
     T *yp = y.data<T>();
     const int64_t rows = s.outer * channels, inner = s.inner;
+    const double *ap = a.data(), *bp = b.data();
     parallelFor(rows, std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, inner)),
-                [&](int64_t begin, int64_t end) {
-                  for (int64_t r = begin; r < end; ++r) {
-                    const int64_t c = r % channels;
-                    const T ac = T(a[c]), bc = T(b[c]);
-                    const T *src = xp + r * inner;
-                    T *dst = yp + r * inner;
-                    for (int64_t i = 0; i < inner; ++i)
-                      dst[i] = src[i] * ac + bc;
-                  }
+                [=](int64_t begin, int64_t end) {
+                  vectorized([=] {
+                    for (int64_t r = begin; r < end; ++r) {
+                      const int64_t c = r % channels;
+                      const T ac = T(ap[c]), bc = T(bp[c]);
+                      const T *src = xp + r * inner;
+                      T *dst = yp + r * inner;
+                      DISTC_VECTORIZE_LOOP
+                      for (int64_t i = 0; i < inner; ++i)
+                        dst[i] = src[i] * ac + bc;
+                    }
+                  });
                 });
     const std::vector<double> *values[] = {&meanOut, &varOut, &saved, &savedInv};
     for (int i = 0; i < 4; ++i)

@@ -58,18 +58,20 @@ void batchNormGradKernel(KernelContext &ctx) {
     std::vector<double> inv(channels), sumDy(channels), sumDyXhat(channels), a(channels),
         b(channels), c0(channels);
     parallelFor(channels, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t c = begin; c < end; ++c) {
-        inv[c] = global ? 1.0 / std::sqrt(double(var[c]) + eps) : double(var[c]);
-        const double mu = double(mean[c]);
-        double sg = 0, sgx = 0;
-        forEachChannelRun(s, c, [&](int64_t off) {
-          sg += rowSum(gp + off, inner);
-          sgx += rowDotCentered(gp + off, xp + off, mu, inner);
-        });
-        sgx *= inv[c];
-        sumDy[c] = sg;
-        sumDyXhat[c] = sgx;
-      }
+      vectorized([&] {
+        for (int64_t c = begin; c < end; ++c) {
+          inv[c] = global ? 1.0 / std::sqrt(double(var[c]) + eps) : double(var[c]);
+          const double mu = double(mean[c]);
+          double sg = 0, sgx = 0;
+          forEachChannelRun(s, c, [&](int64_t off) {
+            sg += rowSum(gp + off, inner);
+            sgx += rowDotCentered(gp + off, xp + off, mu, inner);
+          });
+          sgx *= inv[c];
+          sumDy[c] = sg;
+          sumDyXhat[c] = sgx;
+        }
+      });
     });
     // sync_batch_norm over several ranks: dx is the gradient through the
     // global batch's statistics, so its sums and count are every rank's
@@ -103,22 +105,25 @@ void batchNormGradKernel(KernelContext &ctx) {
     }
     if (dx) {
       T *dp = dx->data<T>();
-      parallelFor(s.outer * channels,
-                  std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, inner)),
-                  [&](int64_t begin, int64_t end) {
-                    for (int64_t r = begin; r < end; ++r) {
-                      // dx = a·dy + b·x̂ + c0 with x̂ = (x − mean)·inv, in
-                      // T: x − mean first, so that a large mean cancels
-                      // exactly before it is scaled.
-                      const int64_t c = r % channels;
-                      const T ac = T(a[c]), bc = T(b[c] * inv[c]), mc = T(mean[c]), cc = T(c0[c]);
-                      const T *gr = gp + r * inner, *xr = xp + r * inner;
-                      T *dr = dp + r * inner;
-                      DISTC_VECTORIZE_LOOP
-                      for (int64_t i = 0; i < inner; ++i)
-                        dr[i] = ac * gr[i] + bc * (xr[i] - mc) + cc;
-                    }
-                  });
+      const double *ap = a.data(), *bp = b.data(), *invp = inv.data(), *cp = c0.data();
+      parallelFor(
+          s.outer * channels, std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, inner)),
+          [=](int64_t begin, int64_t end) {
+            vectorized([=] {
+              for (int64_t r = begin; r < end; ++r) {
+                // dx = a·dy + b·x̂ + c0 with x̂ = (x − mean)·inv, in
+                // T: x − mean first, so that a large mean cancels
+                // exactly before it is scaled.
+                const int64_t c = r % channels;
+                const T ac = T(ap[c]), bc = T(bp[c] * invp[c]), mc = T(mean[c]), cc = T(cp[c]);
+                const T *gr = gp + r * inner, *xr = xp + r * inner;
+                T *dr = dp + r * inner;
+                DISTC_VECTORIZE_LOOP
+                for (int64_t i = 0; i < inner; ++i)
+                  dr[i] = ac * gr[i] + bc * (xr[i] - mc) + cc;
+              }
+            });
+          });
     }
     const bool singleTrain = !global && count == 1;
     for (int64_t c = 0; c < channels; ++c) {

@@ -46,9 +46,10 @@ inline ChannelSplit channelSplit(const KernelContext &ctx, const Tensor &x) {
 
 /// Calls f(c, offset) for every contiguous run of `s.inner` elements of
 /// channel c, offset being the run's first element.
-template <typename F> void forEachChannelRun(const ChannelSplit &s, int64_t c, F f) {
+template <typename F>
+DISTC_ALWAYS_INLINE void forEachChannelRun(const ChannelSplit &s, int64_t c, F f) {
   for (int64_t o = 0; o < s.outer; ++o)
-    f((o * s.channels + c) * s.inner);
+    DISTC_INLINE_CALLS f((o * s.channels + c) * s.inner);
 }
 
 /// The communicator a `sync` call reduces its batch statistics over: null
