@@ -219,6 +219,18 @@ DISTC_ALWAYS_INLINE void pool2x2GradPlane(const T *x, const T *out, const T *dou
   }
 }
 
+/// Runs body(plane) for every (image, channel) plane of a tiles2x2 pool,
+/// split over the kernel threads, each piece compiled by vectorized().
+template <typename F> void forTiledPlanes(const PoolShape &s, F body) {
+  const int64_t grain = std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, s.h * s.w));
+  parallelFor(s.n * s.c, grain, [body](int64_t begin, int64_t end) {
+    vectorized([body, begin, end] {
+      for (int64_t p = begin; p < end; ++p)
+        DISTC_INLINE_CALLS body(p);
+    });
+  });
+}
+
 void pool2dKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0);
   Tensor &out = ctx.output(0);
@@ -229,14 +241,9 @@ void pool2dKernel(KernelContext &ctx) {
     const T *xp = x.data<T>();
     T *op = out.data<T>();
     if (tiles2x2(s)) {
-      const int64_t in = s.h * s.w, res = s.oh * s.ow;
-      parallelFor(s.n * s.c, std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, in)),
-                  [&](int64_t b, int64_t e) {
-                    vectorized([=, &s] {
-                      for (int64_t p = b; p < e; ++p)
-                        pool2x2Plane(xp + p * in, op + p * res, s.oh, s.ow, s.max);
-                    });
-                  });
+      const int64_t in = s.h * s.w, res = s.oh * s.ow, oh = s.oh, ow = s.ow;
+      const bool max = s.max;
+      forTiledPlanes(s, [=](int64_t p) { pool2x2Plane(xp + p * in, op + p * res, oh, ow, max); });
       return;
     }
     const Windows win = windowsOf(s);
@@ -281,15 +288,11 @@ void pool2dGradKernel(KernelContext &ctx) {
     const T *xp = x.data<T>(), *outp = out.data<T>(), *dop = dout.data<T>();
     T *dxp = dx.data<T>();
     if (tiles2x2(s)) {
-      const int64_t in = s.h * s.w, res = s.oh * s.ow;
-      parallelFor(s.n * s.c, std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, in)),
-                  [&](int64_t b, int64_t e) {
-                    vectorized([=, &s] {
-                      for (int64_t p = b; p < e; ++p)
-                        pool2x2GradPlane(xp + p * in, outp + p * res, dop + p * res, dxp + p * in,
-                                         s.oh, s.ow, s.max);
-                    });
-                  });
+      const int64_t in = s.h * s.w, res = s.oh * s.ow, oh = s.oh, ow = s.ow;
+      const bool max = s.max;
+      forTiledPlanes(s, [=](int64_t p) {
+        pool2x2GradPlane(xp + p * in, outp + p * res, dop + p * res, dxp + p * in, oh, ow, max);
+      });
       return;
     }
     const Windows win = windowsOf(s);
