@@ -24,10 +24,18 @@ void KernelProfile::record(const std::string &program, uint32_t call, const std:
 
 namespace {
 
-std::string format(const char *fmt, double a, double b, double c) {
+/// printf into a std::string (a table row's numbers).
+template <typename... Args> std::string format(const char *fmt, Args... args) {
   char line[64];
-  std::snprintf(line, sizeof line, fmt, a, b, c);
+  std::snprintf(line, sizeof line, fmt, args...);
   return line;
+}
+
+/// Sorts `rows` by their seconds, most expensive first (stable: equal
+/// times keep the maps' order).
+template <typename Row, typename Seconds> void sortBySeconds(std::vector<Row> &rows, Seconds of) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const Row &a, const Row &b) { return of(a) > of(b); });
 }
 
 } // namespace
@@ -35,8 +43,6 @@ std::string format(const char *fmt, double a, double b, double c) {
 std::string KernelProfile::report(int topCalls) const {
   std::string out;
   for (const auto &[program, runs] : runs_) {
-    if (runs == 0)
-      continue;
     std::vector<std::pair<std::string, Total>> kernels;
     double programSeconds = 0;
     for (const auto &[key, total] : byKernel_)
@@ -44,43 +50,35 @@ std::string KernelProfile::report(int topCalls) const {
         kernels.emplace_back(key.second, total);
         programSeconds += total.seconds;
       }
-    if (kernels.empty())
+    if (runs == 0 || kernels.empty())
       continue;
-    std::stable_sort(kernels.begin(), kernels.end(), [](const auto &a, const auto &b) {
-      return a.second.seconds > b.second.seconds;
-    });
-    const double perRun = 1e3 / static_cast<double>(runs);
+    sortBySeconds(kernels, [](const auto &k) { return k.second.seconds; });
+    const double msPerRun = 1e3 / static_cast<double>(runs);
+    const auto share = [&](double seconds) {
+      return programSeconds > 0 ? 100 * seconds / programSeconds : 0.0;
+    };
     out += "profile of " + program + ": " + std::to_string(runs) +
            (runs == 1 ? " run, " : " runs, ") +
-           format("%.3f ms of kernels per run", programSeconds * perRun, 0, 0) + "\n";
+           format("%.3f ms of kernels per run", programSeconds * msPerRun) + "\n";
     out += "  calls/run     ms/run       %  kernel\n";
     for (const auto &[kernel, total] : kernels)
       out += format("  %9.1f %10.3f %6.1f%%", static_cast<double>(total.calls) / runs,
-                    total.seconds * perRun,
-                    programSeconds > 0 ? 100 * total.seconds / programSeconds : 0) +
+                    total.seconds * msPerRun, share(total.seconds)) +
              "  " + kernel + "\n";
-    std::vector<const CallTotal *> calls;
-    std::vector<uint32_t> indices;
+
+    std::vector<std::pair<uint32_t, const CallTotal *>> calls;
     for (const auto &[key, call] : byCall_)
       if (key.first == program)
-        calls.push_back(&call), indices.push_back(key.second);
-    std::vector<size_t> order(calls.size());
-    for (size_t i = 0; i < order.size(); ++i)
-      order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return calls[a]->total.seconds > calls[b]->total.seconds;
-    });
-    if (order.size() > static_cast<size_t>(std::max(topCalls, 0)))
-      order.resize(static_cast<size_t>(std::max(topCalls, 0)));
-    if (!order.empty())
+        calls.emplace_back(key.second, &call);
+    sortBySeconds(calls, [](const auto &c) { return c.second->total.seconds; });
+    calls.resize(std::min(calls.size(), static_cast<size_t>(std::max(topCalls, 0))));
+    if (!calls.empty())
       out += "  the most expensive calls:\n      ms/run       %  call\n";
-    for (size_t i : order) {
-      const CallTotal &c = *calls[i];
-      out += format("  %10.3f %6.1f%%", c.total.seconds * perRun,
-                    programSeconds > 0 ? 100 * c.total.seconds / programSeconds : 0, 0) +
-             "  #" + std::to_string(indices[i]) + " " + c.kernel +
-             (c.origin.empty() ? "" : " (" + c.origin + ")") + "\n";
-    }
+    for (const auto &[index, call] : calls)
+      out +=
+          format("  %10.3f %6.1f%%", call->total.seconds * msPerRun, share(call->total.seconds)) +
+          "  #" + std::to_string(index) + " " + call->kernel +
+          (call->origin.empty() ? "" : " (" + call->origin + ")") + "\n";
   }
   return out;
 }

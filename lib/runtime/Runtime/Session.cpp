@@ -304,14 +304,16 @@ void Session::setCollectives(std::shared_ptr<Collectives> collectives) {
     collectives_ = std::move(collectives);
 }
 
+/// "MODE/ROLE/KIND" of a program, in messages and profiles.
+static std::string programLabel(const fb::Program &program) {
+  return str(program.mode()) + "/" + str(program.role()) + "/" + kindName(program.kind());
+}
+
 Status Session::execute(const fb::Program &program, const TensorMap &feeds, TensorMap *fetches) {
   Status s = executeCalls(program, feeds, fetches);
   // Collectives started by the program end with it, even when it failed:
   // they hold its buffers, and the next program's must not interleave.
-  const auto where = [&] {
-    return "program " + str(program.mode()) + "/" + str(program.role()) + "/" +
-           kindName(program.kind()) + ": ";
-  };
+  const auto where = [&] { return "program " + programLabel(program) + ": "; };
   if (collectives_) {
     Status waited = collectives_->wait();
     if (s.ok() && !waited.ok())
@@ -329,9 +331,7 @@ Status Session::execute(const fb::Program &program, const TensorMap &feeds, Tens
 struct Session::ProgramRun {
   ProgramRun(const fb::Artifact &a, const fb::Program &program, const ProgramPlan &plan,
              const TensorMap &feeds)
-      : a(a), program(program), plan(plan), feeds(feeds),
-        programName(str(program.mode()) + "/" + str(program.role()) + "/" +
-                    kindName(program.kind())),
+      : a(a), program(program), plan(plan), feeds(feeds), programName(programLabel(program)),
         where("program " + programName), env(a.buffers()->size()),
         fedBuffer(a.buffers()->size(), false) {
     if (program.feeds())
@@ -458,6 +458,10 @@ Status Session::runCall(ProgramRun &run, uint32_t c) {
     const std::string origin = str(call.origin());
     return "'" + str(call.kernel()) + "'" + (origin.empty() ? "" : " (" + origin + ")");
   };
+  auto callError = [&](const std::string &message) {
+    return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
+                         message);
+  };
   std::vector<Tensor *> ins, outs;
   if (call.inputs())
     for (int32_t i : *call.inputs()) {
@@ -486,34 +490,32 @@ Status Session::runCall(ProgramRun &run, uint32_t c) {
     }
   KernelFn fn = run.plan.kernels[c];
   KernelContext ctx(call, std::move(ins), std::move(outs), collectives_.get(), backend_.get());
-  const auto start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start;
+  if (profile_)
+    start = std::chrono::steady_clock::now();
   try {
     fn(ctx);
-    if (profile_) {
-      if (Status synced = backend_->synchronize(); !synced.ok())
-        return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
-                             synced.message());
-      profile_->record(
-          run.programName, c, str(call.kernel()), str(call.origin()),
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
   } catch (const KernelError &e) {
-    return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
-                         e.what());
+    return callError(e.what());
   } catch (const std::bad_alloc &) {
     throw;
   } catch (const std::exception &e) {
     // A library failure inside a kernel still names the call.
-    return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() +
-                         ": internal error: " + e.what());
+    return callError(std::string("internal error: ") + e.what());
+  }
+  if (profile_) {
+    if (Status synced = backend_->synchronize(); !synced.ok())
+      return callError(synced.message());
+    profile_->record(
+        run.programName, c, str(call.kernel()), str(call.origin()),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   // A program without c_wait (an artifact from before the runtime
   // overlapped communication) must see each collective complete before
   // its next call.
   if (run.plan.startsCollective[c] && !run.plan.waits && collectives_)
     if (Status w = collectives_->wait(); !w.ok())
-      return Status::error(where + ", call " + std::to_string(c) + " " + callLabel() + ": " +
-                           w.message());
+      return callError(w.message());
   if (call.outputs())
     for (int32_t o : *call.outputs())
       if (o >= 0)

@@ -195,6 +195,8 @@ template <typename T> T *scratchBuffer(size_t elements) {
   thread_local std::unique_ptr<T[]> buffer;
   thread_local size_t capacity = 0;
   if (elements > capacity) {
+    // The old buffer goes first: never both at once, and a failed
+    // allocation leaves none rather than one smaller than `capacity`.
     buffer.reset();
     capacity = 0;
     buffer.reset(new T[elements]);
