@@ -64,6 +64,27 @@ FailureOr<ArrayRef<int64_t>> filterDims(InferContext &c) {
   return filter.getShape();
 }
 
+/// What conv2d and conv2d_transpose both check first: Input's layout,
+/// Filter's dims and a positive `groups`.
+struct ConvOperands {
+  Layout layout;
+  ArrayRef<int64_t> filter;
+  int64_t groups;
+};
+
+FailureOr<ConvOperands> convOperands(InferContext &c) {
+  FailureOr<Layout> l = activationLayout(c, 0, "Input");
+  if (failed(l))
+    return failure();
+  FailureOr<ArrayRef<int64_t>> f = filterDims(c);
+  if (failed(f))
+    return failure();
+  int64_t groups = c.getInt("groups");
+  if (groups < 1)
+    return c.error() << "attribute 'groups' = " << groups << " must be positive";
+  return ConvOperands{*l, *f, groups};
+}
+
 FailureOr<conv::Window> window(InferContext &c, ArrayRef<int64_t> kernel, const Layout &l,
                                bool dilated) {
   conv::Window w;
@@ -81,43 +102,39 @@ FailureOr<conv::Window> window(InferContext &c, ArrayRef<int64_t> kernel, const 
 /// Output [N, M, oh, ow] (NHWC: [N, oh, ow, M]) for Filter [M, C / groups,
 /// kh, kw]; C and M must be multiples of groups; Bias, when given, is [M].
 LogicalResult inferConv2d(InferContext &c) {
-  FailureOr<Layout> l = activationLayout(c, 0, "Input");
-  if (failed(l))
+  FailureOr<ConvOperands> ops = convOperands(c);
+  if (failed(ops))
     return failure();
-  FailureOr<ArrayRef<int64_t>> f = filterDims(c);
-  if (failed(f))
-    return failure();
-  int64_t groups = c.getInt("groups");
+  const Layout &l = ops->layout;
+  const ArrayRef<int64_t> f = ops->filter;
+  const int64_t groups = ops->groups;
   RankedTensorType input = c.input(0), filter = c.input(1);
-  if (groups < 1)
-    return c.error() << "attribute 'groups' = " << groups << " must be positive";
-  if (!ShapedType::isDynamic(l->c) && l->c % groups != 0)
-    return c.error() << "input slot 'Input' " << input << " has " << l->c
+  if (!ShapedType::isDynamic(l.c) && l.c % groups != 0)
+    return c.error() << "input slot 'Input' " << input << " has " << l.c
                      << " channels, not divisible by groups " << groups;
-  if (!ShapedType::isDynamic(l->c) && l->c != (*f)[1] * groups)
-    return c.error() << "input slot 'Filter' " << filter << " takes " << (*f)[1]
-                     << " channels per group, but input slot 'Input' " << input << " has " << l->c
+  if (!ShapedType::isDynamic(l.c) && l.c != f[1] * groups)
+    return c.error() << "input slot 'Filter' " << filter << " takes " << f[1]
+                     << " channels per group, but input slot 'Input' " << input << " has " << l.c
                      << " channels in " << groups << " groups";
-  if ((*f)[0] % groups != 0)
-    return c.error() << "input slot 'Filter' " << filter << " has " << (*f)[0]
+  if (f[0] % groups != 0)
+    return c.error() << "input slot 'Filter' " << filter << " has " << f[0]
                      << " output channels, not divisible by groups " << groups;
-  FailureOr<conv::Window> w = window(c, f->drop_front(2), *l, /*dilated=*/true);
+  FailureOr<conv::Window> w = window(c, f.drop_front(2), l, /*dilated=*/true);
   if (failed(w))
     return failure();
-  int64_t oh = conv::convOutputSize(*w, 0, known(l->h));
-  int64_t ow = conv::convOutputSize(*w, 1, known(l->w));
+  int64_t oh = conv::convOutputSize(*w, 0, known(l.h));
+  int64_t ow = conv::convOutputSize(*w, 1, known(l.w));
   if (oh == -2 || ow == -2)
-    return c.error() << "the dilated " << (*f)[2] << "x" << (*f)[3]
-                     << " kernel of input slot 'Filter' " << filter
-                     << " is larger than the padded input slot 'Input' " << input;
+    return c.error() << "the dilated " << f[2] << "x" << f[3] << " kernel of input slot 'Filter' "
+                     << filter << " is larger than the padded input slot 'Input' " << input;
   if (RankedTensorType bias = c.input(2)) {
-    if (bias.getRank() != 1 || !mergeEqualDim(bias.getDimSize(0), (*f)[0]))
-      return c.error() << "input slot 'Bias' " << bias << " must be 1-D of size " << (*f)[0]
+    if (bias.getRank() != 1 || !mergeEqualDim(bias.getDimSize(0), f[0]))
+      return c.error() << "input slot 'Bias' " << bias << " must be 1-D of size " << f[0]
                        << " (the output channels of input slot 'Filter' " << filter << ")";
     if (failed(c.requireSameElementType(0, 2)))
       return failure();
   }
-  c.setResult(0, layoutDims(*l, (*f)[0], oh, ow), input.getElementType());
+  c.setResult(0, layoutDims(l, f[0], oh, ow), input.getElementType());
   return success();
 }
 
@@ -137,23 +154,20 @@ LogicalResult inferConv2dGrad(InferContext &c) {
 /// stride - pads + dilated kh + output_padding, or output_size when given
 /// (in [oh, oh + stride)).
 LogicalResult inferConv2dTranspose(InferContext &c) {
-  FailureOr<Layout> l = activationLayout(c, 0, "Input");
-  if (failed(l))
+  FailureOr<ConvOperands> ops = convOperands(c);
+  if (failed(ops))
     return failure();
-  FailureOr<ArrayRef<int64_t>> f = filterDims(c);
-  if (failed(f))
-    return failure();
-  int64_t groups = c.getInt("groups");
+  const Layout &l = ops->layout;
+  const ArrayRef<int64_t> f = ops->filter;
+  const int64_t groups = ops->groups;
   RankedTensorType input = c.input(0), filter = c.input(1);
-  if (groups < 1)
-    return c.error() << "attribute 'groups' = " << groups << " must be positive";
-  if (!ShapedType::isDynamic(l->c) && l->c != (*f)[0])
-    return c.error() << "input slot 'Filter' " << filter << " takes " << (*f)[0]
-                     << " input channels, but input slot 'Input' " << input << " has " << l->c;
-  if ((*f)[0] % groups != 0)
-    return c.error() << "input slot 'Input' " << input << " has " << (*f)[0]
+  if (!ShapedType::isDynamic(l.c) && l.c != f[0])
+    return c.error() << "input slot 'Filter' " << filter << " takes " << f[0]
+                     << " input channels, but input slot 'Input' " << input << " has " << l.c;
+  if (f[0] % groups != 0)
+    return c.error() << "input slot 'Input' " << input << " has " << f[0]
                      << " channels, not divisible by groups " << groups;
-  FailureOr<conv::Window> w = window(c, f->drop_front(2), *l, /*dilated=*/true);
+  FailureOr<conv::Window> w = window(c, f.drop_front(2), l, /*dilated=*/true);
   if (failed(w))
     return failure();
   SmallVector<int64_t> outputSize = c.getInts("output_size");
@@ -164,7 +178,7 @@ LogicalResult inferConv2dTranspose(InferContext &c) {
     return c.error() << "attribute 'output_padding' must be empty or have 2 values";
   int64_t out[2];
   for (int i = 0; i < 2; ++i) {
-    int64_t inferred = conv::transposeOutputSize(*w, i, known(i == 0 ? l->h : l->w));
+    int64_t inferred = conv::transposeOutputSize(*w, i, known(i == 0 ? l.h : l.w));
     if (inferred != conv::kUnknown && inferred < 1)
       return c.error() << "output size " << inferred << " of input slot 'Input' " << input
                        << " is not positive (paddings too large)";
@@ -184,7 +198,7 @@ LogicalResult inferConv2dTranspose(InferContext &c) {
         out[i] = inferred + outputPadding[i];
     }
   }
-  c.setResult(0, layoutDims(*l, (*f)[1] * groups, out[0], out[1]), input.getElementType());
+  c.setResult(0, layoutDims(l, f[1] * groups, out[0], out[1]), input.getElementType());
   return success();
 }
 
