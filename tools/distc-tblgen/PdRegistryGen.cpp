@@ -13,6 +13,8 @@
 //                           backward is other forward ops (AppendBackward)
 //   -gen-pd-pir-forms       op -> its Paddle 3 PIR form: PIR name, operand and
 //                           result order, attribute renames (PirImporter)
+//   -gen-pd-spmd-rules      op -> its SPMD sharding rule and the rule's view
+//                           of its attributes (lib/compiler/Sharding)
 //
 // The fields read here are documented on `Pd_Op` and `Pd_CatalogOp`
 // (PdDialect.td, PdOps.td). The generators check the declarations as they
@@ -432,6 +434,39 @@ bool emitPirForms(const RecordKeeper &records, llvm::raw_ostream &os) {
   return false;
 }
 
+/// The SPMD rules: {op type, Paddle rule name, {rule attr, op attr}...} per
+/// catalog op that declares `spmdRule`. Each rename must name an attribute
+/// of the op; the rule name is checked against the rule registry by
+/// unittests/Sharding (the registry is C++, not TableGen).
+bool emitSpmdRules(const RecordKeeper &records, llvm::raw_ostream &os) {
+  emitBanner(os, "SPMD rules: one OpSpmdBinding initializer per catalog op with a rule.");
+  for (const Record *def : pdOps(records)) {
+    if (!inCatalog(def))
+      continue;
+    Operator op(def);
+    llvm::StringRef rule = def->getValueAsString("spmdRule");
+    auto renames = def->getValueAsListOfStrings("spmdAttrs");
+    if (rule.empty()) {
+      if (!renames.empty())
+        llvm::PrintFatalError(def->getLoc(), "spmdAttrs without an spmdRule");
+      continue;
+    }
+    llvm::StringSet<> attrs;
+    for (const tblgen::NamedAttribute &named : op.getAttributes())
+      attrs.insert(named.name);
+    std::string renameList = "{";
+    for (llvm::StringRef entry : renames) {
+      auto [ruleAttr, opAttr] = splitPair(def, "spmdAttrs", entry);
+      if (!attrs.contains(opAttr))
+        llvm::PrintFatalError(def->getLoc(), "spmdAttrs names attribute '" + opAttr + "', which " +
+                                                 paddleType(op) + " does not have");
+      renameList += "{" + quoted(ruleAttr) + ", " + quoted(opAttr) + "}, ";
+    }
+    os << "{" << quoted(paddleType(op)) << ", " << quoted(rule) << ", " << renameList << "}},\n";
+  }
+  return false;
+}
+
 GenRegistration genCatalog("gen-pd-op-catalog", "Generate the pd op catalog (OpSpec table)",
                            emitCatalog);
 GenRegistration genInferRules("gen-pd-infer-rules",
@@ -441,5 +476,7 @@ GenRegistration genLowerings("gen-pd-lowerings", "Generate the pd lowering dispa
 GenRegistration genGradientRules("gen-pd-gradient-rules",
                                  "Generate the pd custom gradient rule table", emitGradientRules);
 GenRegistration genPirForms("gen-pd-pir-forms", "Generate the pd op PIR form table", emitPirForms);
+GenRegistration genSpmdRules("gen-pd-spmd-rules", "Generate the pd op SPMD rule table",
+                             emitSpmdRules);
 
 } // namespace

@@ -71,6 +71,14 @@ class Pd_Op<string mnemonic, list<Trait> traits = []>
   string gradOp = "";
   string gradRule = "";
 
+  // --- Its SPMD sharding rule (lib/compiler/Sharding, docs/sharding.md):
+  // the Paddle rule name (`matmul`, `add`, `layer_norm`, ...) that decides
+  // how shardings flow through the op, and the rule's attributes that the
+  // op spells differently, as `ruleAttr:opAttr` (matmul v1's
+  // `trans_x:transpose_X`).
+  string spmdRule = "";
+  list<string> spmdAttrs = [];
+
   // --- The op's Paddle 3 PIR form (`pd_op.<pirName>` in PIR JSON programs,
   // read by lib/compiler/Import/PirImporter.cpp). The defaults fit an op
   // whose PIR op has its Paddle type as name, its input slots as operands and

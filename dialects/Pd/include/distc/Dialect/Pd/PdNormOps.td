@@ -205,11 +205,15 @@ def Pd_MatmulOp : Pd_CatalogOp<"matmul", [Pure]> {
   let inferRule = "inferMatmulV1";
   let lowering = [{ lowerMatmulV1(op) }];
   let gradOp = "matmul_grad";
+  let spmdRule = "matmul";
+  let spmdAttrs = ["trans_x:transpose_X", "trans_y:transpose_Y"];
 }
 
 def Pd_MatmulGradOp : Pd_BinaryGradOp<"matmul_grad", "matmul"> {
   let arguments = !con((ins PdTensor:$X, PdTensor:$Y, PdTensor:$Out_GRAD), Pd_MatmulV1Attrs);
   let lowering = [{ lowerMatmulV1Grad(op) }];
+  let spmdRule = "matmul_grad";
+  let spmdAttrs = ["trans_x:transpose_X", "trans_y:transpose_Y"];
 }
 
 def Pd_ArgMaxOp : Pd_CatalogOp<"arg_max", [Pure]> {

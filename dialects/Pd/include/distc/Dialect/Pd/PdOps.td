@@ -238,6 +238,7 @@ def Pd_MulOp : Pd_CatalogOp<"mul", [Pure]> {
   let inferRule = "inferMul";
   let lowering = [{ lowerMul(op) }];
   let gradOp = "mul_grad";
+  let spmdRule = "mul";
 }
 
 def Pd_MatmulV2Op : Pd_CatalogOp<"matmul_v2", [Pure]> {
@@ -250,6 +251,7 @@ def Pd_MatmulV2Op : Pd_CatalogOp<"matmul_v2", [Pure]> {
   let inferRule = "inferMatmulV2";
   let lowering = [{ lowerMatmul(op) }];
   let gradOp = "matmul_v2_grad";
+  let spmdRule = "matmul";
 }
 
 // --- Element-wise arithmetic -----------------------------------------------
@@ -556,11 +558,13 @@ def Pd_MulGradOp : Pd_BinaryGradOp<"mul_grad", "mul"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Y, PdTensor:$Out_GRAD,
                        PdInt<"1">:$x_num_col_dims, PdInt<"1">:$y_num_col_dims);
   let lowering = [{ lowerMulGrad(op) }];
+  let spmdRule = "mul_grad";
 }
 def Pd_MatmulV2GradOp : Pd_BinaryGradOp<"matmul_v2_grad", "matmul_v2"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Y, PdTensor:$Out_GRAD,
                        PdBool<"false">:$trans_x, PdBool<"false">:$trans_y);
   let lowering = [{ lowerMatmulGrad(op) }];
+  let spmdRule = "matmul_grad";
 }
 class Pd_ElementwiseGradOp<string mnemonic, string kernelOp>
     : Pd_BinaryGradOp<mnemonic, "an element-wise op"> {

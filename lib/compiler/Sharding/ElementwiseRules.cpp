@@ -1,0 +1,10 @@
+//===- ElementwiseRules.cpp - SPMD rules -----------------------------------------===//
+
+#include "AxisSharding.h"
+#include "RuleFamilies.h"
+
+namespace distc::sharding::detail {
+
+void appendElementwiseRules(std::vector<SpmdRule> &rules) { (void)rules; }
+
+} // namespace distc::sharding::detail

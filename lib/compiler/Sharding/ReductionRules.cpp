@@ -1,0 +1,10 @@
+//===- ReductionRules.cpp - SPMD rules -----------------------------------------===//
+
+#include "AxisSharding.h"
+#include "RuleFamilies.h"
+
+namespace distc::sharding::detail {
+
+void appendReductionRules(std::vector<SpmdRule> &rules) { (void)rules; }
+
+} // namespace distc::sharding::detail

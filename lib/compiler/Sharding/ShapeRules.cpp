@@ -1,0 +1,10 @@
+//===- ShapeRules.cpp - SPMD rules -----------------------------------------===//
+
+#include "AxisSharding.h"
+#include "RuleFamilies.h"
+
+namespace distc::sharding::detail {
+
+void appendShapeRules(std::vector<SpmdRule> &rules) { (void)rules; }
+
+} // namespace distc::sharding::detail
