@@ -104,6 +104,93 @@ void ProgramOp::print(OpAsmPrinter &p) {
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/false);
 }
 
+/// Checks `sharding` of a value of `type` against the mesh it names: the
+/// mesh exists, there is one placement per mesh axis, and every split tensor
+/// axis has a static size the mesh axis divides.
+static LogicalResult verifyShardingOnMesh(Operation *op, ShardingAttr sharding, Type type,
+                                          const llvm::DenseMap<StringAttr, MeshOp> &meshes,
+                                          const llvm::Twine &what) {
+  MeshOp mesh = meshes.lookup(sharding.getMesh().getAttr());
+  if (!mesh)
+    return op->emitOpError() << what << " names mesh " << sharding.getMesh()
+                             << ", which is not a pd.mesh of the module";
+  ArrayRef<int64_t> meshShape = mesh.getShape();
+  if (sharding.getPlacements().size() != meshShape.size())
+    return op->emitOpError() << what << " " << sharding.placementsString() << " has "
+                             << sharding.getPlacements().size() << " placements for mesh "
+                             << sharding.getMesh() << " of " << meshShape.size() << " axes";
+  auto tensor = cast<RankedTensorType>(type); // checked by the dialect's attribute verifier
+  llvm::Expected<distc::sharding::TensorDistAttr> dist = sharding.toDistAttr(tensor.getRank());
+  if (!dist)
+    return op->emitOpError() << what << ": " << llvm::toString(dist.takeError());
+  // Paddle's -1 for a dynamic size, as the messages print it.
+  SmallVector<int64_t> shape = llvm::map_to_vector(
+      tensor.getShape(), [](int64_t d) { return ShapedType::isDynamic(d) ? int64_t(-1) : d; });
+  if (llvm::Error err = distc::sharding::verifyDistAttr(*dist, shape, meshShape))
+    return op->emitOpError() << what << " " << sharding.placementsString() << " on " << tensor
+                             << ": " << llvm::toString(std::move(err));
+  return success();
+}
+
+LogicalResult ProgramOp::verifyRegions() {
+  auto module = (*this)->getParentOfType<ModuleOp>();
+  if (!module)
+    return success();
+  llvm::DenseMap<StringAttr, MeshOp> meshes;
+  SmallVector<VarOp> shardedVars;
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (auto mesh = dyn_cast<MeshOp>(op))
+      meshes[mesh.getSymNameAttr()] = mesh;
+    else if (auto var = dyn_cast<VarOp>(op); var && var->hasAttr(kVarShardingAttr))
+      shardedVars.push_back(var);
+  }
+  for (VarOp var : shardedVars)
+    if (auto sharding = dyn_cast<ShardingAttr>(var->getAttr(kVarShardingAttr)))
+      if (failed(verifyShardingOnMesh(var, sharding, var.getType(), meshes, "the sharding")))
+        return failure();
+  WalkResult walk = getBody().walk([&](Operation *op) {
+    auto shardings = op->getAttrOfType<ArrayAttr>(kShardingsAttr);
+    if (!shardings || shardings.size() != op->getNumResults())
+      return WalkResult::advance();
+    for (auto [i, attr] : llvm::enumerate(shardings))
+      if (auto sharding = dyn_cast<ShardingAttr>(attr))
+        if (failed(verifyShardingOnMesh(op, sharding, op->getResult(i).getType(), meshes,
+                                        "the sharding of result " + llvm::Twine(i))))
+          return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+distc::sharding::ProcessMesh MeshOp::getProcessMesh() {
+  distc::sharding::ProcessMesh mesh;
+  mesh.shape.assign(getShape().begin(), getShape().end());
+  if (std::optional<ArrayAttr> names = getDimNames())
+    for (Attribute name : *names)
+      mesh.dimNames.push_back(cast<StringAttr>(name).getValue().str());
+  if (std::optional<ArrayRef<int64_t>> ids = getProcessIds())
+    mesh.processIds.assign(ids->begin(), ids->end());
+  mesh.fillDefaults();
+  return mesh;
+}
+
+LogicalResult MeshOp::verify() {
+  distc::sharding::ProcessMesh mesh;
+  mesh.shape.assign(getShape().begin(), getShape().end());
+  if (std::optional<ArrayAttr> names = getDimNames())
+    for (Attribute name : *names)
+      mesh.dimNames.push_back(cast<StringAttr>(name).getValue().str());
+  if (std::optional<ArrayRef<int64_t>> ids = getProcessIds())
+    mesh.processIds.assign(ids->begin(), ids->end());
+  if (llvm::Error err = mesh.verify())
+    return emitOpError() << "mesh @" << getSymName() << ": " << llvm::toString(std::move(err));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // VarOp, ReadVarOp, WriteVarOp
 //===----------------------------------------------------------------------===//

@@ -16,8 +16,9 @@
 // axis over several mesh axes is not modelled). A mesh axis that is partial
 // splits no tensor axis. verifyDistAttr checks these against a shape.
 //
-// Nothing here depends on MLIR: the rules, the query tool and the runtime's
-// view of a sharded artifact share these types.
+// Nothing here depends on MLIR: the `pd` dialect's sharding attribute, the
+// SPMD rules and the query tool share these types (the implementation is
+// built into the dialect library, which every user of them links).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,7 @@
 #define DISTC_SHARDING_DISTATTR_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -118,6 +120,13 @@ struct Placement {
   }
   bool operator!=(const Placement &other) const { return !(*this == other); }
 };
+
+/// For MLIR attribute storage (`#pd.sharding` keeps its placements).
+inline llvm::hash_code hash_value(const Placement &p) {
+  return llvm::hash_combine(static_cast<int>(p.kind),
+                            p.kind == Placement::Kind::Shard ? p.dim : 0,
+                            p.kind == Placement::Kind::Partial ? static_cast<int>(p.reduce) : 0);
+}
 
 /// The placement of `attr` on each of `meshRank` mesh axes.
 std::vector<Placement> toPlacements(const TensorDistAttr &attr, int64_t meshRank);

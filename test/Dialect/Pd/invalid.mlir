@@ -716,3 +716,85 @@ pd.program @main {
   // expected-error @below {{requires attribute 'ksize'}}
   %y = pd.pool2d %x {pooling_type = "max"} : (tensor<?x4x5x5xf32>) -> tensor<?x4x4x4xf32>
 }
+
+// -----
+
+// --- Meshes and shardings ------------------------------------------------------
+
+// expected-error @below {{mesh @m: mesh axis 1 has size 0; sizes must be positive}}
+pd.mesh @m shape [2, 0]
+
+// -----
+
+// expected-error @below {{mesh @m: mesh axis name 'dp' is used twice}}
+pd.mesh @m shape [2, 2] dim_names ["dp", "dp"]
+
+// -----
+
+// expected-error @below {{mesh @m: the mesh of shape [2, 2] holds 4 ranks but lists 3 process ids}}
+pd.mesh @m shape [2, 2] process_ids [0, 1, 2]
+
+// -----
+
+pd.mesh @m shape [2, 2]
+// expected-error @below {{the sharding [Shard(0), Shard(0)] does not fit 'tensor<8x6xf32>': tensor axis 0 is sharded by mesh axes 0 and 1; an axis may be split by one mesh axis only}}
+pd.var @w {pd.sharding = #pd.sharding<@m, [Shard(0), Shard(0)]>} : tensor<8x6xf32>
+
+// -----
+
+pd.mesh @m shape [2]
+// expected-error @below {{the sharding [Shard(2)] does not fit 'tensor<8x6xf32>': Shard(2) on mesh axis 0: the tensor has 2 axes}}
+pd.var @w {pd.sharding = #pd.sharding<@m, [Shard(2)]>} : tensor<8x6xf32>
+
+// -----
+
+pd.mesh @m shape [2, 2]
+// expected-error @below {{the sharding [Shard(0)] has 1 placements for mesh @m of 2 axes}}
+pd.var @w {pd.sharding = #pd.sharding<@m, [Shard(0)]>} : tensor<8x6xf32>
+pd.program @main {
+}
+
+// -----
+
+pd.mesh @m shape [4]
+// expected-error @below {{the sharding [Shard(1)] on 'tensor<8x6xf32>': tensor axis 1 of size 6 is not divisible by mesh axis 0 of size 4 (uneven shards are not supported)}}
+pd.var @w {pd.sharding = #pd.sharding<@m, [Shard(1)]>} : tensor<8x6xf32>
+pd.program @main {
+}
+
+// -----
+
+pd.program @main {
+  // expected-error @below {{the sharding of result 0 names mesh @nowhere, which is not a pd.mesh of the module}}
+  %x = pd.feed {pd.shardings = [#pd.sharding<@nowhere, [Shard(0)]>]} : tensor<4x8xf32>
+}
+
+// -----
+
+pd.mesh @m shape [2]
+pd.program @main {
+  // expected-error @below {{the sharding of result 0 [Shard(0)] on 'tensor<?x8xf32>': tensor axis 0 of [-1, 8] has no static size and cannot be split by mesh axis 0}}
+  %x = pd.feed {pd.shardings = [#pd.sharding<@m, [Shard(0)]>]} : tensor<?x8xf32>
+}
+
+// -----
+
+pd.mesh @m shape [2]
+pd.program @main {
+  // expected-error @below {{attribute 'pd.shardings' has 2 shardings for 1 results}}
+  %x = pd.feed {pd.shardings = [#pd.sharding<@m, [Shard(0)]>, #pd.sharding<@m, [Shard(0)]>]} : tensor<4x8xf32>
+}
+
+// -----
+
+pd.mesh @m shape [2]
+pd.program @main {
+  // expected-error @below {{attribute 'pd.sharding' belongs on a pd.var; values take 'pd.shardings'}}
+  %x = pd.feed {pd.sharding = #pd.sharding<@m, [Shard(0)]>} : tensor<4x8xf32>
+}
+
+// -----
+
+pd.mesh @m shape [2]
+// expected-error @below {{placement 'Partial(mul)': unknown reduction 'mul'}}
+pd.var @w {pd.sharding = #pd.sharding<@m, [Partial(mul)]>} : tensor<8x6xf32>

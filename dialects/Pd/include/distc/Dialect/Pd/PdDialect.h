@@ -8,8 +8,22 @@
 #ifndef DISTC_DIALECT_PD_PDDIALECT_H
 #define DISTC_DIALECT_PD_PDDIALECT_H
 
+#include "distc/Sharding/DistAttr.h"
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
 
 #include "distc/Dialect/Pd/PdDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "distc/Dialect/Pd/PdAttrs.h.inc"
+
+namespace distc::pd {
+/// Discardable attributes of the dialect's sharding annotations.
+inline constexpr llvm::StringLiteral kShardingsAttr = "pd.shardings"; // one per result
+inline constexpr llvm::StringLiteral kVarShardingAttr = "pd.sharding"; // on a pd.var
+} // namespace distc::pd
 
 #endif // DISTC_DIALECT_PD_PDDIALECT_H

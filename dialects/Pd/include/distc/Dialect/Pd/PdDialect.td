@@ -23,8 +23,13 @@ def Pd_Dialect : Dialect {
     catalog output slot i, inherent attributes are the operator's Paddle
     attributes. See docs/dialect.md.
   }];
-  // Verifies the dialect's own discardable attributes (`pd.out_names`).
+  // Verifies the dialect's own discardable attributes (`pd.out_names`,
+  // `pd.shardings`, `pd.sharding`).
   let hasOperationAttrVerify = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+  }];
 }
 
 // Every pd op. Besides ODS's own fields, an op declares here what the rest

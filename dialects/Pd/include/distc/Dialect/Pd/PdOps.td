@@ -15,6 +15,7 @@
 #define DISTC_DIALECT_PD_PDOPS_TD
 
 include "distc/Dialect/Pd/PdDialect.td"
+include "distc/Dialect/Pd/PdAttrs.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -73,9 +74,37 @@ def Pd_ProgramOp : Pd_Op<"program", [Symbol, IsolatedFromAbove, NoTerminator,
   let arguments = (ins SymbolNameAttr:$sym_name);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
+  // Checks every sharding in the program (and the module's variables) against
+  // its mesh: one symbol lookup table per program, not per value.
+  let hasRegionVerifier = 1;
   let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
   let extraClassDeclaration = [{
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Pd_MeshOp : Pd_Op<"mesh", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "A process mesh: an n-D array of ranks with named axes";
+  let description = [{
+    Paddle's `ProcessMesh`: `shape` gives the size of each axis,
+    `dim_names` their names (default `d0`, `d1`, ...), `process_ids` the
+    ranks in row-major order (default 0 .. size-1). Shardings
+    (`#pd.sharding`) refer to it by symbol.
+
+    ```mlir
+    pd.mesh @mesh shape [2, 2] dim_names ["dp", "mp"]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, DenseI64ArrayAttr:$shape,
+                       OptionalAttr<StrArrayAttr>:$dim_names,
+                       OptionalAttr<DenseI64ArrayAttr>:$process_ids);
+  let assemblyFormat = [{
+    $sym_name `shape` $shape (`dim_names` $dim_names^)? (`process_ids` $process_ids^)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The mesh as the sharding component's ProcessMesh (defaults filled).
+    ::distc::sharding::ProcessMesh getProcessMesh();
   }];
 }
 

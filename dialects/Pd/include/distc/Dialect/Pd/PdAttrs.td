@@ -1,0 +1,46 @@
+//===- PdAttrs.td - pd dialect attributes -------------------*- tablegen -*-===//
+//
+// How a value lies on a process mesh (docs/sharding.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_DIALECT_PD_PDATTRS_TD
+#define DISTC_DIALECT_PD_PDATTRS_TD
+
+include "distc/Dialect/Pd/PdDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Pd_ShardingAttr : AttrDef<Pd_Dialect, "Sharding"> {
+  let mnemonic = "sharding";
+  let summary = "The placement of a tensor on each axis of a `pd.mesh`";
+  let description = [{
+    One placement per mesh axis, as Paddle's `shard_tensor` takes them:
+    `Shard(d)` splits tensor axis d over the mesh axis, `Replicate()` keeps
+    the whole tensor on every rank of it, `Partial(sum|avg|max|min)` holds
+    per-rank partial values that the reduction completes. `annotated`
+    marks a placement the user gave (propagation never changes it).
+
+    ```mlir
+    #pd.sharding<@mesh, [Shard(0), Replicate()]>
+    #pd.sharding<@mesh, [Replicate(), Shard(1)], annotated>
+    ```
+
+    Values carry it in the discardable attribute `pd.shardings` of their
+    defining op (one per result), persistable variables in `pd.sharding`
+    of their `pd.var`. The dialect verifies that the placements fit the
+    tensor and the mesh (docs/sharding.md).
+  }];
+  let parameters = (ins "::mlir::FlatSymbolRefAttr":$mesh,
+                        ArrayRefParameter<"::distc::sharding::Placement">:$placements,
+                        DefaultValuedParameter<"bool", "false">:$annotated);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    /// The placements as Paddle's dims_mapping and partial status, for a
+    /// tensor of `rank` axes; fails (with the reason) when they do not fit.
+    ::llvm::Expected<::distc::sharding::TensorDistAttr> toDistAttr(int64_t rank) const;
+    /// The placement list as written: `[Shard(0), Replicate()]`.
+    std::string placementsString() const;
+  }];
+}
+
+#endif // DISTC_DIALECT_PD_PDATTRS_TD
