@@ -126,6 +126,11 @@ int main(int argc, char **argv) {
                  "Program random seed for initializers whose seed attribute is 0")
       ->check(distc::tools::unsignedDecimal());
   addParallelFlags(app, options);
+  app.add_option("--placements", options.placements,
+                 "Auto parallel: JSON file of the process mesh and tensor placements "
+                 "({\"mesh\": {\"shape\": [2, 2], \"dim_names\": [\"dp\", \"mp\"]}, "
+                 "\"tensors\": {\"x\": [\"Shard(0)\", \"Replicate()\"]}})")
+      ->group("Auto parallel (sharding)");
 
   std::vector<std::string> phaseNames;
   std::string phaseHelp = "Stop after a phase and print it:";

@@ -272,10 +272,8 @@ llvm::Error verifyDistAttr(const TensorDistAttr &attr, llvm::ArrayRef<int64_t> s
       return fail("dims_mapping " + joinInts(attr.dimsMapping) + ": mesh axis " +
                   llvm::Twine(meshDim) + " splits tensor axes " + llvm::Twine(it->second) +
                   " and " + llvm::Twine(axis) + "; a mesh axis may split one tensor axis only");
-    if (shape[axis] < 0)
-      return fail("tensor axis " + llvm::Twine(axis) + " of " + joinInts(shape) +
-                  " has no static size and cannot be split by mesh axis " + llvm::Twine(meshDim));
-    if (shape[axis] % meshShape[meshDim] != 0)
+    // A dynamic size (the batch) is checked when it is bound at run time.
+    if (shape[axis] >= 0 && shape[axis] % meshShape[meshDim] != 0)
       return fail("tensor axis " + llvm::Twine(axis) + " of size " + llvm::Twine(shape[axis]) +
                   " is not divisible by mesh axis " + llvm::Twine(meshDim) + " of size " +
                   llvm::Twine(meshShape[meshDim]) + " (uneven shards are not supported)");

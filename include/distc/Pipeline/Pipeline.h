@@ -45,6 +45,9 @@ struct CompileOptions {
   uint64_t seed = 0;
   /// Data parallelism over this many trainer ranks (0: a serial program).
   int nranks = 0;
+  /// Auto parallel: a placements file (the process mesh and the
+  /// `shard_tensor` annotations, distc/Sharding/Placements.h).
+  std::string placements;
   /// Print the time of every phase and pass to stderr.
   bool timing = false;
   /// The config file and the values given over it; `resolveCompileOptions`

@@ -140,9 +140,10 @@ std::string formatPlacements(llvm::ArrayRef<Placement> placements);
 
 /// Checks `attr` for a tensor of `shape` on a mesh of `meshShape`: one entry
 /// per tensor axis; mesh axes in range; a mesh axis splits at most one tensor
-/// axis and is not also partial; a split axis has a known size that the mesh
-/// axis divides (distc does not pad uneven shards). The message names the
-/// offending axis; callers prefix the tensor's name.
+/// axis and is not also partial; a split axis of static size is divided by
+/// its mesh axis (distc does not pad uneven shards; a dynamic size, such as
+/// the batch, is checked when it is bound). The message names the offending
+/// axis; callers prefix the tensor's name.
 llvm::Error verifyDistAttr(const TensorDistAttr &attr, llvm::ArrayRef<int64_t> shape,
                            llvm::ArrayRef<int64_t> meshShape);
 

@@ -4,6 +4,7 @@
 
 #include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Import/Import.h"
+#include "distc/Sharding/Placements.h"
 #include "distc/Pipeline/Diagnostics.h"
 #include "distc/Pipeline/Pipeline.h"
 #include "distc/Support/ToolOutput.h"
@@ -76,6 +77,17 @@ LogicalResult resolveCompileOptions(CompileOptions &options) {
   if (options.rank >= 0 && (options.nranks == 0 || options.rank >= options.nranks))
     return fail("--rank " + std::to_string(options.rank) + " needs --nranks N with N > " +
                 std::to_string(options.rank));
+  if (!options.placements.empty()) {
+    if (options.nranks != 0)
+      return fail("--placements and --nranks both say how the program is distributed: the "
+                  "mesh of --placements sets the ranks (data parallel over N ranks is the mesh "
+                  "[N] with the feeds' batch axis Shard(0))");
+    // Until sharding propagation and partitioning land, the annotated
+    // program is all distc can produce from a placements file.
+    if (options.compileTo != "import")
+      return fail("--placements: sharding propagation and partitioning are not available "
+                  "yet; --compile-to=import prints the annotated program");
+  }
   std::string error;
   if (!resolveTrainingOptions(options.trainingFlags, options.training, error))
     return fail(error);
@@ -136,6 +148,15 @@ static int runPhases(CompileOptions options) {
   }
   if (!module)
     return 1;
+  if (!options.placements.empty()) {
+    llvm::Expected<sharding::PlacementsSpec> spec =
+        sharding::readPlacementsFile(options.placements);
+    llvm::Error err = spec ? sharding::annotate(*module, *spec) : spec.takeError();
+    if (err) {
+      (void)fail(llvm::toString(std::move(err)));
+      return 1;
+    }
+  }
 
   // One pass manager per phase, so that the timing report groups the passes
   // by phase. The IR is verified once, after the last phase that changes

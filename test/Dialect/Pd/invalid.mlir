@@ -773,14 +773,6 @@ pd.program @main {
 
 pd.mesh @m shape [2]
 pd.program @main {
-  // expected-error @below {{the sharding of result 0 [Shard(0)] on 'tensor<?x8xf32>': tensor axis 0 of [-1, 8] has no static size and cannot be split by mesh axis 0}}
-  %x = pd.feed {pd.shardings = [#pd.sharding<@m, [Shard(0)]>]} : tensor<?x8xf32>
-}
-
-// -----
-
-pd.mesh @m shape [2]
-pd.program @main {
   // expected-error @below {{attribute 'pd.shardings' has 2 shardings for 1 results}}
   %x = pd.feed {pd.shardings = [#pd.sharding<@m, [Shard(0)]>, #pd.sharding<@m, [Shard(0)]>]} : tensor<4x8xf32>
 }
