@@ -166,27 +166,26 @@ LogicalResult ProgramOp::verifyRegions() {
 // MeshOp
 //===----------------------------------------------------------------------===//
 
-distc::sharding::ProcessMesh MeshOp::getProcessMesh() {
+/// The mesh as written: names and ids only where given.
+static distc::sharding::ProcessMesh meshAsWritten(MeshOp op) {
   distc::sharding::ProcessMesh mesh;
-  mesh.shape.assign(getShape().begin(), getShape().end());
-  if (std::optional<ArrayAttr> names = getDimNames())
+  mesh.shape.assign(op.getShape().begin(), op.getShape().end());
+  if (std::optional<ArrayAttr> names = op.getDimNames())
     for (Attribute name : *names)
       mesh.dimNames.push_back(cast<StringAttr>(name).getValue().str());
-  if (std::optional<ArrayRef<int64_t>> ids = getProcessIds())
+  if (std::optional<ArrayRef<int64_t>> ids = op.getProcessIds())
     mesh.processIds.assign(ids->begin(), ids->end());
+  return mesh;
+}
+
+distc::sharding::ProcessMesh MeshOp::getProcessMesh() {
+  distc::sharding::ProcessMesh mesh = meshAsWritten(*this);
   mesh.fillDefaults();
   return mesh;
 }
 
 LogicalResult MeshOp::verify() {
-  distc::sharding::ProcessMesh mesh;
-  mesh.shape.assign(getShape().begin(), getShape().end());
-  if (std::optional<ArrayAttr> names = getDimNames())
-    for (Attribute name : *names)
-      mesh.dimNames.push_back(cast<StringAttr>(name).getValue().str());
-  if (std::optional<ArrayRef<int64_t>> ids = getProcessIds())
-    mesh.processIds.assign(ids->begin(), ids->end());
-  if (llvm::Error err = mesh.verify())
+  if (llvm::Error err = meshAsWritten(*this).verify())
     return emitOpError() << "mesh @" << getSymName() << ": " << llvm::toString(std::move(err));
   return success();
 }

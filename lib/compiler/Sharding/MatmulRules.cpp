@@ -242,70 +242,84 @@ void replicateUnmatchedContraction(AxisMap &merged, const MulNotation &n) {
   }
 }
 
-llvm::Expected<SpmdInfo> inferMul(const SpmdCall &call) {
-  if (llvm::Error err = checkArity(call, 2, false, 0))
+/// What a mul rule merges: the forward rule the operands, the reverse rule
+/// the output alone, the gradient rule the operands and Out@GRAD.
+enum class MulMerge { Operands, Output, OperandsAndGrad };
+
+struct MulMerged {
+  MulNotation notation;
+  AxisMap axes;
+};
+
+llvm::Expected<MulMerged> mergeMul(const SpmdCall &call, MulMerge what) {
+  bool reverse = what == MulMerge::Output;
+  size_t numInputs = what == MulMerge::OperandsAndGrad ? 3 : 2;
+  if (llvm::Error err = checkArity(call, numInputs, reverse, 1))
     return std::move(err);
   const DistTensorSpec &x = call.inputs[0], &y = call.inputs[1];
   auto n = mulNotation(call, x.rank(), y.rank());
   if (!n)
     return n.takeError();
-  auto merged = mergeShardings(call, {{n->x, x.dist.dimsMapping}, {n->y, y.dist.dimsMapping}});
+  const DistTensorSpec *out = reverse                             ? &call.outputs[0]
+                              : what == MulMerge::OperandsAndGrad ? &call.inputs[2]
+                                                                  : nullptr;
+  if (out && n->out.size() != out->shape.size())
+    return spmdError(call, llvm::Twine(reverse ? "the output" : "Out@GRAD") + " has " +
+                               llvm::Twine(out->rank()) + " axes; X and Y give " +
+                               llvm::Twine(n->out.size()));
+  std::vector<AxisTensor> tensors;
+  if (what != MulMerge::Output)
+    tensors = {{n->x, x.dist.dimsMapping}, {n->y, y.dist.dimsMapping}};
+  if (out)
+    tensors.push_back({n->out, out->dist.dimsMapping});
+  auto merged = mergeShardings(call, tensors, /*resolveConflicts=*/!reverse);
   if (!merged)
     return merged.takeError();
-  replicateUnmatchedContraction(*merged, *n);
+  if (!reverse)
+    replicateUnmatchedContraction(*merged, *n);
+  return MulMerged{std::move(*n), std::move(*merged)};
+}
+
+/// X and Y as the merged letters place them.
+SpmdInfo mulOperands(const SpmdCall &call, const MulMerged &m) {
   SpmdInfo info;
-  info.inputs.push_back(makeDistAttr(mappingForShape(n->x, x.shape, *merged)));
-  info.inputs.push_back(makeDistAttr(mappingForShape(n->y, y.shape, *merged)));
-  info.outputs.push_back(
-      makeDistAttr(mappingFor(n->out, *merged), partialDimsFor(*merged, n->out)));
+  info.inputs.push_back(makeDistAttr(mappingForShape(m.notation.x, call.inputs[0].shape, m.axes)));
+  info.inputs.push_back(makeDistAttr(mappingForShape(m.notation.y, call.inputs[1].shape, m.axes)));
+  return info;
+}
+
+llvm::Expected<SpmdInfo> inferMul(const SpmdCall &call) {
+  auto m = mergeMul(call, MulMerge::Operands);
+  if (!m)
+    return m.takeError();
+  SpmdInfo info = mulOperands(call, *m);
+  const std::string &out = m->notation.out;
+  info.outputs.push_back(makeDistAttr(mappingFor(out, m->axes), partialDimsFor(m->axes, out)));
   return info;
 }
 
 llvm::Expected<SpmdInfo> inferMulReverse(const SpmdCall &call) {
-  if (llvm::Error err = checkArity(call, 2, true, 1))
-    return std::move(err);
-  const DistTensorSpec &x = call.inputs[0], &y = call.inputs[1], &out = call.outputs[0];
-  auto n = mulNotation(call, x.rank(), y.rank());
-  if (!n)
-    return n.takeError();
-  if (n->out.size() != out.shape.size())
-    return spmdError(call, "the output has " + llvm::Twine(out.rank()) + " axes; X and Y give " +
-                               llvm::Twine(n->out.size()));
-  auto merged = mergeShardings(call, {{n->out, out.dist.dimsMapping}}, false);
-  if (!merged)
-    return merged.takeError();
-  SpmdInfo info;
-  info.inputs.push_back(makeDistAttr(mappingForShape(n->x, x.shape, *merged)));
-  info.inputs.push_back(makeDistAttr(mappingForShape(n->y, y.shape, *merged)));
-  info.outputs.push_back(out.dist);
+  auto m = mergeMul(call, MulMerge::Output);
+  if (!m)
+    return m.takeError();
+  SpmdInfo info = mulOperands(call, *m);
+  info.outputs.push_back(call.outputs[0].dist);
   return info;
 }
 
 /// mul_grad: inputs (X, Y, Out@GRAD), outputs (X@GRAD, Y@GRAD). The operands
-/// take the forward rule's dist attrs; out_grad follows the output; each
-/// gradient has its operand's layout, partial over the mesh axes of the
-/// letters its product contracts (rows for Y@GRAD, columns for X@GRAD).
+/// and Out@GRAD are merged; each gradient has its operand's layout, partial
+/// over the mesh axes of the letters its product contracts (Y's columns for
+/// X@GRAD, X's rows for Y@GRAD).
 llvm::Expected<SpmdInfo> inferMulGrad(const SpmdCall &call) {
-  if (llvm::Error err = checkArity(call, 3, false, 0))
-    return std::move(err);
-  const DistTensorSpec &x = call.inputs[0], &y = call.inputs[1], &g = call.inputs[2];
-  auto n = mulNotation(call, x.rank(), y.rank());
-  if (!n)
-    return n.takeError();
-  if (n->out.size() != g.shape.size())
-    return spmdError(call, "Out@GRAD has " + llvm::Twine(g.rank()) + " axes; X and Y give " +
-                               llvm::Twine(n->out.size()));
-  auto merged = mergeShardings(
-      call, {{n->x, x.dist.dimsMapping}, {n->y, y.dist.dimsMapping}, {n->out, g.dist.dimsMapping}});
-  if (!merged)
-    return merged.takeError();
-  replicateUnmatchedContraction(*merged, *n);
-  SpmdInfo info;
-  info.inputs.push_back(makeDistAttr(mappingForShape(n->x, x.shape, *merged)));
-  info.inputs.push_back(makeDistAttr(mappingForShape(n->y, y.shape, *merged)));
-  info.inputs.push_back(makeDistAttr(mappingFor(n->out, *merged)));
-  info.outputs.push_back(makeDistAttr(mappingFor(n->x, *merged), partialDimsFor(*merged, n->x)));
-  info.outputs.push_back(makeDistAttr(mappingFor(n->y, *merged), partialDimsFor(*merged, n->y)));
+  auto m = mergeMul(call, MulMerge::OperandsAndGrad);
+  if (!m)
+    return m.takeError();
+  SpmdInfo info = mulOperands(call, *m);
+  const MulNotation &n = m->notation;
+  info.inputs.push_back(makeDistAttr(mappingFor(n.out, m->axes)));
+  info.outputs.push_back(makeDistAttr(mappingFor(n.x, m->axes), partialDimsFor(m->axes, n.x)));
+  info.outputs.push_back(makeDistAttr(mappingFor(n.y, m->axes), partialDimsFor(m->axes, n.y)));
   return info;
 }
 
