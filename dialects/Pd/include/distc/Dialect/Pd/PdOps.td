@@ -444,6 +444,8 @@ def Pd_LookupTableV2Op : Pd_CatalogOp<"lookup_table_v2", [Pure]> {
   let inferRule = "inferLookupTableV2";
   let lowering = [{ lowerLookupTable(op) }];
   let gradOp = "lookup_table_v2_grad";
+  let spmdRule = "lookup_table_v2";
+  let spmdAttrs = ["sparse:is_sparse"];
 }
 
 def Pd_LayerNormOp : Pd_CatalogOp<"layer_norm",
@@ -461,6 +463,7 @@ def Pd_LayerNormOp : Pd_CatalogOp<"layer_norm",
   let inferRule = "inferLayerNorm";
   let lowering = [{ lowerLayerNorm(op) }];
   let gradOp = "layer_norm_grad";
+  let spmdRule = "layer_norm";
 }
 
 def Pd_DropoutOp : Pd_CatalogOp<"dropout"> {
@@ -492,6 +495,7 @@ def Pd_SoftmaxWithCrossEntropyOp
   let inferRule = "inferSoftmaxWithCrossEntropy";
   let lowering = [{ lowerSoftmaxCrossEntropy(op) }];
   let gradOp = "softmax_with_cross_entropy_grad";
+  let spmdRule = "softmax_with_cross_entropy";
 }
 
 def Pd_TopKV2Op : Pd_CatalogOp<"top_k_v2", [Pure]> {
@@ -649,6 +653,8 @@ def Pd_LookupTableV2GradOp : Pd_GradOp<"lookup_table_v2_grad", "lookup_table_v2"
                        PdLong<"-1">:$padding_idx, PdBool<"false">:$is_sparse);
   let results = (outs PdTensor:$W_GRAD);
   let lowering = [{ lowerLookupTableGrad(op) }];
+  let spmdRule = "embedding_grad";
+  let spmdAttrs = ["sparse:is_sparse"];
 }
 def Pd_LayerNormGradOp
     : Pd_GradOp<"layer_norm_grad", "layer_norm", [AttrSizedOperandSegments]> {
@@ -657,6 +663,7 @@ def Pd_LayerNormGradOp
                        PdFloat<"1e-05">:$epsilon, PdInt<"1">:$begin_norm_axis);
   let results = (outs PdTensor:$X_GRAD, PdTensor:$Scale_GRAD, PdTensor:$Bias_GRAD);
   let lowering = [{ lowerLayerNormGrad(op) }];
+  let spmdRule = "layer_norm_grad";
 }
 def Pd_DropoutGradOp : Pd_GradOp<"dropout_grad", "dropout"> {
   let arguments = (ins PdTensor:$Mask, PdTensor:$Out_GRAD, PdFloat<"0.5">:$dropout_prob,
@@ -672,6 +679,7 @@ def Pd_SoftmaxWithCrossEntropyGradOp
                        PdBool<"true">:$numeric_stable_mode, PdInt<"-1">:$axis);
   let results = (outs PdTensor:$Logits_GRAD);
   let lowering = [{ lowerSoftmaxCrossEntropyGrad(op) }];
+  let spmdRule = "cross_entropy_with_softmax_grad";
 }
 
 // --- Optimizers -------------------------------------------------------------------
