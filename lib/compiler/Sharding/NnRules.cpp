@@ -38,7 +38,7 @@ AxisTensor notated(std::string axes, std::vector<int64_t> dims) {
   return {std::move(axes), std::move(dims)};
 }
 
-/// The mesh axes that split a non-'1' entry of `dims`, ascending.
+/// The mesh axes that split some entry of `dims`, ascending.
 std::vector<int64_t> shardedMeshDims(llvm::ArrayRef<int64_t> dims) {
   std::vector<int64_t> out;
   for (int64_t d : dims)
