@@ -696,6 +696,7 @@ def Pd_SgdOp : Pd_CatalogOp<"sgd", [Pure]> {
   let hasPirForm = 0;
   let inferRule = "inferOptimizer";
   let lowering = [{ lowerOptimizer(op) }];
+  let spmdRule = "sgd";
 }
 def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
   let summary = "Momentum update (Nesterov when `use_nesterov`)";
@@ -708,6 +709,7 @@ def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
   let hasPirForm = 0;
   let inferRule = "inferOptimizer";
   let lowering = [{ lowerOptimizer(op) }];
+  let spmdRule = "momentum";
 }
 class Pd_AdamBase<string mnemonic, string what, dag extraAttrs>
     : Pd_CatalogOp<mnemonic, [Pure]> {
@@ -723,6 +725,7 @@ class Pd_AdamBase<string mnemonic, string what, dag extraAttrs>
                       PdTensor:$Beta1PowOut, PdTensor:$Beta2PowOut);
   let inferRule = "inferOptimizer";
   let lowering = [{ lowerOptimizer(op) }];
+  let spmdRule = mnemonic;
 }
 def Pd_AdamOp : Pd_AdamBase<"adam", "Adam update", (ins)>;
 def Pd_AdamwOp : Pd_AdamBase<"adamw", "Adam with decoupled weight decay (`coeff`)",
@@ -741,6 +744,7 @@ class Pd_CollectiveOp<string mnemonic, string what> : Pd_CatalogOp<mnemonic> {
   let results = (outs PdTensor:$Out);
   let inferRule = "inferSameAsX";
   let lowering = [{ lowerCollective(op) }];
+  let spmdRule = mnemonic;
 }
 def Pd_CAllreduceSumOp : Pd_CollectiveOp<"c_allreduce_sum", "Sum of X over every rank"> {
   let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, PdBool<"false">:$use_calc_stream,
@@ -784,6 +788,7 @@ def Pd_CGenNcclIdOp : Pd_CatalogOp<"c_gen_nccl_id"> {
   let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
   let inferRule = "inferCGenNcclId";
   let lowering = [{ lowerCommunicatorSetup(op) }];
+  let spmdRule = "c_gen_nccl_id";
 }
 
 def Pd_CCommInitOp : Pd_CatalogOp<"c_comm_init"> {
@@ -794,6 +799,7 @@ def Pd_CCommInitOp : Pd_CatalogOp<"c_comm_init"> {
                        PdInt<"-1">:$device_id, PdInt<"0">:$ring_id);
   let inferRule = "inferCCommInit";
   let lowering = [{ lowerCommunicatorSetup(op) }];
+  let spmdRule = "c_comm_init";
 }
 
 // --- Fused communication (BuildStrategy.fuse_all_reduce_ops) -----------------
