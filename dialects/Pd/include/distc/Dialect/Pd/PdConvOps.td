@@ -39,6 +39,7 @@ class Pd_ConvOp<string mnemonic, string what> : Pd_CatalogOp<mnemonic, [Pure]> {
   let inferRule = "inferConv2d";
   let lowering = [{ lowerConv2d(op) }];
   let gradOp = mnemonic # "_grad";
+  let spmdRule = mnemonic;
 }
 def Pd_Conv2dOp : Pd_ConvOp<"conv2d", "2-D convolution (cross-correlation), grouped">;
 def Pd_DepthwiseConv2dOp
@@ -64,6 +65,7 @@ def Pd_Conv2dTransposeOp : Pd_CatalogOp<"conv2d_transpose", [Pure]> {
   let inferRule = "inferConv2dTranspose";
   let lowering = [{ lowerConv2dTranspose(op) }];
   let gradOp = "conv2d_transpose_grad";
+  let spmdRule = "conv2d_transpose";
 }
 
 def Pd_Pool2dOp : Pd_CatalogOp<"pool2d", [Pure]> {
@@ -84,6 +86,7 @@ def Pd_Pool2dOp : Pd_CatalogOp<"pool2d", [Pure]> {
   let inferRule = "inferPool2d";
   let lowering = [{ lowerPool2d(op) }];
   let gradOp = "pool2d_grad";
+  let spmdRule = "pool2d";
 }
 
 // --- Gradients ----------------------------------------------------------------
@@ -100,6 +103,7 @@ class Pd_ConvGradOp<string mnemonic, string what> : Pd_GradOp<mnemonic, what> {
   // Bias@GRAD is [M] from Filter, whether or not Bias is given.
   let inferRule = "inferConv2dGrad";
   let lowering = [{ lowerConv2dGrad(op) }];
+  let spmdRule = mnemonic;
 }
 def Pd_Conv2dGradOp : Pd_ConvGradOp<"conv2d_grad", "conv2d">;
 def Pd_DepthwiseConv2dGradOp : Pd_ConvGradOp<"depthwise_conv2d_grad", "depthwise_conv2d">;
@@ -112,6 +116,7 @@ def Pd_Conv2dTransposeGradOp : Pd_GradOp<"conv2d_transpose_grad", "conv2d_transp
                        PdStr<"EXPLICIT">:$padding_algorithm, PdStr<"NCHW">:$data_format);
   let results = (outs PdTensor:$Input_GRAD, PdTensor:$Filter_GRAD);
   let lowering = [{ lowerConv2dTransposeGrad(op) }];
+  let spmdRule = "conv2d_transpose_grad";
 }
 
 def Pd_Pool2dGradOp : Pd_GradOp<"pool2d_grad", "pool2d"> {
@@ -123,6 +128,7 @@ def Pd_Pool2dGradOp : Pd_GradOp<"pool2d_grad", "pool2d"> {
                        PdStr<"EXPLICIT">:$padding_algorithm);
   let results = (outs PdTensor:$X_GRAD);
   let lowering = [{ lowerPool2dGrad(op) }];
+  let spmdRule = "pool2d_grad";
 }
 
 #endif // DISTC_DIALECT_PD_PDCONVOPS_TD

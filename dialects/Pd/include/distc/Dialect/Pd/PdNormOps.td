@@ -44,6 +44,7 @@ class Pd_BatchNormLikeOp<string mnemonic> : Pd_CatalogOp<mnemonic, [Pure]> {
   let inferRule = "inferBatchNorm";
   let lowering = [{ lowerBatchNorm(op) }];
   let gradOp = mnemonic # "_grad";
+  let spmdAttrs = ["data_format:data_layout"];
 }
 
 class Pd_BatchNormLikeGradOp<string mnemonic, string forward>
@@ -55,6 +56,7 @@ class Pd_BatchNormLikeGradOp<string mnemonic, string forward>
                        Pd_BatchNormAttrs);
   let results = (outs PdTensor:$X_GRAD, PdTensor:$Scale_GRAD, PdTensor:$Bias_GRAD);
   let lowering = [{ lowerBatchNormGrad(op) }];
+  let spmdAttrs = ["data_format:data_layout"];
 }
 
 def Pd_BatchNormOp : Pd_BatchNormLikeOp<"batch_norm"> {
@@ -68,9 +70,14 @@ def Pd_BatchNormOp : Pd_BatchNormLikeOp<"batch_norm"> {
     as Paddle's CPU kernel saves them for the gradient. Otherwise X is
     normalized with Mean and Variance, which pass through unchanged.
   }];
+  // Paddle's batch_norm rule orders its operands (x, mean, variance, scale,
+  // bias); fluid_batch_norm is that rule over this op's slot order.
+  let spmdRule = "fluid_batch_norm";
 }
 
-def Pd_BatchNormGradOp : Pd_BatchNormLikeGradOp<"batch_norm_grad", "batch_norm">;
+def Pd_BatchNormGradOp : Pd_BatchNormLikeGradOp<"batch_norm_grad", "batch_norm"> {
+  let spmdRule = "batch_norm_grad";
+}
 
 def Pd_SyncBatchNormOp : Pd_BatchNormLikeOp<"sync_batch_norm"> {
   let summary = "batch_norm with the statistics of every data-parallel rank's batch";
@@ -82,9 +89,13 @@ def Pd_SyncBatchNormOp : Pd_BatchNormLikeOp<"sync_batch_norm"> {
     BuildStrategy.sync_batch_norm; distc --sync-batch-norm writes it). With
     one rank, or with the running statistics, it is batch_norm.
   }];
+  let spmdRule = "sync_batch_norm";
 }
 
-def Pd_SyncBatchNormGradOp : Pd_BatchNormLikeGradOp<"sync_batch_norm_grad", "sync_batch_norm">;
+def Pd_SyncBatchNormGradOp
+    : Pd_BatchNormLikeGradOp<"sync_batch_norm_grad", "sync_batch_norm"> {
+  let spmdRule = "sync_batch_norm_grad";
+}
 
 // pd_op.affine_channel(x, scale, bias) {data_layout}: the default form.
 def Pd_AffineChannelOp : Pd_CatalogOp<"affine_channel", [Pure]> {
@@ -95,6 +106,7 @@ def Pd_AffineChannelOp : Pd_CatalogOp<"affine_channel", [Pure]> {
   let inferRule = "inferAffineChannel";
   let lowering = [{ lowerAffineChannel(op) }];
   let gradOp = "affine_channel_grad";
+  let spmdRule = "affine_channel";
 }
 
 def Pd_AffineChannelGradOp : Pd_GradOp<"affine_channel_grad", "affine_channel"> {
@@ -104,6 +116,7 @@ def Pd_AffineChannelGradOp : Pd_GradOp<"affine_channel_grad", "affine_channel"> 
   // Bias is no input of Paddle's affine_channel_grad: its gradient has Scale's type.
   let inferRule = "inferAffineChannelGrad";
   let lowering = [{ lowerAffineChannelGrad(op) }];
+  let spmdRule = "affine_channel_grad";
 }
 
 // --- Activations with attributes ---------------------------------------------

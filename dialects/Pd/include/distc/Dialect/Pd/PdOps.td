@@ -473,6 +473,8 @@ def Pd_LookupTableV2Op : Pd_CatalogOp<"lookup_table_v2", [Pure]> {
   let inferRule = "inferLookupTableV2";
   let lowering = [{ lowerLookupTable(op) }];
   let gradOp = "lookup_table_v2_grad";
+  let spmdRule = "lookup_table_v2";
+  let spmdAttrs = ["sparse:is_sparse"];
 }
 
 def Pd_LayerNormOp : Pd_CatalogOp<"layer_norm",
@@ -490,6 +492,7 @@ def Pd_LayerNormOp : Pd_CatalogOp<"layer_norm",
   let inferRule = "inferLayerNorm";
   let lowering = [{ lowerLayerNorm(op) }];
   let gradOp = "layer_norm_grad";
+  let spmdRule = "layer_norm";
 }
 
 def Pd_DropoutOp : Pd_CatalogOp<"dropout"> {
@@ -521,6 +524,7 @@ def Pd_SoftmaxWithCrossEntropyOp
   let inferRule = "inferSoftmaxWithCrossEntropy";
   let lowering = [{ lowerSoftmaxCrossEntropy(op) }];
   let gradOp = "softmax_with_cross_entropy_grad";
+  let spmdRule = "softmax_with_cross_entropy";
 }
 
 def Pd_TopKV2Op : Pd_CatalogOp<"top_k_v2", [Pure]> {
@@ -678,6 +682,8 @@ def Pd_LookupTableV2GradOp : Pd_GradOp<"lookup_table_v2_grad", "lookup_table_v2"
                        PdLong<"-1">:$padding_idx, PdBool<"false">:$is_sparse);
   let results = (outs PdTensor:$W_GRAD);
   let lowering = [{ lowerLookupTableGrad(op) }];
+  let spmdRule = "embedding_grad";
+  let spmdAttrs = ["sparse:is_sparse"];
 }
 def Pd_LayerNormGradOp
     : Pd_GradOp<"layer_norm_grad", "layer_norm", [AttrSizedOperandSegments]> {
@@ -686,6 +692,7 @@ def Pd_LayerNormGradOp
                        PdFloat<"1e-05">:$epsilon, PdInt<"1">:$begin_norm_axis);
   let results = (outs PdTensor:$X_GRAD, PdTensor:$Scale_GRAD, PdTensor:$Bias_GRAD);
   let lowering = [{ lowerLayerNormGrad(op) }];
+  let spmdRule = "layer_norm_grad";
 }
 def Pd_DropoutGradOp : Pd_GradOp<"dropout_grad", "dropout"> {
   let arguments = (ins PdTensor:$Mask, PdTensor:$Out_GRAD, PdFloat<"0.5">:$dropout_prob,
@@ -701,6 +708,7 @@ def Pd_SoftmaxWithCrossEntropyGradOp
                        PdBool<"true">:$numeric_stable_mode, PdInt<"-1">:$axis);
   let results = (outs PdTensor:$Logits_GRAD);
   let lowering = [{ lowerSoftmaxCrossEntropyGrad(op) }];
+  let spmdRule = "cross_entropy_with_softmax_grad";
 }
 
 // --- Optimizers -------------------------------------------------------------------
@@ -717,6 +725,7 @@ def Pd_SgdOp : Pd_CatalogOp<"sgd", [Pure]> {
   let hasPirForm = 0;
   let inferRule = "inferOptimizer";
   let lowering = [{ lowerOptimizer(op) }];
+  let spmdRule = "sgd";
 }
 def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
   let summary = "Momentum update (Nesterov when `use_nesterov`)";
@@ -729,6 +738,7 @@ def Pd_MomentumOp : Pd_CatalogOp<"momentum", [Pure]> {
   let hasPirForm = 0;
   let inferRule = "inferOptimizer";
   let lowering = [{ lowerOptimizer(op) }];
+  let spmdRule = "momentum";
 }
 class Pd_AdamBase<string mnemonic, string what, dag extraAttrs>
     : Pd_CatalogOp<mnemonic, [Pure]> {
@@ -744,6 +754,7 @@ class Pd_AdamBase<string mnemonic, string what, dag extraAttrs>
                       PdTensor:$Beta1PowOut, PdTensor:$Beta2PowOut);
   let inferRule = "inferOptimizer";
   let lowering = [{ lowerOptimizer(op) }];
+  let spmdRule = mnemonic;
 }
 def Pd_AdamOp : Pd_AdamBase<"adam", "Adam update", (ins)>;
 def Pd_AdamwOp : Pd_AdamBase<"adamw", "Adam with decoupled weight decay (`coeff`)",
@@ -762,6 +773,7 @@ class Pd_CollectiveOp<string mnemonic, string what> : Pd_CatalogOp<mnemonic> {
   let results = (outs PdTensor:$Out);
   let inferRule = "inferSameAsX";
   let lowering = [{ lowerCollective(op) }];
+  let spmdRule = mnemonic;
 }
 def Pd_CAllreduceSumOp : Pd_CollectiveOp<"c_allreduce_sum", "Sum of X over every rank"> {
   let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, PdBool<"false">:$use_calc_stream,
@@ -805,6 +817,7 @@ def Pd_CGenNcclIdOp : Pd_CatalogOp<"c_gen_nccl_id"> {
   let assemblyFormat = "attr-dict `:` functional-type(operands, results)";
   let inferRule = "inferCGenNcclId";
   let lowering = [{ lowerCommunicatorSetup(op) }];
+  let spmdRule = "c_gen_nccl_id";
 }
 
 def Pd_CCommInitOp : Pd_CatalogOp<"c_comm_init"> {
@@ -815,6 +828,7 @@ def Pd_CCommInitOp : Pd_CatalogOp<"c_comm_init"> {
                        PdInt<"-1">:$device_id, PdInt<"0">:$ring_id);
   let inferRule = "inferCCommInit";
   let lowering = [{ lowerCommunicatorSetup(op) }];
+  let spmdRule = "c_comm_init";
 }
 
 // --- Fused communication (BuildStrategy.fuse_all_reduce_ops) -----------------
