@@ -227,6 +227,7 @@ def Pd_ArgMaxOp : Pd_CatalogOp<"arg_max", [Pure]> {
   let pirOperands = ["X", "attr:axis"];
   let inferRule = "inferArgMax";
   let lowering = [{ lowerArgMax(op) }];
+  let spmdRule = "argmax";
 }
 
 #endif // DISTC_DIALECT_PD_PDNORMOPS_TD

@@ -315,6 +315,7 @@ def Pd_SoftmaxOp : Pd_CatalogOp<"softmax", [Pure]> {
   let inferRule = "inferSoftmax";
   let lowering = [{ lowerSoftmax(op) }];
   let gradOp = "softmax_grad";
+  let spmdRule = "softmax";
 }
 
 def Pd_ClipOp : Pd_CatalogOp<"clip", [Pure]> {
@@ -341,6 +342,9 @@ class Pd_ReduceOp<string mnemonic, string what, string kernelOp>
   let inferRule = "inferReduce";
   let lowering = "lowerReduce(op, \"" # kernelOp # "\")";
   let gradOp = mnemonic # "_grad";
+  // Paddle's `sum`/`mean` rules; they also read `reduce_all`.
+  let spmdRule = kernelOp;
+  let spmdAttrs = ["axis:dim", "keepdim:keep_dim"];
 }
 def Pd_ReduceSumOp : Pd_ReduceOp<"reduce_sum", "Sum", "sum"> {
   let pirName = "sum";
@@ -358,6 +362,7 @@ def Pd_MeanOp : Pd_UnaryOp<"mean", "Mean of all elements of X (a scalar)"> {
   let hasPirForm = 0; // PIR's pd_op.mean is reduce_mean
   let inferRule = "inferMean";
   let lowering = [{ lowerMean(op) }];
+  let spmdRule = "mean_all";
 }
 
 // --- Shape manipulation -----------------------------------------------------
@@ -504,6 +509,7 @@ def Pd_TopKV2Op : Pd_CatalogOp<"top_k_v2", [Pure]> {
   let pirOperands = ["X", "attr:k"];
   let inferRule = "inferTopKV2";
   let lowering = [{ lowerTopK(op) }];
+  let spmdRule = "topk";
 }
 
 def Pd_AccuracyOp : Pd_CatalogOp<"accuracy", [Pure]> {
@@ -512,6 +518,7 @@ def Pd_AccuracyOp : Pd_CatalogOp<"accuracy", [Pure]> {
   let results = (outs PdTensor:$Accuracy, PdTensor:$Correct, PdTensor:$Total);
   let inferRule = "inferAccuracy";
   let lowering = [{ lowerAccuracy(op) }];
+  let spmdRule = "accuracy";
 }
 
 // --- Accumulation and gradient-norm helpers -----------------------------------
@@ -594,6 +601,7 @@ def Pd_SqrtGradOp : Pd_ActivationGradOp<"sqrt_grad", "sqrt", "Out">;
 def Pd_SquareGradOp : Pd_ActivationGradOp<"square_grad", "square", "X">;
 def Pd_MeanGradOp : Pd_ActivationGradOp<"mean_grad", "mean", "X"> {
   let lowering = [{ lowerReduceGrad(op, /*isMean=*/true, /*all=*/true) }];
+  let spmdRule = "mean_all_grad";
 }
 def Pd_GeluGradOp : Pd_GradOp<"gelu_grad", "gelu"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, PdBool<"false">:$approximate);
@@ -611,6 +619,7 @@ def Pd_SoftmaxGradOp : Pd_GradOp<"softmax_grad", "softmax"> {
   let arguments = (ins PdTensor:$Out, PdTensor:$Out_GRAD, PdInt<"-1">:$axis);
   let results = (outs PdTensor:$X_GRAD);
   let lowering = [{ lowerSoftmaxGrad(op) }];
+  let spmdRule = "softmax_grad";
 }
 class Pd_ReduceGradOp<string mnemonic, bit isMean> : Pd_GradOp<mnemonic, "a reduction"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, PdInts<"[0]">:$dim,
@@ -619,6 +628,8 @@ class Pd_ReduceGradOp<string mnemonic, bit isMean> : Pd_GradOp<mnemonic, "a redu
   let results = (outs PdTensor:$X_GRAD);
   let lowering = "lowerReduceGrad(op, /*isMean=*/" # !if(isMean, "true", "false") #
                  ", /*all=*/false)";
+  let spmdRule = !if(isMean, "mean_grad", "sum_grad");
+  let spmdAttrs = ["axis:dim", "keepdim:keep_dim"];
 }
 def Pd_ReduceSumGradOp : Pd_ReduceGradOp<"reduce_sum_grad", 0>;
 def Pd_ReduceMeanGradOp : Pd_ReduceGradOp<"reduce_mean_grad", 1>;
