@@ -123,4 +123,19 @@ TensorDistAttr reduceGradBroadcastDims(size_t inputRank, const TensorDistAttr &g
   return reduced;
 }
 
+std::vector<int64_t> mappingWithSizeOne(std::string_view axes, const AxisMap &map) {
+  std::vector<int64_t> mapping = mappingFor(axes, map);
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] == kSizeOneAxis)
+      mapping[i] = kReplicated;
+  return mapping;
+}
+
+llvm::Expected<std::string> axesOfRank(const SpmdCall &call, int64_t rank, llvm::StringRef what) {
+  if (rank > static_cast<int64_t>(kAlphabet.size()))
+    return spmdError(call, what + " has " + llvm::Twine(rank) + " axes; at most " +
+                               llvm::Twine(kAlphabet.size()) + " are supported");
+  return std::string(kAlphabet.substr(0, static_cast<size_t>(rank)));
+}
+
 } // namespace distc::sharding::detail

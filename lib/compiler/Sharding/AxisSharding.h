@@ -81,6 +81,18 @@ TensorDistAttr withoutPartial(TensorDistAttr attr);
 /// away, so a mesh axis that split one of them leaves the gradient partial.
 TensorDistAttr reduceGradBroadcastDims(size_t inputRank, const TensorDistAttr &grad);
 
+/// Paddle's '1' letter: an axis of size 1 (a broadcast operand's, or one a
+/// reduction keeps) merges like a letter but is never split.
+inline constexpr char kSizeOneAxis = '1';
+
+/// mappingFor, with every kSizeOneAxis replicated (Paddle's
+/// GetDimsMappingForAxes).
+std::vector<int64_t> mappingWithSizeOne(std::string_view axes, const AxisMap &map);
+
+/// The first `rank` letters of kAlphabet, one per axis of a tensor; the
+/// error names `what` when it has more axes than letters.
+llvm::Expected<std::string> axesOfRank(const SpmdCall &call, int64_t rank, llvm::StringRef what);
+
 } // namespace distc::sharding::detail
 
 #endif // DISTC_LIB_SHARDING_AXISSHARDING_H

@@ -152,47 +152,67 @@ class Pd_ParamActivationGradOp<string mnemonic, string forward, string input, da
 // pd_op.hardsigmoid keeps slope and offset; pd_op.leaky_relu calls alpha
 // negative_slope.
 def Pd_Relu6Op : Pd_ParamActivationOp<"relu6", "min(max(X, 0), threshold)",
-    (ins PdFloat<"6">:$threshold), ["threshold"]>;
+    (ins PdFloat<"6">:$threshold), ["threshold"]> {
+  let spmdRule = "relu6";
+}
 def Pd_Relu6GradOp : Pd_ParamActivationGradOp<"relu6_grad", "relu6", "Out",
-    (ins PdFloat<"6">:$threshold), ["threshold"]>;
+    (ins PdFloat<"6">:$threshold), ["threshold"]> {
+  let spmdRule = "relu6_grad";
+}
 
 def Pd_HardSwishOp : Pd_ParamActivationOp<"hard_swish",
     "X * min(max(X + offset, 0), threshold) / scale",
     (ins PdFloat<"6">:$threshold, PdFloat<"6">:$scale, PdFloat<"3">:$offset),
     ["threshold", "scale", "offset"]> {
   let pirName = "hardswish";
+  let spmdRule = "hardswish";
 }
 def Pd_HardSwishGradOp : Pd_ParamActivationGradOp<"hard_swish_grad", "hard_swish", "X",
     (ins PdFloat<"6">:$threshold, PdFloat<"6">:$scale, PdFloat<"3">:$offset),
-    ["threshold", "scale", "offset"]>;
+    ["threshold", "scale", "offset"]> {
+  let spmdRule = "hardswish_grad";
+}
 
 def Pd_HardSigmoidOp : Pd_ParamActivationOp<"hard_sigmoid",
     "min(max(slope * X + offset, 0), 1)",
     (ins PdFloat<"0.2">:$slope, PdFloat<"0.5">:$offset), ["slope", "offset"]> {
   let pirName = "hardsigmoid";
+  let spmdRule = "hardsigmoid";
 }
 def Pd_HardSigmoidGradOp : Pd_ParamActivationGradOp<"hard_sigmoid_grad", "hard_sigmoid",
-    "Out", (ins PdFloat<"0.2">:$slope, PdFloat<"0.5">:$offset), ["slope", "offset"]>;
+    "Out", (ins PdFloat<"0.2">:$slope, PdFloat<"0.5">:$offset), ["slope", "offset"]> {
+  let spmdRule = "hardsigmoid_grad";
+}
 
 def Pd_SwishOp : Pd_ParamActivationOp<"swish", "X * sigmoid(beta * X)",
-    (ins PdFloat<"1">:$beta), ["beta"]>;
+    (ins PdFloat<"1">:$beta), ["beta"]> {
+  let spmdRule = "swish";
+}
 def Pd_SwishGradOp : Pd_ParamActivationGradOp<"swish_grad", "swish", "X",
-    (ins PdFloat<"1">:$beta), ["beta"]>;
+    (ins PdFloat<"1">:$beta), ["beta"]> {
+  let spmdRule = "swish_grad";
+}
 
 def Pd_LeakyReluOp : Pd_ParamActivationOp<"leaky_relu", "X if X > 0 else alpha * X",
     (ins PdFloat<"0.02">:$alpha), ["alpha"]> {
   let pirAttrs = ["negative_slope:alpha"];
+  let spmdRule = "leaky_relu";
 }
 def Pd_LeakyReluGradOp : Pd_ParamActivationGradOp<"leaky_relu_grad", "leaky_relu", "X",
-    (ins PdFloat<"0.02">:$alpha), ["alpha"]>;
+    (ins PdFloat<"0.02">:$alpha), ["alpha"]> {
+  let spmdRule = "leaky_relu_grad";
+}
 
 // --- Element-wise ------------------------------------------------------------------
 
 // The counterpart of elementwise_max (PdOps.td), without a gradient as it.
 def Pd_ElementwiseMinOp : Pd_ElementwiseOp<"elementwise_min", "min(X, Y)", "min"> {
   let pirName = "minimum";
+  let spmdRule = "minimum";
 }
-def Pd_ElementwiseMinGradOp : Pd_ElementwiseGradOp<"elementwise_min_grad", "min">;
+def Pd_ElementwiseMinGradOp : Pd_ElementwiseGradOp<"elementwise_min_grad", "min"> {
+  let spmdRule = "minimum_grad";
+}
 
 // --- matmul (v1) and arg_max ---------------------------------------------------
 
@@ -240,6 +260,7 @@ def Pd_ArgMaxOp : Pd_CatalogOp<"arg_max", [Pure]> {
   let pirOperands = ["X", "attr:axis"];
   let inferRule = "inferArgMax";
   let lowering = [{ lowerArgMax(op) }];
+  let spmdRule = "argmax";
 }
 
 #endif // DISTC_DIALECT_PD_PDNORMOPS_TD

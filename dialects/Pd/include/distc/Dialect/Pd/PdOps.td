@@ -231,6 +231,7 @@ def Pd_AssignOp : Pd_CatalogOp<"assign", [Pure]> {
   let inferRule = "inferSameAsX";
   let lowering = [{ lowerAssign(op) }];
   let gradRule = "assignGrad";
+  let spmdRule = "assign";
 }
 
 def Pd_CastOp : Pd_CatalogOp<"cast", [Pure]> {
@@ -242,6 +243,7 @@ def Pd_CastOp : Pd_CatalogOp<"cast", [Pure]> {
   let inferRule = "inferCast";
   let lowering = [{ lowerCast(op) }];
   let gradRule = "castGrad";
+  let spmdRule = "cast";
 }
 
 def Pd_ScaleOp : Pd_CatalogOp<"scale", [Pure]> {
@@ -253,6 +255,7 @@ def Pd_ScaleOp : Pd_CatalogOp<"scale", [Pure]> {
   let pirOperands = ["X", "attr:scale"];
   let inferRule = "inferSameAsX";
   let lowering = [{ lowerScale(op) }];
+  let spmdRule = "scale";
   let gradRule = "scaleGrad";
 }
 
@@ -295,17 +298,22 @@ class Pd_ElementwiseOp<string mnemonic, string what, string kernelOp, bit hasGra
   let lowering = "lowerElementwise(op, \"" # kernelOp # "\")";
   let gradOp = !if(hasGrad, mnemonic # "_grad", "");
 }
+// The SPMD rules read the fluid `axis` (ElementwiseRules.cpp).
 def Pd_ElementwiseAddOp : Pd_ElementwiseOp<"elementwise_add", "X + Y", "add"> {
   let pirName = "add";
+  let spmdRule = "add";
 }
 def Pd_ElementwiseSubOp : Pd_ElementwiseOp<"elementwise_sub", "X - Y", "sub"> {
   let pirName = "subtract";
+  let spmdRule = "subtract";
 }
 def Pd_ElementwiseMulOp : Pd_ElementwiseOp<"elementwise_mul", "X * Y", "mul"> {
   let pirName = "multiply";
+  let spmdRule = "multiply";
 }
 def Pd_ElementwiseDivOp : Pd_ElementwiseOp<"elementwise_div", "X / Y", "div"> {
   let pirName = "divide";
+  let spmdRule = "divide";
 }
 
 // --- Activations -------------------------------------------------------------
@@ -320,6 +328,7 @@ class Pd_UnaryOp<string mnemonic, string what, bit hasGrad = 1>
   let inferRule = "inferSameAsX";
   let lowering = "lowerUnary(op, \"" # mnemonic # "\")";
   let gradOp = !if(hasGrad, mnemonic # "_grad", "");
+  let spmdRule = mnemonic;
 }
 def Pd_ReluOp : Pd_UnaryOp<"relu", "max(X, 0)">;
 def Pd_SigmoidOp : Pd_UnaryOp<"sigmoid", "1 / (1 + exp(-X))">;
@@ -335,6 +344,7 @@ def Pd_GeluOp : Pd_CatalogOp<"gelu", [Pure]> {
     lowerUnary(op, pd::OpAttributes(op).getBool("approximate") ? "gelu_tanh" : "gelu")
   }];
   let gradOp = "gelu_grad";
+  let spmdRule = "gelu";
 }
 
 def Pd_SoftmaxOp : Pd_CatalogOp<"softmax", [Pure]> {
@@ -344,6 +354,7 @@ def Pd_SoftmaxOp : Pd_CatalogOp<"softmax", [Pure]> {
   let inferRule = "inferSoftmax";
   let lowering = [{ lowerSoftmax(op) }];
   let gradOp = "softmax_grad";
+  let spmdRule = "softmax";
 }
 
 def Pd_ClipOp : Pd_CatalogOp<"clip", [Pure]> {
@@ -355,6 +366,7 @@ def Pd_ClipOp : Pd_CatalogOp<"clip", [Pure]> {
   let inferRule = "inferSameAsX";
   let lowering = [{ lowerElementwiseKernel(op, "clip", {"min", "max"}) }];
   let gradOp = "clip_grad";
+  let spmdRule = "clip";
 }
 
 // --- Reductions --------------------------------------------------------------
@@ -370,6 +382,9 @@ class Pd_ReduceOp<string mnemonic, string what, string kernelOp>
   let inferRule = "inferReduce";
   let lowering = "lowerReduce(op, \"" # kernelOp # "\")";
   let gradOp = mnemonic # "_grad";
+  // Paddle's `sum`/`mean` rules; they also read `reduce_all`.
+  let spmdRule = kernelOp;
+  let spmdAttrs = ["axis:dim", "keepdim:keep_dim"];
 }
 def Pd_ReduceSumOp : Pd_ReduceOp<"reduce_sum", "Sum", "sum"> {
   let pirName = "sum";
@@ -387,6 +402,7 @@ def Pd_MeanOp : Pd_UnaryOp<"mean", "Mean of all elements of X (a scalar)"> {
   let hasPirForm = 0; // PIR's pd_op.mean is reduce_mean
   let inferRule = "inferMean";
   let lowering = [{ lowerMean(op) }];
+  let spmdRule = "mean_all";
 }
 
 // --- Shape manipulation -----------------------------------------------------
@@ -509,6 +525,7 @@ def Pd_DropoutOp : Pd_CatalogOp<"dropout"> {
   let inferRule = "inferDropout";
   let lowering = [{ lowerDropout(op) }];
   let gradOp = "dropout_grad";
+  let spmdRule = "dropout";
 }
 
 // --- Losses and metrics -------------------------------------------------------
@@ -537,6 +554,7 @@ def Pd_TopKV2Op : Pd_CatalogOp<"top_k_v2", [Pure]> {
   let pirOperands = ["X", "attr:k"];
   let inferRule = "inferTopKV2";
   let lowering = [{ lowerTopK(op) }];
+  let spmdRule = "topk";
 }
 
 def Pd_AccuracyOp : Pd_CatalogOp<"accuracy", [Pure]> {
@@ -545,6 +563,7 @@ def Pd_AccuracyOp : Pd_CatalogOp<"accuracy", [Pure]> {
   let results = (outs PdTensor:$Accuracy, PdTensor:$Correct, PdTensor:$Total);
   let inferRule = "inferAccuracy";
   let lowering = [{ lowerAccuracy(op) }];
+  let spmdRule = "accuracy";
 }
 
 // --- Accumulation and gradient-norm helpers -----------------------------------
@@ -557,6 +576,7 @@ def Pd_SumOp : Pd_CatalogOp<"sum", [Pure]> {
   let inferRule = "inferSum";
   let lowering = [{ lowerSum(op) }];
   let gradRule = "sumGrad";
+  let spmdRule = "add_n";
 }
 def Pd_SqrtOp : Pd_UnaryOp<"sqrt", "sqrt(X)">;
 def Pd_SquaredL2NormOp
@@ -566,6 +586,7 @@ def Pd_SquaredL2NormOp
 }
 def Pd_ElementwiseMaxOp : Pd_ElementwiseOp<"elementwise_max", "max(X, Y)", "max"> {
   let pirName = "maximum";
+  let spmdRule = "maximum";
 }
 
 // --- Backward ops ----------------------------------------------------------------
@@ -604,13 +625,23 @@ class Pd_ElementwiseGradOp<string mnemonic, string kernelOp>
   let arguments = (ins PdTensor:$X, PdTensor:$Y, PdTensor:$Out_GRAD, PdInt<"-1">:$axis);
   let lowering = "lowerElementwiseGrad(op, \"" # kernelOp # "\")";
 }
-def Pd_ElementwiseAddGradOp : Pd_ElementwiseGradOp<"elementwise_add_grad", "add">;
-def Pd_ElementwiseSubGradOp : Pd_ElementwiseGradOp<"elementwise_sub_grad", "sub">;
-def Pd_ElementwiseMulGradOp : Pd_ElementwiseGradOp<"elementwise_mul_grad", "mul">;
-def Pd_ElementwiseDivGradOp : Pd_ElementwiseGradOp<"elementwise_div_grad", "div">;
+def Pd_ElementwiseAddGradOp : Pd_ElementwiseGradOp<"elementwise_add_grad", "add"> {
+  let spmdRule = "add_grad";
+}
+def Pd_ElementwiseSubGradOp : Pd_ElementwiseGradOp<"elementwise_sub_grad", "sub"> {
+  let spmdRule = "subtract_grad";
+}
+def Pd_ElementwiseMulGradOp : Pd_ElementwiseGradOp<"elementwise_mul_grad", "mul"> {
+  let spmdRule = "multiply_grad";
+}
+def Pd_ElementwiseDivGradOp : Pd_ElementwiseGradOp<"elementwise_div_grad", "div"> {
+  let spmdRule = "divide_grad";
+}
 // Paddle's: X@GRAD = Out@GRAD·(X > Y), Y@GRAD = Out@GRAD·(X ≤ Y) (for min,
 // X < Y and X ≥ Y): a tie sends the gradient to Y.
-def Pd_ElementwiseMaxGradOp : Pd_ElementwiseGradOp<"elementwise_max_grad", "max">;
+def Pd_ElementwiseMaxGradOp : Pd_ElementwiseGradOp<"elementwise_max_grad", "max"> {
+  let spmdRule = "maximum_grad";
+}
 
 // The gradient of a `unary` kernel op, through the `unary_grad` kernel:
 // `input` is the forward value its derivative is cheapest from (Out or X).
@@ -619,6 +650,7 @@ class Pd_ActivationGradOp<string mnemonic, string kernelOp, string input>
   let arguments = !dag(ins, [PdTensor, PdTensor], [input, "Out_GRAD"]);
   let results = (outs PdTensor:$X_GRAD);
   let lowering = "lowerUnaryGrad(op, \"" # kernelOp # "\")";
+  let spmdRule = kernelOp # "_grad";
 }
 def Pd_ReluGradOp : Pd_ActivationGradOp<"relu_grad", "relu", "Out">;
 def Pd_SigmoidGradOp : Pd_ActivationGradOp<"sigmoid_grad", "sigmoid", "Out">;
@@ -627,6 +659,7 @@ def Pd_SqrtGradOp : Pd_ActivationGradOp<"sqrt_grad", "sqrt", "Out">;
 def Pd_SquareGradOp : Pd_ActivationGradOp<"square_grad", "square", "X">;
 def Pd_MeanGradOp : Pd_ActivationGradOp<"mean_grad", "mean", "X"> {
   let lowering = [{ lowerReduceGrad(op, /*isMean=*/true, /*all=*/true) }];
+  let spmdRule = "mean_all_grad";
 }
 def Pd_GeluGradOp : Pd_GradOp<"gelu_grad", "gelu"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, PdBool<"false">:$approximate);
@@ -634,16 +667,19 @@ def Pd_GeluGradOp : Pd_GradOp<"gelu_grad", "gelu"> {
   let lowering = [{
     lowerUnaryGrad(op, pd::OpAttributes(op).getBool("approximate") ? "gelu_tanh" : "gelu")
   }];
+  let spmdRule = "gelu_grad";
 }
 def Pd_ClipGradOp : Pd_GradOp<"clip_grad", "clip"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, F32Attr:$min, F32Attr:$max);
   let results = (outs PdTensor:$X_GRAD);
   let lowering = [{ lowerElementwiseKernel(op, "clip_grad", {"min", "max"}) }];
+  let spmdRule = "clip_grad";
 }
 def Pd_SoftmaxGradOp : Pd_GradOp<"softmax_grad", "softmax"> {
   let arguments = (ins PdTensor:$Out, PdTensor:$Out_GRAD, PdInt<"-1">:$axis);
   let results = (outs PdTensor:$X_GRAD);
   let lowering = [{ lowerSoftmaxGrad(op) }];
+  let spmdRule = "softmax_grad";
 }
 class Pd_ReduceGradOp<string mnemonic, bit isMean> : Pd_GradOp<mnemonic, "a reduction"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, PdInts<"[0]">:$dim,
@@ -652,6 +688,8 @@ class Pd_ReduceGradOp<string mnemonic, bit isMean> : Pd_GradOp<mnemonic, "a redu
   let results = (outs PdTensor:$X_GRAD);
   let lowering = "lowerReduceGrad(op, /*isMean=*/" # !if(isMean, "true", "false") #
                  ", /*all=*/false)";
+  let spmdRule = !if(isMean, "mean_grad", "sum_grad");
+  let spmdAttrs = ["axis:dim", "keepdim:keep_dim"];
 }
 def Pd_ReduceSumGradOp : Pd_ReduceGradOp<"reduce_sum_grad", 0>;
 def Pd_ReduceMeanGradOp : Pd_ReduceGradOp<"reduce_mean_grad", 1>;
@@ -700,6 +738,7 @@ def Pd_DropoutGradOp : Pd_GradOp<"dropout_grad", "dropout"> {
                        PdStr<"downgrade_in_infer">:$dropout_implementation);
   let results = (outs PdTensor:$X_GRAD);
   let lowering = [{ lowerDropoutGrad(op) }];
+  let spmdRule = "dropout_grad";
 }
 def Pd_SoftmaxWithCrossEntropyGradOp
     : Pd_GradOp<"softmax_with_cross_entropy_grad", "softmax_with_cross_entropy"> {
