@@ -376,6 +376,7 @@ def Pd_Reshape2Op : Pd_CatalogOp<"reshape2", [Pure]> {
   let inferRule = "inferReshape2";
   let lowering = [{ lowerReshape(op) }];
   let gradOp = "reshape2_grad";
+  let spmdRule = "reshape_with_xshape";
 }
 
 def Pd_Transpose2Op : Pd_CatalogOp<"transpose2", [Pure]> {
@@ -389,6 +390,8 @@ def Pd_Transpose2Op : Pd_CatalogOp<"transpose2", [Pure]> {
   let inferRule = "inferTranspose2";
   let lowering = [{ lowerTranspose(op) }];
   let gradOp = "transpose2_grad";
+  let spmdRule = "transpose_with_xshape";
+  let spmdAttrs = ["perm:axis"];
 }
 
 def Pd_ConcatOp : Pd_CatalogOp<"concat", [Pure]> {
@@ -626,11 +629,14 @@ def Pd_Reshape2GradOp : Pd_GradOp<"reshape2_grad", "reshape2"> {
   let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"[]">:$shape);
   let results = (outs PdTensor:$X_GRAD);
   let lowering = [{ lowerReshapeGrad(op) }];
+  let spmdRule = "reshape_grad";
 }
 def Pd_Transpose2GradOp : Pd_GradOp<"transpose2_grad", "transpose2"> {
   let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"[]">:$axis);
   let results = (outs PdTensor:$X_GRAD);
   let lowering = [{ lowerTransposeGrad(op) }];
+  let spmdRule = "transpose_grad";
+  let spmdAttrs = ["perm:axis"];
 }
 def Pd_ConcatGradOp : Pd_GradOp<"concat_grad", "concat"> {
   let arguments = (ins Variadic<PdTensor>:$X, PdTensor:$Out_GRAD, PdInt<"0">:$axis);

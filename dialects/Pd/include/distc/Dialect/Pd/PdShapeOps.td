@@ -42,9 +42,11 @@ def Pd_FlattenContiguousRangeOp : Pd_XShapeViewOp<"flatten_contiguous_range"> {
   let arguments = (ins PdTensor:$X, PdInt<"1">:$start_axis, PdInt<"1">:$stop_axis);
   let inferRule = "inferFlattenRange";
   let lowering = [{ lowerFlattenRange(op) }];
+  let spmdRule = "flatten_with_xshape";
 }
 def Pd_FlattenContiguousRangeGradOp
     : Pd_XShapeViewGradOp<"flatten_contiguous_range_grad", "flatten_contiguous_range"> {
+  let spmdRule = "flatten_grad";
   let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInt<"1">:$start_axis,
                        PdInt<"1">:$stop_axis);
 }
@@ -56,8 +58,11 @@ def Pd_Squeeze2Op : Pd_XShapeViewOp<"squeeze2"> {
   let arguments = (ins PdTensor:$X, PdInts<"[]">:$axes);
   let inferRule = "inferSqueeze2";
   let lowering = [{ lowerSqueeze(op) }];
+  let spmdRule = "squeeze_with_xshape";
+  let spmdAttrs = ["axis:axes"];
 }
 def Pd_Squeeze2GradOp : Pd_XShapeViewGradOp<"squeeze2_grad", "squeeze2"> {
+  let spmdRule = "squeeze_grad";
   let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"[]">:$axes);
 }
 
@@ -69,8 +74,11 @@ def Pd_Unsqueeze2Op : Pd_XShapeViewOp<"unsqueeze2"> {
   let foldedInputs = ["AxesTensor=axes", "AxesTensorList=axes"];
   let inferRule = "inferUnsqueeze2";
   let lowering = [{ lowerUnsqueeze(op) }];
+  let spmdRule = "unsqueeze_with_xshape";
+  let spmdAttrs = ["axis:axes"];
 }
 def Pd_Unsqueeze2GradOp : Pd_XShapeViewGradOp<"unsqueeze2_grad", "unsqueeze2"> {
+  let spmdRule = "unsqueeze_grad";
   let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"[]">:$axes);
 }
 
