@@ -403,6 +403,7 @@ def Pd_ConcatOp : Pd_CatalogOp<"concat", [Pure]> {
   let inferRule = "inferConcat";
   let lowering = [{ lowerConcat(op) }];
   let gradOp = "concat_grad";
+  let spmdRule = "concat";
 }
 
 def Pd_SplitOp : Pd_CatalogOp<"split", [Pure]> {
@@ -415,6 +416,7 @@ def Pd_SplitOp : Pd_CatalogOp<"split", [Pure]> {
   let inferRule = "inferSplit";
   let lowering = [{ lowerSplit(op) }];
   let gradRule = "splitGrad";
+  let spmdRule = "split";
 }
 // PIR's paddle.split(x, num): `num` equal parts, `num` an attribute.
 def Pd_SplitWithNumPirForm : Pd_PirForm<"split_with_num", Pd_SplitOp> {
@@ -433,6 +435,7 @@ def Pd_SliceOp : Pd_CatalogOp<"slice", [Pure]> {
   let inferRule = "inferSlice";
   let lowering = [{ lowerSlice(op) }];
   let gradOp = "slice_grad";
+  let spmdRule = "slice";
 }
 
 // --- Embeddings and normalization ---------------------------------------------
@@ -642,6 +645,7 @@ def Pd_ConcatGradOp : Pd_GradOp<"concat_grad", "concat"> {
   let arguments = (ins Variadic<PdTensor>:$X, PdTensor:$Out_GRAD, PdInt<"0">:$axis);
   let results = (outs Variadic<PdTensor>:$X_GRAD);
   let lowering = [{ lowerConcatGrad(op) }];
+  let spmdRule = "concat_grad";
 }
 def Pd_SliceGradOp : Pd_GradOp<"slice_grad", "slice"> {
   let arguments = (ins PdTensor:$Input, PdTensor:$Out_GRAD, PdInts<"[]">:$axes,
@@ -649,6 +653,7 @@ def Pd_SliceGradOp : Pd_GradOp<"slice_grad", "slice"> {
                        PdInts<"[]">:$decrease_axis, PdInts<"[]">:$infer_flags);
   let results = (outs PdTensor:$Input_GRAD);
   let lowering = [{ lowerSliceGrad(op) }];
+  let spmdRule = "slice_grad";
 }
 def Pd_LookupTableV2GradOp : Pd_GradOp<"lookup_table_v2_grad", "lookup_table_v2"> {
   let arguments = (ins PdTensor:$Ids, PdTensor:$W, PdTensor:$Out_GRAD,
