@@ -2,8 +2,9 @@
 //
 // concat, split, slice, pad (pad2d, pad3d), the channel shuffles and the
 // interpolate v2 ops, and their gradients. The views (reshape, flatten,
-// squeeze, unsqueeze, transpose) are in ReshapeRules.cpp and registered
-// from here. Where Paddle has a rule (spmd_rules/*.cc) it is
+// squeeze, unsqueeze, transpose) are in ReshapeRules.cpp, the creation ops,
+// shape, coalesce_tensor, feed and fetch in CreationRules.cpp; both are
+// registered from here. Where Paddle has a rule (spmd_rules/*.cc) it is
 // followed; the channel shuffles and the interpolate ops have none, and
 // their rules say why they are as they are.
 //
@@ -633,6 +634,7 @@ llvm::Expected<SpmdInfo> inferInterpGrad(const SpmdCall &call) {
 
 void appendShapeRules(std::vector<SpmdRule> &rules) {
   appendReshapeRules(rules);
+  appendCreationRules(rules);
   rules.push_back({"concat", inferConcat, inferConcatReverse, 1});
   rules.push_back({"concat_grad", inferConcatGrad, nullptr, -1});
   rules.push_back({"split", inferSplit, inferSplitReverse, -1});

@@ -144,6 +144,7 @@ def Pd_FeedOp : Pd_Op<"feed"> {
   let paddleOutputs = ["Out"];
   let inferRule = "inferFeedFetch";
   let lowering = [{ lowerFeed(op) }];
+  let spmdRule = "feed";
   let hasPirForm = 0; // pd_op.data and pd_op.feed, read by the PIR importer itself
 }
 
@@ -156,6 +157,7 @@ def Pd_FetchOp : Pd_Op<"fetch"> {
   let paddleOutputs = ["Out"];
   let inferRule = "inferFeedFetch";
   let lowering = [{ lowerFetch(op) }];
+  let spmdRule = "fetch";
   let hasPirForm = 0; // pd_op.fetch, read by the PIR importer itself
 }
 
@@ -193,6 +195,7 @@ def Pd_FillConstantOp : Pd_CatalogOp<"fill_constant", [Pure]> {
   let isInitializer = 1; // also initializes parameters in startup programs
   let inferRule = "inferCreation";
   let lowering = [{ lowerFillConstant(op) }];
+  let spmdRule = "full";
 }
 
 def Pd_AssignOp : Pd_CatalogOp<"assign", [Pure]> {
@@ -828,6 +831,7 @@ def Pd_CoalesceTensorOp : Pd_CatalogOp<"coalesce_tensor", [Pure]> {
   let results = (outs Variadic<PdTensor>:$Output, PdTensor:$FusedOutput);
   let inferRule = "inferCoalesceTensor";
   let lowering = [{ lowerCoalesceTensor(op) }];
+  let spmdRule = "coalesce_tensor";
 }
 
 def Pd_FusedSlicesOp : Pd_Op<"fused_slices", [Pure]> {
@@ -871,6 +875,7 @@ class Pd_RandomOp<string mnemonic, string what, Attr shapeAttr,
   let isInitializer = 1;
   let inferRule = "inferCreation";
   let lowering = [{ lowerRandom(op) }];
+  let spmdRule = "full";
 }
 def Pd_UniformRandomOp : Pd_RandomOp<"uniform_random",
     "Uniform samples in [min, max)", PdLongs<"[]">, "min", "-1", "max", "1">;

@@ -90,6 +90,7 @@ def Pd_ShapeOp : Pd_CatalogOp<"shape", [Pure]> {
   let results = (outs PdTensor:$Out);
   let inferRule = "inferShapeOf";
   let lowering = [{ lowerShapeOf(op) }];
+  let spmdRule = "shape";
 }
 
 // --- Channel shuffle ---------------------------------------------------------
