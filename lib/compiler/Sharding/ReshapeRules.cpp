@@ -65,7 +65,10 @@ llvm::Expected<SpmdInfo> reshapeReverse(const SpmdCall &call, bool withXShape) {
                                  " of an input of only " + llvm::Twine(xShape.size()) + " dims");
     outShape[i] = xShape[i];
   }
-  auto outDims = inferTargetShape(call, outShape, product(xShape));
+  auto numel = product(call, xShape);
+  if (!numel)
+    return numel.takeError();
+  auto outDims = inferTargetShape(call, outShape, *numel);
   if (!outDims)
     return outDims.takeError();
   auto trans = makeReshapeDimTrans(call, *outDims, xShape);
@@ -193,8 +196,12 @@ llvm::Expected<SpmdInfo> flattenForward(const SpmdCall &call, bool withXShape) {
     for (int64_t i = 0; i < x.rank(); ++i) {
       if (i < range->first || i > range->second)
         target.push_back(dims[i]);
-      else if (i == range->first)
-        target.push_back(product(llvm::ArrayRef<int64_t>(dims).slice(i, range->second - i + 1)));
+      else if (i == range->first) {
+        auto merged = product(call, llvm::ArrayRef<int64_t>(dims).slice(i, range->second - i + 1));
+        if (!merged)
+          return merged.takeError();
+        target.push_back(*merged);
+      }
     }
   }
   auto mappings = reshapeMappings(call, x.shape, x.dist.dimsMapping, target);
@@ -229,7 +236,7 @@ llvm::Expected<SpmdInfo> flattenReverse(const SpmdCall &call, bool withXShape) {
     return spmdError(call, "the output has " + llvm::Twine(out.rank()) + " dims; flattening dims " +
                                llvm::Twine(first) + ".." + llvm::Twine(last) + " of X gives " +
                                llvm::Twine(x.rank() - (last - first)));
-  std::vector<int64_t> pieces(x.shape.begin() + first, x.shape.begin() + last + 1);
+  std::vector<int64_t> pieces(x.shape.begin() + first, x.shape.begin() + (last + 1));
   std::vector<DimTrans> trans;
   for (int64_t i = 0; i < x.rank(); ++i) {
     if (i < first)

@@ -25,8 +25,11 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
 #include <limits>
+#include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -278,6 +281,11 @@ llvm::Expected<SpmdInfo> inferSplit(const SpmdCall &call) {
   int64_t num = splitCount(call);
   if (num <= 0)
     return spmdError(call, "needs 'num' > 0 or 'sections' to know how many outputs it has");
+  // `num` equal pieces of a dim of known size hold an element each.
+  int64_t size = x.shape[*axis];
+  if (call.attrs.getInts("sections", {}).empty() && num > (size > 0 ? size : int64_t{1} << 16))
+    return spmdError(call, "cannot split dim " + llvm::Twine(*axis) + " (" + llvm::Twine(size) +
+                               ") into " + llvm::Twine(num) + " pieces");
   auto axes = axisLetters(call, x.rank());
   if (!axes)
     return axes.takeError();

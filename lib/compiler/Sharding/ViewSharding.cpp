@@ -5,8 +5,9 @@
 #include "AxisSharding.h"
 
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/MathExtras.h"
 
-#include <numeric>
+#include <limits>
 
 namespace distc::sharding::detail {
 
@@ -138,8 +139,12 @@ std::string formatDims(llvm::ArrayRef<int64_t> dims) {
   return text + "]";
 }
 
-int64_t product(llvm::ArrayRef<int64_t> dims) {
-  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
+llvm::Expected<int64_t> product(const SpmdCall &call, llvm::ArrayRef<int64_t> dims) {
+  int64_t result = 1;
+  for (int64_t dim : dims)
+    if (llvm::MulOverflow(result, dim, result))
+      return spmdError(call, "the element count of " + formatDims(dims) + " overflows");
+  return result;
 }
 
 /// `shape` with its one -1 inferred so that it holds `numel` elements
@@ -155,15 +160,21 @@ llvm::Expected<std::vector<int64_t>> inferTargetShape(const SpmdCall &call,
                                  formatDims(shape));
     inferred = static_cast<int64_t>(i);
   }
-  int64_t known = product(shape);
+  auto product = detail::product(call, shape);
+  if (!product)
+    return product.takeError();
+  int64_t known = *product;
   if (inferred == -1) {
     if (known != numel)
       return spmdError(call, "target shape " + formatDims(shape) + " holds " + llvm::Twine(known) +
                                  " elements, the input " + llvm::Twine(numel));
     return shape;
   }
+  if (known >= 0 || known == std::numeric_limits<int64_t>::min())
+    return spmdError(call, "target shape " + formatDims(shape) + " cannot hold the input's " +
+                               llvm::Twine(numel) + " elements");
   known = -known;
-  if (known <= 0 || numel % known != 0)
+  if (numel % known != 0)
     return spmdError(call, "target shape " + formatDims(shape) + " cannot hold the input's " +
                                llvm::Twine(numel) + " elements");
   shape[inferred] = numel / known;
@@ -177,7 +188,10 @@ llvm::Expected<std::vector<int64_t>> inferTargetShape(const SpmdCall &call,
 llvm::Expected<std::vector<DimTrans>> makeReshapeDimTrans(const SpmdCall &call,
                                                           llvm::ArrayRef<int64_t> src,
                                                           llvm::ArrayRef<int64_t> tgtShape) {
-  auto tgt = inferTargetShape(call, tgtShape, product(src));
+  auto numel = product(call, src);
+  if (!numel)
+    return numel.takeError();
+  auto tgt = inferTargetShape(call, tgtShape, *numel);
   if (!tgt)
     return tgt.takeError();
   auto mismatch = [&] {
@@ -214,12 +228,14 @@ llvm::Expected<std::vector<DimTrans>> makeReshapeDimTrans(const SpmdCall &call,
           if (srcIdx >= srcLen)
             return mismatch();
           srcDims.push_back(static_cast<int64_t>(srcIdx));
-          s *= src[srcIdx++];
+          if (llvm::MulOverflow(s, src[srcIdx++], s))
+            return mismatch();
         } else {
           if (tgtIdx >= tgtLen)
             return mismatch();
           tgtSplit.push_back((*tgt)[tgtIdx]);
-          t *= (*tgt)[tgtIdx++];
+          if (llvm::MulOverflow(t, (*tgt)[tgtIdx++], t))
+            return mismatch();
         }
       }
     }

@@ -83,8 +83,8 @@ llvm::Expected<ViewMappings> reshapeMappings(const SpmdCall &call, llvm::ArrayRe
 
 /// `[2, 3]`.
 std::string formatDims(llvm::ArrayRef<int64_t> dims);
-/// The number of elements of `dims`.
-int64_t product(llvm::ArrayRef<int64_t> dims);
+/// The number of elements of `dims`; an error when it overflows.
+llvm::Expected<int64_t> product(const SpmdCall &call, llvm::ArrayRef<int64_t> dims);
 
 /// The dist attr of XShape: X's dims_mapping behind a replicated axis.
 TensorDistAttr xshapeDistAttr(llvm::ArrayRef<int64_t> xMapping);
