@@ -18,6 +18,10 @@ void appendMatmulRules(std::vector<SpmdRule> &rules);
 void appendElementwiseRules(std::vector<SpmdRule> &rules);
 void appendReductionRules(std::vector<SpmdRule> &rules);
 void appendShapeRules(std::vector<SpmdRule> &rules);
+/// Parts of the shape family (ReshapeRules.cpp, CreationRules.cpp), which
+/// appendShapeRules appends.
+void appendReshapeRules(std::vector<SpmdRule> &rules);
+void appendCreationRules(std::vector<SpmdRule> &rules);
 void appendNnRules(std::vector<SpmdRule> &rules);
 void appendTrainingRules(std::vector<SpmdRule> &rules);
 

@@ -173,6 +173,7 @@ def Pd_FeedOp : Pd_Op<"feed"> {
   let paddleOutputs = ["Out"];
   let inferRule = "inferFeedFetch";
   let lowering = [{ lowerFeed(op) }];
+  let spmdRule = "feed";
   let hasPirForm = 0; // pd_op.data and pd_op.feed, read by the PIR importer itself
 }
 
@@ -185,6 +186,7 @@ def Pd_FetchOp : Pd_Op<"fetch"> {
   let paddleOutputs = ["Out"];
   let inferRule = "inferFeedFetch";
   let lowering = [{ lowerFetch(op) }];
+  let spmdRule = "fetch";
   let hasPirForm = 0; // pd_op.fetch, read by the PIR importer itself
 }
 
@@ -222,6 +224,7 @@ def Pd_FillConstantOp : Pd_CatalogOp<"fill_constant", [Pure]> {
   let isInitializer = 1; // also initializes parameters in startup programs
   let inferRule = "inferCreation";
   let lowering = [{ lowerFillConstant(op) }];
+  let spmdRule = "full";
 }
 
 def Pd_AssignOp : Pd_CatalogOp<"assign", [Pure]> {
@@ -421,6 +424,7 @@ def Pd_Reshape2Op : Pd_CatalogOp<"reshape2", [Pure]> {
   let inferRule = "inferReshape2";
   let lowering = [{ lowerReshape(op) }];
   let gradOp = "reshape2_grad";
+  let spmdRule = "reshape_with_xshape";
 }
 
 def Pd_Transpose2Op : Pd_CatalogOp<"transpose2", [Pure]> {
@@ -434,6 +438,8 @@ def Pd_Transpose2Op : Pd_CatalogOp<"transpose2", [Pure]> {
   let inferRule = "inferTranspose2";
   let lowering = [{ lowerTranspose(op) }];
   let gradOp = "transpose2_grad";
+  let spmdRule = "transpose_with_xshape";
+  let spmdAttrs = ["perm:axis"];
 }
 
 def Pd_ConcatOp : Pd_CatalogOp<"concat", [Pure]> {
@@ -445,6 +451,7 @@ def Pd_ConcatOp : Pd_CatalogOp<"concat", [Pure]> {
   let inferRule = "inferConcat";
   let lowering = [{ lowerConcat(op) }];
   let gradOp = "concat_grad";
+  let spmdRule = "concat";
 }
 
 def Pd_SplitOp : Pd_CatalogOp<"split", [Pure]> {
@@ -457,6 +464,7 @@ def Pd_SplitOp : Pd_CatalogOp<"split", [Pure]> {
   let inferRule = "inferSplit";
   let lowering = [{ lowerSplit(op) }];
   let gradRule = "splitGrad";
+  let spmdRule = "split";
 }
 // PIR's paddle.split(x, num): `num` equal parts, `num` an attribute.
 def Pd_SplitWithNumPirForm : Pd_PirForm<"split_with_num", Pd_SplitOp> {
@@ -475,6 +483,7 @@ def Pd_SliceOp : Pd_CatalogOp<"slice", [Pure]> {
   let inferRule = "inferSlice";
   let lowering = [{ lowerSlice(op) }];
   let gradOp = "slice_grad";
+  let spmdRule = "slice";
 }
 
 // --- Embeddings and normalization ---------------------------------------------
@@ -697,16 +706,20 @@ def Pd_Reshape2GradOp : Pd_GradOp<"reshape2_grad", "reshape2"> {
   let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"[]">:$shape);
   let results = (outs PdTensor:$X_GRAD);
   let lowering = [{ lowerReshapeGrad(op) }];
+  let spmdRule = "reshape_grad";
 }
 def Pd_Transpose2GradOp : Pd_GradOp<"transpose2_grad", "transpose2"> {
   let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"[]">:$axis);
   let results = (outs PdTensor:$X_GRAD);
   let lowering = [{ lowerTransposeGrad(op) }];
+  let spmdRule = "transpose_grad";
+  let spmdAttrs = ["perm:axis"];
 }
 def Pd_ConcatGradOp : Pd_GradOp<"concat_grad", "concat"> {
   let arguments = (ins Variadic<PdTensor>:$X, PdTensor:$Out_GRAD, PdInt<"0">:$axis);
   let results = (outs Variadic<PdTensor>:$X_GRAD);
   let lowering = [{ lowerConcatGrad(op) }];
+  let spmdRule = "concat_grad";
 }
 def Pd_SliceGradOp : Pd_GradOp<"slice_grad", "slice"> {
   let arguments = (ins PdTensor:$Input, PdTensor:$Out_GRAD, PdInts<"[]">:$axes,
@@ -714,6 +727,7 @@ def Pd_SliceGradOp : Pd_GradOp<"slice_grad", "slice"> {
                        PdInts<"[]">:$decrease_axis, PdInts<"[]">:$infer_flags);
   let results = (outs PdTensor:$Input_GRAD);
   let lowering = [{ lowerSliceGrad(op) }];
+  let spmdRule = "slice_grad";
 }
 def Pd_LookupTableV2GradOp : Pd_GradOp<"lookup_table_v2_grad", "lookup_table_v2"> {
   let arguments = (ins PdTensor:$Ids, PdTensor:$W, PdTensor:$Out_GRAD,
@@ -899,6 +913,7 @@ def Pd_CoalesceTensorOp : Pd_CatalogOp<"coalesce_tensor", [Pure]> {
   let results = (outs Variadic<PdTensor>:$Output, PdTensor:$FusedOutput);
   let inferRule = "inferCoalesceTensor";
   let lowering = [{ lowerCoalesceTensor(op) }];
+  let spmdRule = "coalesce_tensor";
 }
 
 def Pd_FusedSlicesOp : Pd_Op<"fused_slices", [Pure]> {
@@ -942,6 +957,7 @@ class Pd_RandomOp<string mnemonic, string what, Attr shapeAttr,
   let isInitializer = 1;
   let inferRule = "inferCreation";
   let lowering = [{ lowerRandom(op) }];
+  let spmdRule = "full";
 }
 def Pd_UniformRandomOp : Pd_RandomOp<"uniform_random",
     "Uniform samples in [min, max)", PdLongs<"[]">, "min", "-1", "max", "1">;

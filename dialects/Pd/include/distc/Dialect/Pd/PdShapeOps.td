@@ -42,9 +42,11 @@ def Pd_FlattenContiguousRangeOp : Pd_XShapeViewOp<"flatten_contiguous_range"> {
   let arguments = (ins PdTensor:$X, PdInt<"1">:$start_axis, PdInt<"1">:$stop_axis);
   let inferRule = "inferFlattenRange";
   let lowering = [{ lowerFlattenRange(op) }];
+  let spmdRule = "flatten_with_xshape";
 }
 def Pd_FlattenContiguousRangeGradOp
     : Pd_XShapeViewGradOp<"flatten_contiguous_range_grad", "flatten_contiguous_range"> {
+  let spmdRule = "flatten_grad";
   let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInt<"1">:$start_axis,
                        PdInt<"1">:$stop_axis);
 }
@@ -56,8 +58,11 @@ def Pd_Squeeze2Op : Pd_XShapeViewOp<"squeeze2"> {
   let arguments = (ins PdTensor:$X, PdInts<"[]">:$axes);
   let inferRule = "inferSqueeze2";
   let lowering = [{ lowerSqueeze(op) }];
+  let spmdRule = "squeeze_with_xshape";
+  let spmdAttrs = ["axis:axes"];
 }
 def Pd_Squeeze2GradOp : Pd_XShapeViewGradOp<"squeeze2_grad", "squeeze2"> {
+  let spmdRule = "squeeze_grad";
   let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"[]">:$axes);
 }
 
@@ -69,8 +74,11 @@ def Pd_Unsqueeze2Op : Pd_XShapeViewOp<"unsqueeze2"> {
   let foldedInputs = ["AxesTensor=axes", "AxesTensorList=axes"];
   let inferRule = "inferUnsqueeze2";
   let lowering = [{ lowerUnsqueeze(op) }];
+  let spmdRule = "unsqueeze_with_xshape";
+  let spmdAttrs = ["axis:axes"];
 }
 def Pd_Unsqueeze2GradOp : Pd_XShapeViewGradOp<"unsqueeze2_grad", "unsqueeze2"> {
+  let spmdRule = "unsqueeze_grad";
   let arguments = (ins PdTensor:$XShape, PdTensor:$Out_GRAD, PdInts<"[]">:$axes);
 }
 
@@ -82,6 +90,7 @@ def Pd_ShapeOp : Pd_CatalogOp<"shape", [Pure]> {
   let results = (outs PdTensor:$Out);
   let inferRule = "inferShapeOf";
   let lowering = [{ lowerShapeOf(op) }];
+  let spmdRule = "shape";
 }
 
 // --- Channel shuffle ---------------------------------------------------------
@@ -93,8 +102,10 @@ def Pd_ShuffleChannelOp : Pd_CatalogOp<"shuffle_channel", [Pure]> {
   let inferRule = "inferShuffleChannel";
   let lowering = [{ lowerShuffleChannel(op, /*grad=*/false) }];
   let gradOp = "shuffle_channel_grad";
+  let spmdRule = "shuffle_channel";
 }
 def Pd_ShuffleChannelGradOp : Pd_GradOp<"shuffle_channel_grad", "shuffle_channel"> {
+  let spmdRule = "shuffle_channel_grad";
   let arguments = (ins PdTensor:$Out_GRAD, PdInt<"1">:$group);
   let results = (outs PdTensor:$X_GRAD);
   let inferRule = "inferSameAsX";
@@ -109,8 +120,10 @@ def Pd_ChannelShuffleOp : Pd_CatalogOp<"channel_shuffle", [Pure]> {
   let inferRule = "inferChannelShuffle";
   let lowering = [{ lowerShuffleChannel(op, /*grad=*/false) }];
   let gradOp = "channel_shuffle_grad";
+  let spmdRule = "channel_shuffle";
 }
 def Pd_ChannelShuffleGradOp : Pd_GradOp<"channel_shuffle_grad", "channel_shuffle"> {
+  let spmdRule = "channel_shuffle_grad";
   let arguments = (ins PdTensor:$Out_GRAD, PdInt<"1">:$groups, PdStr<"NCHW">:$data_format);
   let results = (outs PdTensor:$X_GRAD);
   let inferRule = "inferSameAsX";
@@ -130,8 +143,10 @@ def Pd_Pad2dOp : Pd_CatalogOp<"pad2d", [Pure]> {
   let inferRule = "inferPad2d";
   let lowering = [{ lowerPad(op, /*innerFirst=*/false, "pad_value") }];
   let gradOp = "pad2d_grad";
+  let spmdRule = "pad2d";
 }
 def Pd_Pad2dGradOp : Pd_GradOp<"pad2d_grad", "pad2d"> {
+  let spmdRule = "pad2d_grad";
   let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, PdInts<"[0,0,0,0]">:$paddings,
                        PdStr<"constant">:$mode, PdFloat<"0">:$pad_value,
                        PdStr<"NCHW">:$data_format);
@@ -153,8 +168,10 @@ def Pd_Pad3dOp : Pd_CatalogOp<"pad3d", [Pure]> {
   let inferRule = "inferPad3d";
   let lowering = [{ lowerPad(op, /*innerFirst=*/true, "value") }];
   let gradOp = "pad3d_grad";
+  let spmdRule = "pad3d";
 }
 def Pd_Pad3dGradOp : Pd_GradOp<"pad3d_grad", "pad3d"> {
+  let spmdRule = "pad3d_grad";
   let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, PdInts<"[]">:$paddings,
                        PdStr<"constant">:$mode, PdFloat<"0">:$value,
                        PdStr<"NCDHW">:$data_format);
@@ -187,6 +204,7 @@ class Pd_InterpV2Op<string mnemonic, string method> : Pd_CatalogOp<mnemonic, [Pu
   let inferRule = "inferInterpV2";
   let lowering = [{ lowerInterp(op) }];
   let gradOp = mnemonic # "_grad";
+  let spmdRule = "interp_v2";
 }
 class Pd_InterpV2GradOp<string mnemonic, string forward, string method>
     : Pd_GradOp<mnemonic, forward> {
@@ -197,6 +215,7 @@ class Pd_InterpV2GradOp<string mnemonic, string forward, string method>
   let results = (outs PdTensor:$X_GRAD);
   let foldedInputs = ["OutSize=out_h,out_w", "SizeTensor=out_h,out_w", "Scale=scale"];
   let lowering = [{ lowerInterp(op) }];
+  let spmdRule = "interp_v2_grad";
 }
 def Pd_BilinearInterpV2Op : Pd_InterpV2Op<"bilinear_interp_v2", "bilinear">;
 def Pd_BilinearInterpV2GradOp
