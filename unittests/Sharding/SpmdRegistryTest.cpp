@@ -17,6 +17,12 @@ TEST(SpmdRegistry, EveryOpBindingNamesARegisteredRule) {
         << binding.opType << " names SPMD rule '" << binding.rule << "'";
 }
 
+TEST(SpmdRegistry, EveryCatalogOpDeclaresARule) {
+  for (const distc::pd::OpSpec &spec : distc::pd::opCatalog())
+    EXPECT_NE(lookupOpSpmdBinding(spec.type), nullptr)
+        << spec.type << " declares no spmdRule in PdOps.td";
+}
+
 TEST(SpmdRegistry, RulesAreSortedAndUnique) {
   const std::vector<SpmdRule> &rules = spmdRules();
   ASSERT_FALSE(rules.empty());
