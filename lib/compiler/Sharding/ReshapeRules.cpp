@@ -18,10 +18,29 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
+#include <map>
 #include <numeric>
 
 namespace distc::sharding::detail {
 namespace {
+
+/// The answer of a view rule from its dim_trans `mappings`: a forward rule's
+/// go from X to Out, a reverse rule's from Out to X. Both tensors take
+/// `partial` (a view is linear; rules that drop partial status pass none),
+/// and XShape is added when the op has it.
+SpmdInfo viewInfo(const SpmdCall &call, const ViewMappings &mappings, bool reverse, bool withXShape,
+                  const std::map<int64_t, ReduceType> &partial = {}) {
+  TensorDistAttr xDist, outDist;
+  xDist.dimsMapping = reverse ? mappings.output : mappings.input;
+  outDist.dimsMapping = reverse ? mappings.input : mappings.output;
+  xDist.partial = outDist.partial = partial;
+  SpmdInfo info;
+  info.inputs.push_back(std::move(xDist));
+  info.outputs.push_back(std::move(outDist));
+  if (withXShape)
+    addXShape(call, reverse, info);
+  return info;
+}
 
 //===----------------------------------------------------------------------===//
 // reshape
@@ -36,15 +55,7 @@ llvm::Expected<SpmdInfo> reshapeForward(const SpmdCall &call, bool withXShape) {
       reshapeMappings(call, x.shape, x.dist.dimsMapping, call.attrs.getInts("shape", {}));
   if (!mappings)
     return mappings.takeError();
-  SpmdInfo info;
-  TensorDistAttr xDist = x.dist, outDist = x.dist;
-  xDist.dimsMapping = mappings->input;
-  outDist.dimsMapping = mappings->output;
-  info.inputs.push_back(xDist);
-  info.outputs.push_back(outDist);
-  if (withXShape)
-    addXShape(call, false, info);
-  return info;
+  return viewInfo(call, *mappings, /*reverse=*/false, withXShape, x.dist.partial);
 }
 
 /// Out's dims_mapping carried back to X by the reshape Out -> X. X takes
@@ -75,15 +86,7 @@ llvm::Expected<SpmdInfo> reshapeReverse(const SpmdCall &call, bool withXShape) {
   if (!trans)
     return trans.takeError();
   ViewMappings mappings = inferFromDimTrans(out.dist.dimsMapping, *trans, call.meshShape);
-  SpmdInfo info;
-  TensorDistAttr xDist = out.dist, outDist = out.dist;
-  xDist.dimsMapping = mappings.output;
-  outDist.dimsMapping = mappings.input;
-  info.inputs.push_back(xDist);
-  info.outputs.push_back(outDist);
-  if (withXShape)
-    addXShape(call, true, info);
-  return info;
+  return viewInfo(call, mappings, /*reverse=*/true, withXShape, out.dist.partial);
 }
 
 llvm::Expected<SpmdInfo> inferReshape(const SpmdCall &call) { return reshapeForward(call, false); }
@@ -207,15 +210,7 @@ llvm::Expected<SpmdInfo> flattenForward(const SpmdCall &call, bool withXShape) {
   auto mappings = reshapeMappings(call, x.shape, x.dist.dimsMapping, target);
   if (!mappings)
     return mappings.takeError();
-  SpmdInfo info;
-  TensorDistAttr xDist = x.dist, outDist = x.dist;
-  xDist.dimsMapping = mappings->input;
-  outDist.dimsMapping = mappings->output;
-  info.inputs.push_back(xDist);
-  info.outputs.push_back(outDist);
-  if (withXShape)
-    addXShape(call, false, info);
-  return info;
+  return viewInfo(call, *mappings, /*reverse=*/false, withXShape, x.dist.partial);
 }
 
 /// Each X axis from Out: the merged axis splits back into X's axes
@@ -246,13 +241,8 @@ llvm::Expected<SpmdInfo> flattenReverse(const SpmdCall &call, bool withXShape) {
     else
       trans.push_back(makeSplit(DimTrans::input(first), pieces, i - first));
   }
-  ViewMappings mappings = inferFromDimTrans(out.dist.dimsMapping, trans, call.meshShape);
-  SpmdInfo info;
-  info.inputs.push_back(makeDistAttr(mappings.output));
-  info.outputs.push_back(makeDistAttr(mappings.input));
-  if (withXShape)
-    addXShape(call, true, info);
-  return info;
+  return viewInfo(call, inferFromDimTrans(out.dist.dimsMapping, trans, call.meshShape),
+                  /*reverse=*/true, withXShape);
 }
 
 llvm::Expected<SpmdInfo> inferFlatten(const SpmdCall &call) { return flattenForward(call, false); }
@@ -318,13 +308,8 @@ llvm::Expected<SpmdInfo> squeezeForward(const SpmdCall &call, bool withXShape) {
   for (int64_t i = 0; i < x.rank(); ++i)
     if (!plan->dropped[i])
       trans.push_back(plan->singleton[i] ? DimTrans::singleton() : DimTrans::input(i));
-  ViewMappings mappings = inferFromDimTrans(x.dist.dimsMapping, trans, call.meshShape);
-  SpmdInfo info;
-  info.inputs.push_back(makeDistAttr(mappings.input));
-  info.outputs.push_back(makeDistAttr(mappings.output));
-  if (withXShape)
-    addXShape(call, false, info);
-  return info;
+  return viewInfo(call, inferFromDimTrans(x.dist.dimsMapping, trans, call.meshShape),
+                  /*reverse=*/false, withXShape);
 }
 
 llvm::Expected<SpmdInfo> squeezeReverse(const SpmdCall &call, bool withXShape) {
@@ -351,13 +336,8 @@ llvm::Expected<SpmdInfo> squeezeReverse(const SpmdCall &call, bool withXShape) {
       trans.push_back(DimTrans::input(j++));
     }
   }
-  ViewMappings mappings = inferFromDimTrans(out.dist.dimsMapping, trans, call.meshShape);
-  SpmdInfo info;
-  info.inputs.push_back(makeDistAttr(mappings.output));
-  info.outputs.push_back(makeDistAttr(mappings.input));
-  if (withXShape)
-    addXShape(call, true, info);
-  return info;
+  return viewInfo(call, inferFromDimTrans(out.dist.dimsMapping, trans, call.meshShape),
+                  /*reverse=*/true, withXShape);
 }
 
 /// Where unsqueeze puts X's axes: per Out axis, the X axis there or -1 for
@@ -392,13 +372,8 @@ llvm::Expected<SpmdInfo> unsqueezeForward(const SpmdCall &call, bool withXShape)
   std::vector<DimTrans> trans;
   for (int64_t dim : *layout)
     trans.push_back(dim != -1 && x.shape[dim] != 1 ? DimTrans::input(dim) : DimTrans::singleton());
-  ViewMappings mappings = inferFromDimTrans(x.dist.dimsMapping, trans, call.meshShape);
-  SpmdInfo info;
-  info.inputs.push_back(makeDistAttr(mappings.input));
-  info.outputs.push_back(makeDistAttr(mappings.output));
-  if (withXShape)
-    addXShape(call, false, info);
-  return info;
+  return viewInfo(call, inferFromDimTrans(x.dist.dimsMapping, trans, call.meshShape),
+                  /*reverse=*/false, withXShape);
 }
 
 llvm::Expected<SpmdInfo> unsqueezeReverse(const SpmdCall &call, bool withXShape) {
@@ -417,13 +392,8 @@ llvm::Expected<SpmdInfo> unsqueezeReverse(const SpmdCall &call, bool withXShape)
   for (size_t i = 0; i < layout->size(); ++i)
     if (int64_t dim = (*layout)[i]; dim != -1 && out.shape[i] != 1)
       trans[dim] = DimTrans::input(static_cast<int64_t>(i));
-  ViewMappings mappings = inferFromDimTrans(out.dist.dimsMapping, trans, call.meshShape);
-  SpmdInfo info;
-  info.inputs.push_back(makeDistAttr(mappings.output));
-  info.outputs.push_back(makeDistAttr(mappings.input));
-  if (withXShape)
-    addXShape(call, true, info);
-  return info;
+  return viewInfo(call, inferFromDimTrans(out.dist.dimsMapping, trans, call.meshShape),
+                  /*reverse=*/true, withXShape);
 }
 
 llvm::Expected<SpmdInfo> inferSqueeze(const SpmdCall &call) { return squeezeForward(call, false); }
