@@ -86,3 +86,13 @@ std::string ShardingAttr::placementsString() const {
 llvm::Expected<distc::sharding::TensorDistAttr> ShardingAttr::toDistAttr(int64_t rank) const {
   return distc::sharding::fromPlacements(getPlacements(), rank);
 }
+
+llvm::Error ShardingAttr::verifyOnMesh(RankedTensorType type, ArrayRef<int64_t> meshShape) const {
+  llvm::Expected<distc::sharding::TensorDistAttr> dist = toDistAttr(type.getRank());
+  if (!dist)
+    return dist.takeError();
+  // Paddle's -1 for a dynamic size, as the messages print it.
+  SmallVector<int64_t> shape = llvm::map_to_vector(
+      type.getShape(), [](int64_t d) { return ShapedType::isDynamic(d) ? int64_t(-1) : d; });
+  return distc::sharding::verifyDistAttr(*dist, shape, meshShape);
+}

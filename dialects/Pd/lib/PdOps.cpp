@@ -120,13 +120,7 @@ static LogicalResult verifyShardingOnMesh(Operation *op, ShardingAttr sharding, 
                              << sharding.getPlacements().size() << " placements for mesh "
                              << sharding.getMesh() << " of " << meshShape.size() << " axes";
   auto tensor = cast<RankedTensorType>(type); // checked by the dialect's attribute verifier
-  llvm::Expected<distc::sharding::TensorDistAttr> dist = sharding.toDistAttr(tensor.getRank());
-  if (!dist)
-    return op->emitOpError() << what << ": " << llvm::toString(dist.takeError());
-  // Paddle's -1 for a dynamic size, as the messages print it.
-  SmallVector<int64_t> shape = llvm::map_to_vector(
-      tensor.getShape(), [](int64_t d) { return ShapedType::isDynamic(d) ? int64_t(-1) : d; });
-  if (llvm::Error err = distc::sharding::verifyDistAttr(*dist, shape, meshShape))
+  if (llvm::Error err = sharding.verifyOnMesh(tensor, meshShape))
     return op->emitOpError() << what << " " << sharding.placementsString() << " on " << tensor
                              << ": " << llvm::toString(std::move(err));
   return success();

@@ -141,13 +141,6 @@ llvm::StringMap<Target> valuesByName(mlir::ModuleOp module) {
   return values;
 }
 
-std::vector<int64_t> paddleShape(mlir::RankedTensorType type) {
-  std::vector<int64_t> shape;
-  for (int64_t d : type.getShape())
-    shape.push_back(mlir::ShapedType::isDynamic(d) ? -1 : d);
-  return shape;
-}
-
 } // namespace
 
 llvm::Error annotate(mlir::ModuleOp module, const PlacementsSpec &spec) {
@@ -173,14 +166,11 @@ llvm::Error annotate(mlir::ModuleOp module, const PlacementsSpec &spec) {
     auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(target.type);
     if (!tensor)
       return fail("--placements: '" + name + "' is not a ranked tensor");
-    std::string what = "--placements: tensor '" + name + "' " + formatPlacements(placements);
-    llvm::Expected<TensorDistAttr> dist = fromPlacements(placements, tensor.getRank());
-    if (!dist)
-      return fail(what + ": " + llvm::toString(dist.takeError()));
-    if (llvm::Error err = verifyDistAttr(*dist, paddleShape(tensor), spec.mesh.shape))
-      return fail(what + ": " + llvm::toString(std::move(err)));
-    annotations.emplace_back(target,
-                             pd::ShardingAttr::get(ctx, meshRef, placements, /*annotated=*/true));
+    auto sharding = pd::ShardingAttr::get(ctx, meshRef, placements, /*annotated=*/true);
+    if (llvm::Error err = sharding.verifyOnMesh(tensor, spec.mesh.shape))
+      return fail("--placements: tensor '" + name + "' " + sharding.placementsString() + ": " +
+                  llvm::toString(std::move(err)));
+    annotations.emplace_back(target, sharding);
   }
 
   mlir::OpBuilder builder(ctx);

@@ -38,6 +38,12 @@ def Pd_ShardingAttr : AttrDef<Pd_Dialect, "Sharding"> {
     /// The placements as Paddle's dims_mapping and partial status, for a
     /// tensor of `rank` axes; fails (with the reason) when they do not fit.
     ::llvm::Expected<::distc::sharding::TensorDistAttr> toDistAttr(int64_t rank) const;
+    /// Checks the placements on a mesh of `meshShape` for a value of `type`:
+    /// they fit the tensor and every split axis of static size is divided
+    /// by its mesh axis (distc::sharding::verifyDistAttr). The caller checks
+    /// that there is one placement per mesh axis and names the value.
+    ::llvm::Error verifyOnMesh(::mlir::RankedTensorType type,
+                               ::llvm::ArrayRef<int64_t> meshShape) const;
     /// The placement list as written: `[Shard(0), Replicate()]`.
     std::string placementsString() const;
   }];
