@@ -29,7 +29,7 @@
 // --emit prints the last phase that holds programs: the optimized one.
 // JSON: "type": "coalesce_tensor"
 
-// UNKNOWN: --compile-to: planned not in {import,modes,distributed,optimized,artifact}
+// UNKNOWN: --compile-to: planned not in {import,modes,sharded,distributed,optimized,artifact}
 
 module {
   pd.var @w persistable is_parameter : tensor<4x3xf32>

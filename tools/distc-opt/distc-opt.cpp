@@ -17,6 +17,7 @@
 #include "distc/Transforms/Passes.h"
 #endif
 #ifdef DISTC_HAVE_PIPELINE
+#include "distc/Sharding/Passes.h"
 #include "distc/Pipeline/Passes.h"
 #include "distc/Pipeline/Pipeline.h"
 #endif
@@ -28,6 +29,7 @@ int main(int argc, char **argv) {
   distc::registerDistcPasses();
 #endif
 #ifdef DISTC_HAVE_PIPELINE
+  distc::sharding::registerDistcShardingPasses();
   distc::pipeline::registerDistcPipelinePasses();
   distc::pipeline::registerDistcPipelines();
 #endif

@@ -131,6 +131,11 @@ int main(int argc, char **argv) {
                  "({\"mesh\": {\"shape\": [2, 2], \"dim_names\": [\"dp\", \"mp\"]}, "
                  "\"tensors\": {\"x\": [\"Shard(0)\", \"Replicate()\"]}})")
       ->group("Auto parallel (sharding)");
+  app.add_flag("--explain-sharding", options.explainSharding,
+               "Print every reshard partitioning inserts (op, tensor, from and to placements, "
+               "the collectives, and the rule or annotation that asked for it) and a rank's "
+               "parameter and optimizer-state bytes against the serial program's")
+      ->group("Auto parallel (sharding)");
 
   std::vector<std::string> phaseNames;
   std::string phaseHelp = "Stop after a phase and print it:";

@@ -120,6 +120,11 @@ static LogicalResult verifyShardingOnMesh(Operation *op, ShardingAttr sharding, 
                              << sharding.getPlacements().size() << " placements for mesh "
                              << sharding.getMesh() << " of " << meshShape.size() << " axes";
   auto tensor = cast<RankedTensorType>(type); // checked by the dialect's attribute verifier
+  // A partitioned module's types are local: a split axis holds one piece,
+  // which need not divide again.
+  if (mesh->getParentOfType<ModuleOp>()->hasAttr(kPartitionedAttr))
+    tensor = RankedTensorType::get(
+        SmallVector<int64_t>(tensor.getRank(), ShapedType::kDynamic), tensor.getElementType());
   if (llvm::Error err = sharding.verifyOnMesh(tensor, meshShape))
     return op->emitOpError() << what << " " << sharding.placementsString() << " on " << tensor
                              << ": " << llvm::toString(std::move(err));

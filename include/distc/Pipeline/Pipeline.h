@@ -48,6 +48,9 @@ struct CompileOptions {
   /// Auto parallel: a placements file (the process mesh and the
   /// `shard_tensor` annotations, distc/Sharding/Placements.h).
   std::string placements;
+  /// Print every reshard partitioning inserts, and why, with the per-rank
+  /// parameter bytes (distc-partition's `explain`).
+  bool explainSharding = false;
   /// Print the time of every phase and pass to stderr.
   bool timing = false;
   /// The config file and the values given over it; `resolveCompileOptions`

@@ -77,16 +77,19 @@ LogicalResult resolveCompileOptions(CompileOptions &options) {
   if (options.rank >= 0 && (options.nranks == 0 || options.rank >= options.nranks))
     return fail("--rank " + std::to_string(options.rank) + " needs --nranks N with N > " +
                 std::to_string(options.rank));
+  if (options.explainSharding && options.placements.empty())
+    return fail("--explain-sharding explains the shardings of --placements; give a placements "
+                "file");
   if (!options.placements.empty()) {
     if (options.nranks != 0)
       return fail("--placements and --nranks both say how the program is distributed: the "
                   "mesh of --placements sets the ranks (data parallel over N ranks is the mesh "
                   "[N] with the feeds' batch axis Shard(0))");
-    // Until sharding propagation and partitioning land, the annotated
-    // program is all distc can produce from a placements file.
-    if (options.compileTo != "import")
-      return fail("--placements: sharding propagation and partitioning are not available "
-                  "yet; --compile-to=import prints the annotated program");
+    // Until the lowering of partitioned programs lands, the partitioned
+    // program is as far as distc goes from a placements file.
+    if (options.compileTo.empty() || options.compileTo == "artifact")
+      return fail("--placements: artifacts of partitioned programs are not available yet; "
+                  "--compile-to=distributed prints the program every rank runs");
   }
   std::string error;
   if (!resolveTrainingOptions(options.trainingFlags, options.training, error))

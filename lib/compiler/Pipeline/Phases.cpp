@@ -7,6 +7,7 @@
 
 #include "distc/Pipeline/Passes.h"
 #include "distc/Pipeline/Pipeline.h"
+#include "distc/Sharding/Passes.h"
 #include "distc/Transforms/Passes.h"
 #include "distc/Transforms/ProgramUtils.h"
 
@@ -95,10 +96,22 @@ void addModesPasses(OpPassManager &pm, const CompileOptions &options) {
   }
 }
 
+/// Auto parallel: with a mesh in the module (--placements), every value's
+/// sharding (distc-propagate-sharding); without one, nothing.
+void addShardedPasses(OpPassManager &pm, const CompileOptions &) {
+  pm.addPass(sharding::createPropagateSharding());
+}
+
 /// The distributed strategy: Paddle's collective transpile with --nranks;
 /// without it, a program that already communicates is refused.
 void addDistributedPasses(OpPassManager &pm, const CompileOptions &options) {
   const TrainingOptions &training = options.training;
+  if (!options.placements.empty()) {
+    sharding::PartitionOptions partition;
+    partition.explain = options.explainSharding;
+    pm.addPass(sharding::createPartition(partition));
+    return;
+  }
   if (options.nranks == 0) {
     pm.addPass(std::make_unique<CheckSingleRankPass>(options.input));
     return;
@@ -142,8 +155,14 @@ const Phase kPhases[] = {
      "distc-apply-optimizer; with --sync-batch-norm its batch_norm ops first become "
      "sync_batch_norm, distc-sync-batch-norm)",
      PhaseResult::ModePrograms, addModesPasses},
+    {"sharded",
+     "auto parallel: with --placements, every value's and variable's sharding on the mesh and "
+     "the sharding each op needs of its operands (distc-propagate-sharding)",
+     PhaseResult::ModePrograms, addShardedPasses},
     {"distributed",
-     "the programs every rank runs: data parallelism with --nranks (distc-data-parallel)",
+     "the programs every rank runs: data parallelism with --nranks (distc-data-parallel), or "
+     "with --placements the sharded programs partitioned into the one every rank of the mesh "
+     "runs, local shapes and reshard collectives (distc-partition)",
      PhaseResult::ModePrograms, addDistributedPasses},
     {"optimized", "BuildStrategy's optimizations: fused all-reduce buckets (distc-fuse-all-reduce)",
      PhaseResult::ModePrograms, addOptimizedPasses},

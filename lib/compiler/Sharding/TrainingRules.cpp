@@ -160,9 +160,11 @@ llvm::Expected<SpmdInfo> inferMomentum(const SpmdCall &call) {
 // distc writes these ops itself when it makes a program data parallel; their
 // operands are then each rank's own tensors, not pieces of a global one.
 
-/// c_allreduce_sum, c_broadcast, c_reduce_sum: X -> Out of X's shape. The
-/// op combines the whole of X across the ranks of its ring, so X and Out
-/// are whole on every rank: split, each rank would combine a different
+/// c_allreduce_*, c_broadcast, c_reduce_sum and the reshard collectives
+/// (c_allgather, c_reducescatter, alltoall, c_split, c_root_only) of
+/// partitioned programs: X -> Out. The op works on the whole of each rank's X
+/// (partitioning wrote it for the local pieces), so X and Out are whole on
+/// every rank: split, each rank would combine a different
 /// piece; partial, the op would be asked to reduce what is already a sum.
 llvm::Expected<SpmdInfo> inferCollective(const SpmdCall &call) {
   if (llvm::Error err = checkArity(call, 1, false, 0))
@@ -231,7 +233,9 @@ void appendTrainingRules(std::vector<SpmdRule> &rules) {
   rules.push_back({"adam", inferAdam, nullptr, -1});
   rules.push_back({"adamw", inferAdam, nullptr, -1});
 
-  for (std::string_view name : {"c_allreduce_sum", "c_broadcast", "c_reduce_sum"})
+  for (std::string_view name :
+       {"c_allreduce_sum", "c_allreduce_max", "c_allreduce_min", "c_allreduce_prod", "c_broadcast",
+        "c_reduce_sum", "c_allgather", "c_reducescatter", "alltoall", "c_split", "c_root_only"})
     rules.push_back({name, inferCollective, inferCollectiveReverse, 1});
   for (std::string_view name : {"c_sync_calc_stream", "c_sync_comm_stream"})
     rules.push_back({name, inferStreamSync, inferStreamSyncReverse, 1});

@@ -4,6 +4,11 @@
 // ncclUniqueId); in the IR it is an empty uint8 tensor (communicatorIdType)
 // that only c_comm_init reads. c_comm_init has no outputs.
 //
+// The reshard collectives of sharded programs change one axis of X by the
+// size of their ring's group (`nranks`): c_allgather multiplies it,
+// c_reducescatter and c_split divide it (which must be exact: distc does not
+// pad shards), alltoall does both on its two axes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Inference/InferContext.h"
@@ -40,6 +45,80 @@ LogicalResult inferCCommInit(InferContext &c) {
   if (nranks < 1)
     return c.error() << "attribute 'nranks' = " << nranks << " must be at least 1";
   return checkRank(c, nranks);
+}
+
+/// The group size of a reshard collective, at least 1.
+static FailureOr<int64_t> groupSize(InferContext &c) {
+  int64_t nranks = c.getInt("nranks");
+  if (nranks < 1) {
+    c.error() << "attribute 'nranks' = " << nranks << " must be at least 1";
+    return failure();
+  }
+  return nranks;
+}
+
+/// X's dims with axis `attr` multiplied (grow) or divided by the group size.
+static LogicalResult resizeAxis(InferContext &c, SmallVectorImpl<int64_t> &dims,
+                                StringRef attr, bool grow) {
+  RankedTensorType x = c.input(0);
+  FailureOr<int64_t> n = groupSize(c);
+  if (failed(n))
+    return failure();
+  FailureOr<int64_t> axis = c.normalizeAxis(c.getInt(attr), x.getRank(), attr, x);
+  if (failed(axis))
+    return failure();
+  int64_t &dim = dims[*axis];
+  if (ShapedType::isDynamic(dim))
+    return success();
+  if (grow) {
+    dim *= *n;
+    return success();
+  }
+  if (dim % *n != 0)
+    return c.error() << "axis " << *axis << " of X " << formatDims(x.getShape())
+                     << " does not split into " << *n << " equal pieces";
+  dim /= *n;
+  return success();
+}
+
+LogicalResult inferCAllgather(InferContext &c) {
+  RankedTensorType x = c.input(0);
+  SmallVector<int64_t> dims(x.getShape());
+  if (failed(resizeAxis(c, dims, "axis", /*grow=*/true)))
+    return failure();
+  c.setResult(0, dims, x.getElementType());
+  return success();
+}
+
+LogicalResult inferCReducescatter(InferContext &c) {
+  RankedTensorType x = c.input(0);
+  SmallVector<int64_t> dims(x.getShape());
+  if (failed(resizeAxis(c, dims, "axis", /*grow=*/false)))
+    return failure();
+  c.setResult(0, dims, x.getElementType());
+  return success();
+}
+
+LogicalResult inferCSplit(InferContext &c) {
+  RankedTensorType x = c.input(0);
+  SmallVector<int64_t> dims(x.getShape());
+  if (failed(resizeAxis(c, dims, "axis", /*grow=*/false)))
+    return failure();
+  FailureOr<int64_t> n = groupSize(c);
+  if (failed(n) || failed(checkRank(c, *n)))
+    return failure();
+  c.setResult(0, dims, x.getElementType());
+  return success();
+}
+
+LogicalResult inferAlltoall(InferContext &c) {
+  RankedTensorType x = c.input(0);
+  SmallVector<int64_t> dims(x.getShape());
+  if (failed(resizeAxis(c, dims, "split_axis", /*grow=*/false)) ||
+      failed(resizeAxis(c, dims, "concat_axis", /*grow=*/true)))
+    return failure();
+  c.setResult(0, dims, x.getElementType());
+  return success();
 }
 
 } // namespace distc::pd::infer

@@ -24,6 +24,9 @@ namespace distc::pd {
 /// Discardable attributes of the dialect's sharding annotations.
 inline constexpr llvm::StringLiteral kShardingsAttr = "pd.shardings"; // one per result
 inline constexpr llvm::StringLiteral kVarShardingAttr = "pd.sharding"; // on a pd.var
+/// On a module whose programs distc-partition made local: its types are
+/// each rank's, its shardings say how they relate to the global tensors.
+inline constexpr llvm::StringLiteral kPartitionedAttr = "pd.partitioned";
 } // namespace distc::pd
 
 #endif // DISTC_DIALECT_PD_PDDIALECT_H

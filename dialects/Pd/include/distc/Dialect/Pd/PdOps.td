@@ -841,6 +841,54 @@ def Pd_CReduceSumOp : Pd_CollectiveOp<"c_reduce_sum",
   let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, PdInt<"0">:$root_id,
                        PdBool<"false">:$use_calc_stream);
 }
+// The reshard transitions of sharded programs (docs/sharding.md). Their ring
+// is a group of ranks along one axis of the program's mesh: ring 0 is every
+// rank, ring 1+a the groups along mesh axis a, `nranks` the group's size.
+// Where Paddle's op works on axis 0 only (c_allgather, c_reducescatter,
+// alltoall) or the last axis (c_split), the axis attributes default to it.
+def Pd_CAllreduceMaxOp : Pd_CollectiveOp<"c_allreduce_max", "Maximum of X over every rank"> {
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, PdBool<"false">:$use_calc_stream,
+                       PdBool<"false">:$use_model_parallel);
+}
+def Pd_CAllreduceMinOp : Pd_CollectiveOp<"c_allreduce_min", "Minimum of X over every rank"> {
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, PdBool<"false">:$use_calc_stream,
+                       PdBool<"false">:$use_model_parallel);
+}
+def Pd_CAllreduceProdOp : Pd_CollectiveOp<"c_allreduce_prod", "Product of X over every rank"> {
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, PdBool<"false">:$use_calc_stream,
+                       PdBool<"false">:$use_model_parallel);
+}
+def Pd_CAllgatherOp : Pd_CollectiveOp<"c_allgather",
+    "Every rank's X concatenated along `axis`, in rank order"> {
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, I32Attr:$nranks, PdInt<"0">:$axis,
+                       PdBool<"false">:$use_calc_stream);
+  let inferRule = "inferCAllgather";
+}
+def Pd_CReducescatterOp : Pd_CollectiveOp<"c_reducescatter",
+    "This rank's slice along `axis` of the sum of X over every rank"> {
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, I32Attr:$nranks, PdInt<"0">:$axis,
+                       PdBool<"false">:$use_calc_stream);
+  let inferRule = "inferCReducescatter";
+}
+def Pd_AlltoallOp : Pd_CollectiveOp<"alltoall",
+    "X split along `split_axis`, piece k sent to rank k, the received pieces "
+    "concatenated along `concat_axis`"> {
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, I32Attr:$nranks,
+                       PdInt<"0">:$split_axis, PdInt<"0">:$concat_axis,
+                       PdBool<"false">:$use_calc_stream);
+  let inferRule = "inferAlltoall";
+}
+def Pd_CSplitOp : Pd_CollectiveOp<"c_split",
+    "This rank's slice of X along `axis` (no communication)"> {
+  let arguments = (ins PdTensor:$X, PdInt<"-1">:$rank, I32Attr:$nranks, PdInt<"0">:$ring_id,
+                       PdBool<"false">:$use_calc_stream, PdBool<"false">:$use_model_parallel,
+                       PdInt<"-1">:$axis);
+  let inferRule = "inferCSplit";
+}
+def Pd_CRootOnlyOp : Pd_CollectiveOp<"c_root_only",
+    "X on rank `root`, zeros on the others: a replicated value as partial sums"> {
+  let arguments = (ins PdTensor:$X, PdInt<"0">:$ring_id, PdInt<"0">:$root);
+}
 def Pd_CSyncCalcStreamOp : Pd_CollectiveOp<"c_sync_calc_stream",
     "X, after the compute stream has finished producing it"> {
   let arguments = (ins PdTensor:$X);
