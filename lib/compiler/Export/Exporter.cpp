@@ -251,6 +251,45 @@ llvm::DenseSet<Value> ProgramExporter::findClobbered() {
   return clobbered;
 }
 
+/// A sharded value's dist attribute, as VarDesc attributes in Paddle's
+/// names (TensorDistAttr's `dims_mapping`, its process mesh's `shape`,
+/// `process_ids` and `dim_names`, and the mesh axes it is partial over):
+/// VarDesc has no dist_attr field, and its attributes carry them within
+/// Paddle's schema.
+void exportDistAttr(proto::VarDesc &desc, Attribute attr, Type type, Operation *anchor) {
+  auto sharding = dyn_cast_or_null<pd::ShardingAttr>(attr);
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!sharding || !tensor)
+    return;
+  auto mesh = SymbolTable::lookupNearestSymbolFrom<pd::MeshOp>(anchor, sharding.getMesh());
+  llvm::Expected<sharding::TensorDistAttr> dist = sharding.toDistAttr(tensor.getRank());
+  if (!mesh || !dist) {
+    if (!dist)
+      llvm::consumeError(dist.takeError());
+    return;
+  }
+  sharding::ProcessMesh processMesh = mesh.getProcessMesh();
+  auto ints = [&](const char *name, llvm::ArrayRef<int64_t> values) {
+    proto::VarDesc::Attr *a = desc.add_attrs();
+    a->set_name(name);
+    a->set_type(proto::INTS);
+    for (int64_t v : values)
+      a->add_ints(static_cast<int32_t>(v));
+  };
+  ints("dims_mapping", dist->dimsMapping);
+  ints("process_mesh", processMesh.shape);
+  ints("process_ids", processMesh.processIds);
+  std::string names;
+  for (const std::string &n : processMesh.dimNames)
+    names += (names.empty() ? "" : ",") + n;
+  proto::VarDesc::Attr *a = desc.add_attrs();
+  a->set_name("dim_names");
+  a->set_type(proto::STRING);
+  a->set_s(names);
+  if (dist->isPartial())
+    ints("partial_dims", dist->partialDims());
+}
+
 LogicalResult ProgramExporter::emitVars(proto::BlockDesc &block) {
   Block &body = program.getBody().front();
   bool feeds = !body.getOps<pd::FeedOp>().empty();
@@ -289,6 +328,7 @@ LogicalResult ProgramExporter::emitVars(proto::BlockDesc &block) {
       desc->set_is_parameter(true);
     if (var.getStopGradient())
       desc->set_stop_gradient(true);
+    exportDistAttr(*desc, var->getAttr(pd::kVarShardingAttr), var.getType(), var);
   }
 
   llvm::StringSet<> declared;
@@ -313,6 +353,9 @@ LogicalResult ProgramExporter::emitVars(proto::BlockDesc &block) {
         if (isa<pd::FeedOp>(op))
           desc->set_need_check_feed(true);
       }
+      if (auto all = op.getAttrOfType<ArrayAttr>(pd::kShardingsAttr))
+        if (unsigned i = cast<OpResult>(result).getResultNumber(); i < all.size())
+          exportDistAttr(*desc, all[i], result.getType(), &op);
     }
   }
   return success();

@@ -74,7 +74,8 @@ LogicalResult resolveCompileOptions(CompileOptions &options) {
                 ", or distc-dump for the artifact)");
   if (options.output == "-" && (!options.compileTo.empty() || !options.emit.empty()))
     return fail("-o - and --compile-to/--emit would both write to standard output; give -o FILE");
-  if (options.rank >= 0 && (options.nranks == 0 || options.rank >= options.nranks))
+  if (options.rank >= 0 && options.placements.empty() &&
+      (options.nranks == 0 || options.rank >= options.nranks))
     return fail("--rank " + std::to_string(options.rank) + " needs --nranks N with N > " +
                 std::to_string(options.rank));
   if (options.explainSharding && options.placements.empty())
@@ -157,6 +158,11 @@ static int runPhases(CompileOptions options) {
     llvm::Error err = spec ? sharding::annotate(*module, *spec) : spec.takeError();
     if (err) {
       (void)fail(llvm::toString(std::move(err)));
+      return 1;
+    }
+    if (options.rank >= spec->mesh.size()) {
+      (void)fail("--rank " + std::to_string(options.rank) + " is not a rank of the mesh " +
+                 spec->mesh.str());
       return 1;
     }
   }

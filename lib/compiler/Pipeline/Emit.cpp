@@ -2,6 +2,8 @@
 
 #include "Emit.h"
 
+#include "distc/Dialect/Pd/PdDialect.h"
+#include "distc/Dialect/Pd/PdOps.h"
 #include "distc/Export/Export.h"
 #include "distc/Pipeline/Diagnostics.h"
 #include "distc/ProgramDesc/ProgramDesc.h"
@@ -73,12 +75,47 @@ void bindCommunicatorRank(programdesc::ProgramDesc &desc, int rank) {
     }
 }
 
+/// A partitioned program as rank `rank` runs it (its dist_main_program):
+/// c_split keeps the slice of the rank's coordinate on its ring's mesh axis
+/// (ring 1 + a), which the SPMD program leaves to run time (-1).
+void bindMeshCoordinates(programdesc::ProgramDesc &desc, ModuleOp module, int rank) {
+  if (rank < 0 || !module->hasAttr(pd::kPartitionedAttr))
+    return;
+  auto meshes = module.getOps<pd::MeshOp>();
+  if (meshes.empty())
+    return;
+  sharding::ProcessMesh mesh = (*meshes.begin()).getProcessMesh();
+  auto position = llvm::find(mesh.processIds, rank);
+  if (position == mesh.processIds.end())
+    return;
+  // Row-major coordinates of the rank's position in the mesh.
+  int64_t index = position - mesh.processIds.begin();
+  std::vector<int64_t> coordinate(mesh.shape.size());
+  for (int64_t a = mesh.rank() - 1; a >= 0; --a) {
+    coordinate[a] = index % mesh.shape[a];
+    index /= mesh.shape[a];
+  }
+  for (auto &block : *desc.mutable_blocks())
+    for (auto &op : *block.mutable_ops()) {
+      if (op.type() != "c_split")
+        continue;
+      int64_t ring = 0;
+      for (const auto &attr : op.attrs())
+        if (attr.name() == "ring_id")
+          ring = attr.i();
+      for (auto &attr : *op.mutable_attrs())
+        if (attr.name() == "rank" && attr.i() == -1)
+          attr.set_i(ring >= 1 && ring <= mesh.rank() ? coordinate[ring - 1] : rank);
+    }
+}
+
 int emitProgramJson(ModuleOp module, llvm::StringRef program, int rank) {
   programdesc::ProgramDesc desc;
   if (failed(exportProgram(module, program, desc)))
     return 1;
   keepRankOps(desc, rank);
   bindCommunicatorRank(desc, rank);
+  bindMeshCoordinates(desc, module, rank);
   std::string json, error;
   if (!programdesc::programToJson(desc, json, error)) {
     reportError(error);
