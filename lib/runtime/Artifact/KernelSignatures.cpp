@@ -276,10 +276,8 @@ std::vector<KernelSignature> declareKernels() {
        "gives dout to the first element of the window (row-major) equal to out, as Paddle"},
 
       // --- Collective: data parallelism and sharding ------------------------
-      // Each communicates within this rank's group of ring `ring_id` (the
-      // artifact's ring table; 0: every rank): n is the group's size, i
-      // this rank's member index in it. With n = 1 (one process, or a ring
-      // of singletons) they need no communicator and are local.
+      // n and i: the size of this rank's group in ring `ring_id` and its
+      // member index there (printKernelReference says so in the reference).
       {"c_allreduce", kCollective, "x", "out",
        {req("op", T::String), opt("ring_id", T::Int, "0")},
        "`op` is `sum`/`max`/`min`/`prod`; out = x reduced over the group; out may be x (then "
@@ -449,8 +447,13 @@ void printKernelReference(std::ostream &os) {
         "supports `Float32` and `Float64`, and inputs and outputs share one dtype\n"
         "(docs/artifact.md says how kernels are called).\n";
   for (const char *family : {kForward, kTraining, kCollective}) {
-    os << "\n## " << family << " kernels\n\n"
-       << "| kernel | inputs → outputs | attributes | semantics |\n|---|---|---|---|\n";
+    os << "\n## " << family << " kernels\n\n";
+    if (std::string_view(family) == kCollective)
+      os << "These communicate within this rank's group of the ring `ring_id` (the\n"
+            "artifact's ring table, docs/artifact.md; ring 0 is every rank): n is the\n"
+            "group's size, i this rank's member index in it. With n = 1 (one process, or\n"
+            "a ring of singletons) they need no communicator and run their local forms.\n\n";
+    os << "| kernel | inputs → outputs | attributes | semantics |\n|---|---|---|---|\n";
     for (const KernelSignature &k : kernelSignatures()) {
       if (std::string_view(k.family) != family)
         continue;
