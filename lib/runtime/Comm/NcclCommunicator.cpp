@@ -479,9 +479,26 @@ public:
         return fail(name, describeNccl(*driver, "ncclCommSplit", r, comm), false);
       if (!comm)
         return fail(name, "ncclCommSplit returned no communicator", false);
-      return await(name, "ncclCommSplit", false, until,
-                   "timed out after " + formatSeconds(options.connectTimeout) +
-                       " in ncclCommSplit (a rank did not call it, or is stuck in it)");
+      const std::string timedOut = "timed out after " + formatSeconds(options.connectTimeout) +
+                                   " in ncclCommSplit (a rank did not call it, or is stuck in it)";
+      if (Status s = await(name, "ncclCommSplit", false, until, timedOut); !s.ok())
+        return s;
+      // A non-blocking parent stays busy with the split until it is done;
+      // its next call must find it idle.
+      Backoff backoff;
+      for (;;) {
+        ncclResult_t state = ncclSuccess;
+        ncclResult_t r = parent->driver->commGetAsyncError(parent->comm, &state);
+        if (r == ncclSuccess)
+          r = state;
+        if (r == ncclSuccess)
+          return Status::success();
+        if (r != ncclInProgress)
+          return fail(name, describeNccl(*parent->driver, "ncclCommSplit", r, parent->comm), false);
+        if (Clock::now() >= until)
+          return fail(name, timedOut, false);
+        backoff.pause();
+      }
     }
 
     ncclUniqueId id;
