@@ -122,7 +122,10 @@ int main(int argc, char **argv) {
 
   // 3. The collective kernels use the communicator; the startup program
   //    broadcasts rank 0's initial parameters.
-  model->session().setCollectives(std::make_shared<comm::CommCollectives>(communicator));
+  if (Status s =
+          model->session().setCollectives(std::make_shared<comm::CommCollectives>(communicator));
+      !s.ok())
+    return fail("joining the job", s.message());
   if (Status s = model->initialize(); !s.ok())
     return fail("initialize", s.message());
   if (roles.isFirstWorker())

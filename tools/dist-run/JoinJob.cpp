@@ -53,8 +53,8 @@ Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
   // on the world size or run different artifacts.
   if (artifactRanks != facts.workerNum && !copyPerRank)
     return mismatch(facts.workerNum);
-  model.session().setCollectives(std::move(collectives));
-  return Status::success();
+  // Forms the communicators of the artifact's rings, if it has any.
+  return model.session().setCollectives(std::move(collectives));
 }
 
 } // namespace distc::launch

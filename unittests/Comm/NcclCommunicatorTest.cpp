@@ -121,10 +121,14 @@ struct Script {
   std::atomic<int> setDeviceCalls{0}, lastDevice{-1};
   std::thread::id lastDeviceThread;
   std::atomic<bool> nonBlocking{true};
+  /// Whether the driver offers ncclCommSplit (NCCL 2.18 and later); else
+  /// sub-groups exchange an id through the store.
+  bool canSplit = true;
+  std::atomic<int> splits{0};
 };
 
 struct Posted {
-  int kind = 0; // 1 allreduce, 2 broadcast, 3 reduce, 4 allgather
+  int kind = 0; // 1 allreduce, 2 broadcast, 3 reduce, 4 allgather, 5 reduce-scatter, 6 all-to-all
   const void *send = nullptr;
   void *recv = nullptr;
   size_t count = 0;
@@ -248,6 +252,23 @@ struct Fabric {
                               static_cast<const char *>(ops[p0.root].send) + p0.count * es);
       for (int r = 0; r < size; ++r)
         std::memcpy(ops[r].recv, bytes.data(), bytes.size());
+    } else if (p0.kind == 5) {
+      // Rank q receives chunk q of the reduction, folded in rank order.
+      for (int q = 0; q < size; ++q)
+        for (size_t i = 0; i < p0.count; ++i) {
+          size_t at = (size_t(q) * p0.count + i) * es;
+          double acc = load(static_cast<const char *>(ops[0].send) + at, p0.type);
+          for (int r = 1; r < size; ++r)
+            acc = fold(acc, load(static_cast<const char *>(ops[r].send) + at, p0.type), p0.op);
+          store(static_cast<char *>(ops[q].recv) + i * es, p0.type, acc);
+        }
+    } else if (p0.kind == 6) {
+      // Chunk q of rank r's send lands in chunk r of rank q's receive.
+      size_t block = p0.count * es;
+      for (int q = 0; q < size; ++q)
+        for (int r = 0; r < size; ++r)
+          std::memcpy(static_cast<char *>(ops[q].recv) + r * block,
+                      static_cast<const char *>(ops[r].send) + q * block, block);
     } else {
       size_t block = p0.count * es;
       for (int q = 0; q < size; ++q)
@@ -256,6 +277,11 @@ struct Fabric {
     }
     done[seq] = true;
   }
+
+  /// ncclCommSplit calls on this fabric's communicators, by split number:
+  /// (color, key) per rank, and how many ranks made it.
+  std::map<uint64_t, std::vector<std::pair<int, int>>> splitCalls;
+  std::map<uint64_t, int> splitCount;
 };
 
 std::mutex registryMu;
@@ -342,6 +368,10 @@ public:
     return ncclInProgress;
   }
   ncclResult_t commGetAsyncError(ncclComm_t, ncclResult_t *state) override {
+    if (pendingSplit && !resolveSplit()) {
+      *state = ncclInProgress;
+      return ncclSuccess;
+    }
     std::lock_guard<std::mutex> lock(fabric->mu);
     if (script->initNeverCompletes || (!script->initAlone && fabric->joined < fabric->size))
       *state = ncclInProgress;
@@ -398,11 +428,86 @@ public:
                          ncclComm_t, cudaStream_t) override {
     return post({4, send, recv, count, type, ncclSum, 0});
   }
+  ncclResult_t reduceScatter(const void *send, void *recv, size_t count, ncclDataType_t type,
+                             ncclRedOp_t op, ncclComm_t, cudaStream_t) override {
+    return post({5, send, recv, count, type, op, 0});
+  }
+  ncclResult_t allToAll(const void *send, void *recv, size_t count, ncclDataType_t type, int nranks,
+                        ncclComm_t, cudaStream_t) override {
+    EXPECT_EQ(nranks, fabric->size);
+    return post({6, send, recv, count, type, ncclSum, 0});
+  }
+
+  bool canSplit() override { return script->canSplit; }
+  /// Called on the new communicator's driver: records (color, key) on the
+  /// parent's fabric; the communicator forms once every rank of the parent
+  /// has called it (resolveSplit).
+  ncclResult_t commSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+                         ncclConfig_t *config) override {
+    if (!config || config->blocking != 0)
+      script->nonBlocking = false;
+    ++script->splits;
+    FakeDriver *parent = reinterpret_cast<FakeDriver *>(comm);
+    parentFabric = parent->fabric;
+    splitNumber = ++parent->splitsMade;
+    {
+      std::lock_guard<std::mutex> lock(parentFabric->mu);
+      auto &calls = parentFabric->splitCalls[splitNumber];
+      calls.resize(size_t(parentFabric->size), {-1, -1});
+      calls[size_t(parent->rank)] = {color, key};
+      ++parentFabric->splitCount[splitNumber];
+    }
+    splitColor = color;
+    splitKey = key;
+    pendingSplit = true;
+    *newcomm = reinterpret_cast<ncclComm_t>(this);
+    return ncclInProgress;
+  }
+  std::unique_ptr<NcclDriver> another() override { return std::make_unique<FakeDriver>(script); }
+
+  /// Joins the fabric of this rank's color once every rank of the parent
+  /// has split; false while some have not.
+  bool resolveSplit() {
+    std::vector<std::pair<int, int>> calls;
+    {
+      std::lock_guard<std::mutex> lock(parentFabric->mu);
+      if (parentFabric->splitCount[splitNumber] < parentFabric->size)
+        return false;
+      calls = parentFabric->splitCalls[splitNumber];
+    }
+    int members = 0, below = 0;
+    for (const auto &[color, key] : calls)
+      if (color == splitColor) {
+        ++members;
+        below += key < splitKey;
+      }
+    rank = below;
+    ncclUniqueId id;
+    std::memset(&id, 0, sizeof id);
+    std::snprintf(id.internal, sizeof id.internal, "split %p %llu %d",
+                  static_cast<void *>(parentFabric.get()), (unsigned long long)splitNumber,
+                  splitColor);
+    fabric = fabricFor(id, members);
+    {
+      std::lock_guard<std::mutex> lock(fabric->mu);
+      ++fabric->joined;
+      fabric->hungCollective = script->hungCollective;
+    }
+    pendingSplit = false;
+    return true;
+  }
 
   std::shared_ptr<Script> script;
   std::shared_ptr<Fabric> fabric = std::make_shared<Fabric>();
   int rank = 0;
   uint64_t seq = 0;
+  // Splits of this communicator made so far; and, for one made by a
+  // split, the parent's fabric, the split's number, color and key.
+  uint64_t splitsMade = 0;
+  std::shared_ptr<Fabric> parentFabric;
+  uint64_t splitNumber = 0;
+  int splitColor = 0, splitKey = 0;
+  bool pendingSplit = false;
 };
 
 NcclDriverFactory fakes(std::shared_ptr<Script> script) {
@@ -906,6 +1011,139 @@ TEST(NcclFake, InitIsBoundedByTheConnectTimeout) {
   EXPECT_EQ(script->aborts, 1);
 }
 
+TEST(NcclFake, ReduceScatterAndAlltoall) {
+  for (int n : {3, 4}) {
+    auto script = std::make_shared<Script>();
+    auto comms = fakeGroup(n, script);
+    for (auto &c : comms)
+      ASSERT_TRUE(c) << "size " << n;
+    const size_t per = 2;
+    runThreads(n, [&](int r) {
+      NcclCommunicator &c = *comms[r];
+      // Rank r's element (k, j) is r·100 + k·10 + j.
+      std::vector<float> in(n * per), out(per, -1);
+      for (int k = 0; k < n; ++k)
+        for (size_t j = 0; j < per; ++j)
+          in[k * per + j] = float(r * 100 + k * 10 + int(j));
+      Status s = c.reduceScatter(in.data(), out.data(), per, DType::Float32, ReduceOp::Sum);
+      ASSERT_TRUE(s.ok()) << s.message();
+      for (size_t j = 0; j < per; ++j)
+        EXPECT_EQ(out[j], float(100 * n * (n - 1) / 2 + n * (r * 10 + int(j))));
+      std::vector<int64_t> send(n * per), recv(n * per, -1);
+      for (int k = 0; k < n; ++k)
+        for (size_t j = 0; j < per; ++j)
+          send[k * per + j] = r * 100 + k * 10 + int64_t(j);
+      s = c.alltoall(send.data(), recv.data(), per, DType::Int64);
+      ASSERT_TRUE(s.ok()) << s.message();
+      // Chunk q of the result is what rank q sent to this one.
+      for (int q = 0; q < n; ++q)
+        for (size_t j = 0; j < per; ++j)
+          EXPECT_EQ(recv[q * per + j], q * 100 + r * 10 + int64_t(j));
+      // NCCL reduces no i16; the buffers must not overlap.
+      int16_t h[8] = {};
+      EXPECT_EQ(c.reduceScatter(h, h + 4, 1, DType::Int16, ReduceOp::Sum).message(),
+                "reducescatter of i16 is not supported by NCCL; its reductions support i8, u8, "
+                "i32, i64, f16, bf16, f32 and f64");
+      EXPECT_EQ(c.alltoall(send.data(), send.data() + 1, 1, DType::Int64).message(),
+                "alltoall: the input overlaps the output");
+    });
+  }
+}
+
+/// Forms, on every rank of a fake world of 4 (a 2x2 mesh), ring 1 (the
+/// axis-0 groups [0, 2] and [1, 3]) and ring 2 (axis 1: [0, 1], [2, 3]),
+/// and runs collectives on each.
+void twoByTwoRings(bool canSplit) {
+  auto script = std::make_shared<Script>();
+  script->canSplit = canSplit;
+  auto comms = fakeGroup(4, script);
+  for (auto &c : comms)
+    ASSERT_TRUE(c);
+  runThreads(4, [&](int r) {
+    std::unique_ptr<NcclCommunicator> axis0, axis1;
+    Status s = comms[r]->makeSubgroup({r % 2, r % 2 + 2}, 1, axis0);
+    ASSERT_TRUE(s.ok()) << s.message();
+    s = comms[r]->makeSubgroup({r / 2 * 2, r / 2 * 2 + 1}, 2, axis1);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(axis0->rank(), r / 2);
+    EXPECT_EQ(axis0->size(), 2);
+    EXPECT_EQ(axis1->rank(), r % 2);
+    EXPECT_EQ(axis1->size(), 2);
+    // Sums over each group: ranks r%2 and r%2+2 in ring 1, r/2*2 and
+    // r/2*2+1 in ring 2.
+    int64_t v = r;
+    ASSERT_TRUE(axis0->allreduce(&v, 1, DType::Int64, ReduceOp::Sum).ok());
+    EXPECT_EQ(v, 2 * (r % 2) + 2);
+    v = r;
+    ASSERT_TRUE(axis1->allreduce(&v, 1, DType::Int64, ReduceOp::Sum).ok());
+    EXPECT_EQ(v, 4 * (r / 2) + 1);
+    std::vector<int32_t> gathered(2, -1);
+    int32_t mine = 10 * r;
+    ASSERT_TRUE(axis0->allgather(&mine, gathered.data(), 1, DType::Int32).ok());
+    EXPECT_EQ(gathered, (std::vector<int32_t>{10 * (r % 2), 10 * (r % 2 + 2)}));
+    std::vector<double> chunks = {double(r), double(r) + 0.5}, reduced(1);
+    ASSERT_TRUE(
+        axis1->reduceScatter(chunks.data(), reduced.data(), 1, DType::Float64, ReduceOp::Max).ok());
+    EXPECT_EQ(reduced[0], r / 2 * 2 + 1 + (r % 2 ? 0.5 : 0.0));
+    std::vector<int32_t> send = {100 * r, 100 * r + 1}, recv(2, -1);
+    ASSERT_TRUE(axis0->alltoall(send.data(), recv.data(), 1, DType::Int32).ok());
+    EXPECT_EQ(recv, (std::vector<int32_t>{100 * (r % 2) + r / 2, 100 * (r % 2 + 2) + r / 2}));
+    int16_t b = int16_t(r);
+    ASSERT_TRUE(axis1->broadcast(&b, 1, DType::Int16, 1).ok());
+    EXPECT_EQ(b, r / 2 * 2 + 1);
+    // The world still works beside its sub-groups.
+    v = 1;
+    ASSERT_TRUE(comms[r]->allreduce(&v, 1, DType::Int64, ReduceOp::Sum).ok());
+    EXPECT_EQ(v, 4);
+  });
+  EXPECT_EQ(script->splits, canSplit ? 8 : 0);
+  EXPECT_TRUE(script->nonBlocking);
+  comms.clear();
+  EXPECT_EQ(script->aborts, 0);
+}
+
+TEST(NcclFake, SubgroupsBySplit) { twoByTwoRings(true); }
+
+TEST(NcclFake, SubgroupsByAnIdInTheStore) { twoByTwoRings(false); }
+
+TEST(NcclFake, SubgroupArgumentsAreChecked) {
+  auto script = std::make_shared<Script>();
+  std::unique_ptr<NcclCommunicator> comm, sub;
+  std::string error;
+  ASSERT_TRUE(connectNccl(options(0, 1, 1), 0, fakes(script), comm, error)) << error;
+  EXPECT_EQ(comm->makeSubgroup({1}, 1, sub).message(),
+            "forming the communicator of ring 1: rank 1 is outside [0, 1)");
+  EXPECT_EQ(comm->makeSubgroup({0}, 0, sub).message(),
+            "forming the communicator of ring 0: ring ids are positive (ring 0 is the world)");
+  EXPECT_EQ(comm->makeSubgroup({0, 0}, 3, sub).message(),
+            "forming the communicator of ring 3: rank 0 appears twice in the group");
+  EXPECT_EQ(comm->makeSubgroup({}, 3, sub).message(),
+            "forming the communicator of ring 3: rank 0 is not in the group it was given");
+  ASSERT_TRUE(comm->makeSubgroup({0}, 1, sub).ok());
+  float x = 2;
+  ASSERT_TRUE(sub->allreduce(&x, 1, DType::Float32, ReduceOp::Sum).ok());
+  EXPECT_EQ(x, 2.0f);
+}
+
+TEST(NcclFake, AStuckSubgroupPeerIsNamedWithTheRing) {
+  // Rank 2, rank 0's partner in ring 1, never calls the collective.
+  auto script = std::make_shared<Script>();
+  auto comms = fakeGroup(4, script, 500ms);
+  for (auto &c : comms)
+    ASSERT_TRUE(c);
+  std::vector<std::unique_ptr<NcclCommunicator>> rings(4);
+  runThreads(4, [&](int r) {
+    Status s = comms[r]->makeSubgroup({r % 2, r % 2 + 2}, 1, rings[r]);
+    EXPECT_TRUE(s.ok()) << s.message();
+  });
+  ASSERT_TRUE(rings[0] && rings[2]);
+  float x = 1;
+  Status s = rings[0]->allreduce(&x, 1, DType::Float32, ReduceOp::Sum);
+  EXPECT_EQ(s.message(), "allreduce #2 on ring 1 failed on rank 0: timed out after 0.5 s waiting "
+                         "for rank 2 (stuck, or calling a different collective, count or root)");
+  EXPECT_EQ(rings[0]->failure(), s.message());
+}
+
 //===----------------------------------------------------------------------===//
 // Real GPUs
 //===----------------------------------------------------------------------===//
@@ -1035,6 +1273,30 @@ int checkCollectives(NcclCommunicator &c, std::string &out) {
   DeviceVector<int32_t> gathered(std::vector<int32_t>(2 * n, -1), error);
   CHECK_OK(c.allgather(mine.ptr, gathered.ptr, 2, DType::Int32));
   CHECK_EQ_VEC(gathered.host(), expected);
+  // Reduce-scatter: chunk q of rank s's input holds s + q.
+  std::vector<float> chunked(2 * n);
+  for (int q = 0; q < n; ++q)
+    chunked[2 * q] = chunked[2 * q + 1] = float(r + q);
+  DeviceVector<float> rsIn(chunked, error), rsOut(std::vector<float>(2, -1), error);
+  CHECK_OK(c.reduceScatter(rsIn.ptr, rsOut.ptr, 2, DType::Float32, ReduceOp::Sum));
+  const float rsSum = float(n * (n - 1) / 2 + n * r);
+  CHECK_EQ_VEC(rsOut.host(), (std::vector<float>{rsSum, rsSum}));
+  // All-to-all: chunk q of rank s's input is 100 s + q.
+  std::vector<int32_t> a2a(n);
+  for (int q = 0; q < n; ++q)
+    a2a[q] = 100 * r + q;
+  DeviceVector<int32_t> a2aIn(a2a, error), a2aOut(std::vector<int32_t>(n, -1), error);
+  CHECK_OK(c.alltoall(a2aIn.ptr, a2aOut.ptr, 1, DType::Int32));
+  std::vector<int32_t> a2aExpected(n);
+  for (int q = 0; q < n; ++q)
+    a2aExpected[q] = 100 * q + r;
+  CHECK_EQ_VEC(a2aOut.host(), a2aExpected);
+  // A ring of singletons (ncclCommSplit, every rank its own color).
+  std::unique_ptr<NcclCommunicator> alone;
+  CHECK_OK(c.makeSubgroup({r}, 1, alone));
+  DeviceVector<float> one({float(r + 1)}, error);
+  CHECK_OK(alone->allreduce(one.ptr, 1, DType::Float32, ReduceOp::Sum));
+  CHECK_EQ_VEC(one.host(), (std::vector<float>{float(r + 1)}));
   for (int k = 0; k < 10; ++k)
     CHECK_OK(c.barrier());
   // A large buffer: NCCL picks other algorithms and protocols.

@@ -3,6 +3,7 @@
 #include "TestArtifacts.h"
 
 #include "distc/Artifact/KernelSignatures.h"
+#include "distc/Runtime/ArtifactPrinter.h"
 #include "distc/Runtime/Kernel.h"
 
 #include <gtest/gtest.h>
@@ -182,6 +183,83 @@ TEST(ArtifactFile, ValidationChecksViewOffsets) {
     int v = b.buffer("v", DType::Float32, {DimDesc::fixed(1)}, BufferKind::View, base);
     b.desc.buffers[v].offset = 1;
     EXPECT_CONTAINS(loadError(b), "has offset 1 but it or buffer %2 't' has a symbolic shape");
+  }
+}
+
+/// tinyArtifact on a world of 4 with the rings of a 2x2 mesh (axis 0:
+/// [0, 2] [1, 3]; axis 1: [0, 1] [2, 3]) and a c_allreduce over `ringId`.
+ArtifactBuilder ringArtifact(int64_t ringId) {
+  auto b = tinyArtifact();
+  b.desc.worldSize = 4;
+  b.desc.rings = {{1, 2, {0, 2, 1, 3}}, {2, 2, {0, 1, 2, 3}}};
+  int sum = b.buffer("sum", DType::Float32, Shape{1, 4});
+  int x = b.buffer("x1", DType::Float32, Shape{1, 4});
+  b.call(b.desc.programs[0], "c_allreduce", {x}, {sum},
+         {AttrDesc::ofInt("ring_id", ringId), AttrDesc::ofString("op", "sum")});
+  return b;
+}
+
+TEST(ArtifactFile, RingTableLoadsAndPrints) {
+  std::string error;
+  auto loaded = ringArtifact(2).load(error);
+  ASSERT_TRUE(loaded) << error;
+  const auto *rings = loaded->artifact()->rings();
+  ASSERT_TRUE(rings);
+  ASSERT_EQ(rings->size(), 2u);
+  EXPECT_EQ(rings->Get(0)->id(), 1);
+  EXPECT_EQ(rings->Get(0)->group_size(), 2);
+  EXPECT_EQ(rings->Get(0)->ranks()->Get(1), 2);
+  std::FILE *f = std::tmpfile();
+  ASSERT_TRUE(f);
+  distc::runtime::printArtifact(*loaded, f);
+  std::rewind(f);
+  std::string text;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+    text.append(buf, n);
+  std::fclose(f);
+  EXPECT_CONTAINS(text,
+                  "  world size: 4 ranks\n  ring 1: [0, 2] [1, 3]\n  ring 2: [0, 1] [2, 3]\n");
+  // Without rings the table is absent, as in artifacts from before it.
+  auto plain = tinyArtifact().load(error);
+  ASSERT_TRUE(plain) << error;
+  EXPECT_FALSE(plain->artifact()->rings());
+  EXPECT_TRUE(ringArtifact(0).load(error)) << error;
+}
+
+TEST(ArtifactFile, ValidationRejectsBadRingTables) {
+  auto withRings = [](std::vector<distc::artifact::RingDesc> rings) {
+    auto b = ringArtifact(0);
+    b.desc.rings = std::move(rings);
+    return b;
+  };
+  EXPECT_EQ(loadError(withRings({{0, 2, {0, 1, 2, 3}}})),
+            "a.distc: invalid artifact: ring table entry 0 has id 0; ring ids are positive (ring "
+            "0, the world, is implicit)");
+  EXPECT_CONTAINS(loadError(withRings({{-3, 2, {0, 1, 2, 3}}})), "ring table entry 0 has id -3");
+  EXPECT_CONTAINS(loadError(withRings({{1, 2, {0, 1, 2, 3}}, {1, 4, {0, 1, 2, 3}}})),
+                  "ring 1 appears twice in the ring table (entries 0 and 1)");
+  EXPECT_CONTAINS(loadError(withRings({{1, 0, {0, 1, 2, 3}}})),
+                  "ring 1 has group size 0, not a rank count");
+  EXPECT_CONTAINS(loadError(withRings({{1, 3, {0, 1, 2, 3}}})),
+                  "ring 1: group size 3 does not divide its 4 ranks");
+  EXPECT_CONTAINS(loadError(withRings({{1, 2, {0, 1, 2}}})),
+                  "ring 1 lists 3 ranks for a world of 4");
+  EXPECT_CONTAINS(loadError(withRings({{1, 2, {}}})), "ring 1 lists 0 ranks for a world of 4");
+  EXPECT_CONTAINS(loadError(withRings({{2, 2, {0, 1, 2, 4}}})),
+                  "ring 2 lists rank 4, outside the world of 4 ranks");
+  EXPECT_CONTAINS(loadError(withRings({{2, 2, {0, -1, 2, 3}}})), "ring 2 lists rank -1, outside");
+  EXPECT_CONTAINS(loadError(withRings({{1, 2, {0, 2, 2, 3}}})), "ring 1 lists rank 2 twice");
+  // A call over a ring the table does not have.
+  EXPECT_CONTAINS(loadError(ringArtifact(3)),
+                  "call 1 ('c_allreduce', from 'c_allreduce -> test'): ring_id 3 is not in the "
+                  "artifact's ring table (rings: 0, 1, 2)");
+  {
+    auto b = tinyArtifact();
+    int o = b.buffer("o", DType::Float32, Shape{4});
+    b.call(b.desc.programs[0], "c_allreduce", {0}, {o},
+           {AttrDesc::ofString("op", "sum"), AttrDesc::ofInt("ring_id", 1)});
+    EXPECT_CONTAINS(loadError(b), "ring_id 1 is not in the artifact's ring table (rings: 0)");
   }
 }
 

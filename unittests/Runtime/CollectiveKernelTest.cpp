@@ -18,6 +18,7 @@
 #include <future>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 namespace distc::testing {
 namespace {
@@ -126,7 +127,7 @@ TEST(CollectiveKernels, RunThroughTheSessionsCollectives) {
     auto session = a.b.session();
     ASSERT_TRUE(session);
     auto fake = std::make_shared<FakeCollectives>(rank, 2);
-    session->setCollectives(fake);
+    ASSERT_TRUE(session->setCollectives(fake).ok());
     TensorMap fetches;
     Status s = session->run("predict", {{"x", vec({1, 2, 3, 4})}}, fetches);
     ASSERT_TRUE(s.ok()) << s.message();
@@ -149,7 +150,7 @@ TEST(CollectiveKernels, AFailedCollectiveFailsTheProgramAndNamesIt) {
   ASSERT_TRUE(session);
   auto fake = std::make_shared<FakeCollectives>(0, 2);
   fake->failAt = 0;
-  session->setCollectives(fake);
+  ASSERT_TRUE(session->setCollectives(fake).ok());
   TensorMap fetches;
   Status s = session->run("predict", {{"x", vec({1, 2, 3, 4})}}, fetches);
   ASSERT_FALSE(s.ok());
@@ -163,7 +164,7 @@ TEST(CollectiveKernels, RefuseAnotherNumberOfRanks) {
   CollectiveArtifact a;
   auto session = a.b.session();
   ASSERT_TRUE(session);
-  session->setCollectives(std::make_shared<FakeCollectives>(0, 3));
+  ASSERT_TRUE(session->setCollectives(std::make_shared<FakeCollectives>(0, 3)).ok());
   TensorMap fetches;
   Status s = session->run("predict", {{"x", vec({1, 2, 3, 4})}}, fetches);
   ASSERT_FALSE(s.ok());
@@ -199,7 +200,7 @@ TEST(CollectiveKernels, FusedBucketIsReducedInPlaceThroughItsSlices) {
   auto session = b.session();
   ASSERT_TRUE(session);
   auto fake = std::make_shared<FakeCollectives>(0, 2);
-  session->setCollectives(fake);
+  ASSERT_TRUE(session->setCollectives(fake).ok());
   TensorMap fetches;
   Tensor x1Value = Tensor::view(vec({1, 2, 3, 4}), {2, 2});
   Status s = session->run("predict", {{"x0", vec({1, 2})}, {"x1", x1Value}}, fetches);
@@ -230,7 +231,7 @@ TEST(CollectiveKernels, CommCheckPassesOnTheRanksItExpects) {
   auto session = a.b.session();
   ASSERT_TRUE(session);
   auto fake = std::make_shared<FakeCollectives>(1, 2);
-  session->setCollectives(fake);
+  ASSERT_TRUE(session->setCollectives(fake).ok());
   Status s = session->initialize("train");
   EXPECT_TRUE(s.ok()) << s.message();
   // It only checks: nothing is communicated.
@@ -250,7 +251,7 @@ TEST(CollectiveKernels, CommCheckNamesBothSizes) {
   CommCheckArtifact a(4, 2);
   auto session = a.b.session();
   ASSERT_TRUE(session);
-  session->setCollectives(std::make_shared<FakeCollectives>(0, 2));
+  ASSERT_TRUE(session->setCollectives(std::make_shared<FakeCollectives>(0, 2)).ok());
   Status s = session->initialize("train");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("c_comm_init expects 4 ranks but this process's communicator has 2"),
@@ -289,7 +290,7 @@ TEST(CollectiveKernels, AProgramWithoutWaitsSeesEachCollectiveComplete) {
   std::promise<void> open;
   std::shared_future<void> gate = open.get_future().share();
   fake->gate = &gate;
-  session->setCollectives(fake);
+  ASSERT_TRUE(session->setCollectives(fake).ok());
   std::thread opener([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     open.set_value();
@@ -353,6 +354,182 @@ TEST(CommStream, BlockingCollectivesWaitForTheQueueFirst) {
   EXPECT_EQ(values(a), (std::vector<float>{2}));
   EXPECT_EQ(values(b), (std::vector<float>{6}));
   EXPECT_EQ(fake->calls(), (std::vector<std::string>{"allreduce sum", "allreduce sum"}));
+}
+
+TEST(CommStream, RingsShareTheWorldsQueue) {
+  // A ring's stream queues behind the world's: its blocking collective
+  // waits for the world's started one, and the world's wait for the ring's.
+  auto world = std::make_shared<FakeCollectives>(0, 2);
+  auto ring = std::make_shared<FakeCollectives>(0, 2);
+  std::promise<void> open;
+  std::shared_future<void> gate = open.get_future().share();
+  world->gate = &gate;
+  runtime::CommStream worldStream(world);
+  runtime::CommStream ringStream(ring, worldStream);
+  Tensor a = vec({1}), b = vec({3}), c = vec({5});
+  ASSERT_TRUE(worldStream.startAllreduce(a, "sum").ok());
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    EXPECT_TRUE(ring->calls().empty()); // the ring's collective is still waiting
+    open.set_value();
+  });
+  ASSERT_TRUE(ringStream.allreduce(b, "sum").ok());
+  opener.join();
+  EXPECT_EQ(values(a), (std::vector<float>{2}));
+  EXPECT_EQ(values(b), (std::vector<float>{6}));
+  ASSERT_TRUE(ringStream.startAllreduce(c, "max").ok());
+  ASSERT_TRUE(worldStream.wait().ok());
+  EXPECT_EQ(values(c), (std::vector<float>{10}));
+}
+
+/// One call of `kernel` on x (f32[2,4], 0..7) into out of `outShape`, in an
+/// artifact of `worldSize` ranks with ring 1 (groups of `groupSize`: the
+/// ranks in order) and ring 2 (singletons).
+struct RingCallArtifact {
+  RingCallArtifact(const std::string &kernel, const Shape &outShape, std::vector<AttrDesc> attrs,
+                   int worldSize = 1, int groupSize = 1) {
+    b.desc.worldSize = worldSize;
+    std::vector<int32_t> ranks;
+    for (int r = 0; r < worldSize; ++r)
+      ranks.push_back(r);
+    b.desc.rings = {{1, groupSize, ranks}, {2, 1, ranks}};
+    auto &p = b.program("predict");
+    int x = b.buffer("x", DType::Float32, Shape{2, 4}, BufferKind::Feed);
+    int out = b.buffer("out", DType::Float32, outShape);
+    p.feeds = {{"x", x}};
+    p.fetches = {{"out", out}};
+    if (kernel == "c_allreduce") {
+      int done = b.buffer("done", DType::Float32, {DimDesc::fixed(2), DimDesc::fixed(4)},
+                          BufferKind::View, out);
+      b.call(p, kernel, {x}, {out}, std::move(attrs), kernel);
+      b.call(p, "c_wait", {out}, {done});
+      p.fetches = {{"out", done}};
+    } else {
+      b.call(p, kernel, {x}, {out}, std::move(attrs), kernel);
+    }
+  }
+  Status run(std::shared_ptr<Collectives> collectives, Tensor &out) {
+    auto session = b.session();
+    if (!session)
+      return Status::error("no session");
+    if (collectives)
+      if (Status s = session->setCollectives(std::move(collectives)); !s.ok())
+        return s;
+    TensorMap fetches;
+    if (Status s = session->run("predict", {{"x", Tensor::view(x(), {2, 4})}}, fetches); !s.ok())
+      return s;
+    out = fetches["out"];
+    return Status::success();
+  }
+  static Tensor x() { return vec({0, 1, 2, 3, 4, 5, 6, 7}); }
+  ArtifactBuilder b;
+};
+
+TEST(RingKernels, OneProcessRunsEveryRingLocally) {
+  // A world of one: every ring's groups are this rank alone, there is no
+  // communicator, and each kernel is its local form: x itself (c_root_only
+  // with root 0, the only member).
+  const std::vector<float> x = values(RingCallArtifact::x());
+  auto ring = [](int64_t id) { return AttrDesc::ofInt("ring_id", id); };
+  const std::vector<std::tuple<std::string, std::vector<AttrDesc>>> calls = {
+      {"c_allgather", {ring(1), AttrDesc::ofInt("axis", 1)}},
+      {"c_allgather", {ring(2)}},
+      {"c_reducescatter", {ring(1), AttrDesc::ofInt("axis", 1), AttrDesc::ofString("op", "max")}},
+      {"c_reducescatter", {ring(0)}},
+      {"c_alltoall",
+       {ring(1), AttrDesc::ofInt("split_axis", 0), AttrDesc::ofInt("concat_axis", 1)}},
+      {"c_alltoall",
+       {ring(2), AttrDesc::ofInt("split_axis", 1), AttrDesc::ofInt("concat_axis", 1)}},
+      {"c_split", {ring(1), AttrDesc::ofInt("axis", 1)}},
+      {"c_root_only", {ring(2)}},
+      {"c_broadcast", {ring(1), AttrDesc::ofInt("root", 0)}},
+      {"c_allreduce", {ring(2), AttrDesc::ofString("op", "prod")}},
+  };
+  for (const auto &[kernel, attrs] : calls) {
+    RingCallArtifact a(kernel, {2, 4}, attrs);
+    Tensor out;
+    Status s = a.run(nullptr, out);
+    ASSERT_TRUE(s.ok()) << kernel << ": " << s.message();
+    EXPECT_EQ(values(out), x) << kernel;
+  }
+}
+
+TEST(RingKernels, LocalErrorsNameTheGroup) {
+  auto error = [](const std::string &kernel, const Shape &outShape, std::vector<AttrDesc> attrs) {
+    RingCallArtifact a(kernel, outShape, std::move(attrs));
+    Tensor out;
+    return a.run(nullptr, out).message();
+  };
+  EXPECT_EQ(
+      error("c_root_only", {2, 4}, {AttrDesc::ofInt("ring_id", 1), AttrDesc::ofInt("root", 1)}),
+      "program predict/trainer/main, call 0 'c_root_only' (c_root_only): root 1 is not one "
+      "of the 1 members of a group of 1 in ring 1");
+  EXPECT_EQ(error("c_allgather", {2, 8}, {AttrDesc::ofInt("axis", 1)}),
+            "program predict/trainer/main, call 0 'c_allgather' (c_allgather): out is f32[2,8], "
+            "expected f32[2,4] (x f32[2,4], a group of 1 in ring 0)");
+  EXPECT_EQ(error("c_split", {2, 4}, {AttrDesc::ofInt("axis", 2)}),
+            "program predict/trainer/main, call 0 'c_split' (c_split): axis 2 is out of range for "
+            "rank 2");
+  EXPECT_EQ(error("c_reducescatter", {2, 4}, {AttrDesc::ofString("op", "mean")}),
+            "program predict/trainer/main, call 0 'c_reducescatter' (c_reducescatter): unknown "
+            "reduction 'mean' (expected sum, max, min or prod)");
+  EXPECT_EQ(error("c_reduce", {2, 4},
+                  {AttrDesc::ofInt("ring_id", 1), AttrDesc::ofString("op", "sum"),
+                   AttrDesc::ofInt("root", 0)}),
+            "program predict/trainer/main, call 0 'c_reduce' (c_reduce): c_reduce runs over ring "
+            "0 (every rank) only, not ring 1");
+}
+
+TEST(RingKernels, SplitAndRootOnlyPickThisRanksPart) {
+  // Rank 1 of 2 (ring 1: both ranks, in order): the second half along the
+  // axis, and zeros unless it is the root. No communication.
+  for (int root : {0, 1}) {
+    RingCallArtifact a("c_root_only", {2, 4},
+                       {AttrDesc::ofInt("ring_id", 1), AttrDesc::ofInt("root", root)}, 2, 2);
+    auto fake = std::make_shared<FakeCollectives>(1, 2);
+    Tensor out;
+    // The fake forms no sub-groups: use ring 0, the same ranks.
+    a.b.desc.rings.clear();
+    a.b.desc.programs[0].calls[0].attrs[0] = AttrDesc::ofInt("ring_id", 0);
+    Status s = a.run(fake, out);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(values(out), root == 1 ? values(RingCallArtifact::x()) : std::vector<float>(8, 0.f));
+    EXPECT_TRUE(fake->calls().empty());
+  }
+  for (int axis : {0, 1}) {
+    RingCallArtifact a("c_split", axis == 0 ? Shape{1, 4} : Shape{2, 2},
+                       {AttrDesc::ofInt("axis", axis)}, 2, 2);
+    a.b.desc.rings.clear();
+    Tensor out;
+    Status s = a.run(std::make_shared<FakeCollectives>(1, 2), out);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(values(out),
+              axis == 0 ? (std::vector<float>{4, 5, 6, 7}) : (std::vector<float>{2, 3, 6, 7}));
+  }
+}
+
+TEST(RingKernels, MakeTheirProgramsCollective) {
+  // Like c_allreduce, a sharding kernel needs the artifact's ranks.
+  RingCallArtifact a("c_split", {1, 4}, {AttrDesc::ofInt("axis", 0)}, 2, 2);
+  Tensor out;
+  Status s = a.run(nullptr, out);
+  EXPECT_NE(s.message().find("is compiled for 2 ranks but runs on 1"), std::string::npos)
+      << s.message();
+}
+
+TEST(RingKernels, ACommunicatorWithoutTheNewCollectivesSaysSo) {
+  RingCallArtifact a("c_allgather", {4, 4}, {}, 2, 2);
+  a.b.desc.rings.clear();
+  Tensor out;
+  Status s = a.run(std::make_shared<FakeCollectives>(0, 2), out);
+  EXPECT_EQ(s.message(), "program predict/trainer/main, call 0 'c_allgather' (c_allgather): this "
+                         "communicator has no allgather");
+  // Forming the rings of an artifact needs sub-groups.
+  RingCallArtifact rings("c_split", {1, 4}, {}, 2, 2);
+  auto session = rings.b.session();
+  ASSERT_TRUE(session);
+  EXPECT_EQ(session->setCollectives(std::make_shared<FakeCollectives>(0, 2)).message(),
+            "test.distc: this communicator has no sub-groups (ring 1)");
 }
 
 } // namespace

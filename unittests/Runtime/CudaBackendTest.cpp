@@ -262,10 +262,58 @@ TEST(CudaBackendFake, EveryCpuKernelRunsAndTheDeviceOnesAreListed) {
   const std::vector<std::string> device = distc::runtime::cudaDeviceKernels();
   EXPECT_NE(std::find(device.begin(), device.end(), "matmul"), device.end());
   EXPECT_NE(std::find(device.begin(), device.end(), "c_allreduce"), device.end());
+  for (const char *sharding :
+       {"c_allgather", "c_reducescatter", "c_alltoall", "c_split", "c_root_only"})
+    EXPECT_NE(std::find(device.begin(), device.end(), sharding), device.end()) << sharding;
   EXPECT_CONTAINS(backend->describe(), "matmul");
   EXPECT_CONTAINS(backend->describe(), "a fake device");
 }
 
+/// Rank 1 of 2 for kernels that do not communicate.
+class SecondOfTwo final : public distc::runtime::Collectives {
+public:
+  int rank() const override { return 1; }
+  int size() const override { return 2; }
+  Status allreduce(Tensor &, const std::string &) override { return Status::error("unexpected"); }
+  Status broadcast(Tensor &, int) override { return Status::error("unexpected"); }
+  Status reduce(Tensor &, const std::string &, int) override { return Status::error("unexpected"); }
+};
+
+TEST(CudaBackendFake, ShardingKernelsMoveBytesOnTheDevice) {
+  // c_split (rank 1's half along axis 1) and c_root_only (zeros off the
+  // root) run as device kernels: through the device's copy and zero, not
+  // on the host after a synchronize.
+  for (const std::string kernel : {"c_split", "c_root_only"}) {
+    ArtifactBuilder b;
+    b.desc.worldSize = 2;
+    auto &p = b.program("predict");
+    int x = b.buffer("x", DType::Float32, Shape{2, 4}, BufferKind::Feed);
+    const Shape outShape = kernel == "c_split" ? Shape{2, 2} : Shape{2, 4};
+    int out = b.buffer("out", DType::Float32, outShape);
+    p.feeds = {{"x", x}};
+    p.fetches = {{"out", out}};
+    b.call(p, kernel, {x}, {out}, {AttrDesc::ofInt("axis", 1)});
+    std::shared_ptr<FakeDevice> fake;
+    std::string error;
+    auto session = distc::runtime::Session::create(b.load(error), fakeBackends(fake)(), error);
+    ASSERT_TRUE(session) << error;
+    ASSERT_TRUE(session->setCollectives(std::make_shared<SecondOfTwo>()).ok());
+    TensorMap fetches;
+    Tensor in = tensorOf(DType::Float32, {2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+    const size_t syncsBefore = fake->count("sync");
+    Status s = session->run("predict", {{"x", in}}, fetches);
+    ASSERT_TRUE(s.ok()) << s.message();
+    const std::vector<double> expected =
+        kernel == "c_split" ? std::vector<double>{2, 3, 6, 7} : std::vector<double>(8, 0.0);
+    expectClose(fetches["out"], expected, 0, 0);
+    if (kernel == "c_split")
+      EXPECT_EQ(fake->count("copy"), 3u); // the feed, then one row at a time
+    else
+      EXPECT_EQ(fake->count("zero"), 1u);
+    // Only the session's own: before the fetch and at the end of the program.
+    EXPECT_EQ(fake->count("sync") - syncsBefore, 2u);
+  }
+}
 
 /// The classifier (Adam, dropout) trained for 12 steps on `backend`: the
 /// losses and the final state.

@@ -74,7 +74,8 @@ Status runWith(std::shared_ptr<Collectives> collectives, const std::string &kern
   auto session = b.session();
   if (!session)
     return Status::error("no session");
-  session->setCollectives(std::move(collectives));
+  if (Status s = session->setCollectives(std::move(collectives)); !s.ok())
+    return s;
   TensorMap fetches;
   if (Status s = session->run("predict", feeds, fetches); !s.ok())
     return s;

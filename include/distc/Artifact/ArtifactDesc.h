@@ -131,6 +131,15 @@ struct InferenceModelDesc {
   std::vector<std::string> parameters;
 };
 
+/// See Ring in artifact.fbs: a partition of the world's ranks into groups
+/// of `groupSize` consecutive entries of `ranks`; the position of a rank
+/// within its group is its member index in the ring's collectives.
+struct RingDesc {
+  int32_t id = 0;
+  int32_t groupSize = 1;
+  std::vector<int32_t> ranks;
+};
+
 struct ArtifactDesc {
   std::string producer;
   std::string source;
@@ -143,6 +152,9 @@ struct ArtifactDesc {
   InferenceModelDesc inference;
   /// Trainer ranks the programs' collectives expect (1: serial).
   int32_t worldSize = 1;
+  /// The sub-group rings the calls' `ring_id` attributes name (ring 0, the
+  /// world, is implicit).
+  std::vector<RingDesc> rings;
 };
 
 /// Serializes to a FlatBuffer payload (no file header; see ArtifactFile.h).

@@ -31,8 +31,9 @@ namespace distc::artifact {
 
 /// Bump on any incompatible change of the header or the schema. A reader
 /// accepts its own version and every older one. 2: View buffers may start
-/// at an element offset (docs/artifact.md).
-constexpr uint32_t kFormatVersion = 2;
+/// at an element offset; 3: the ring table and ring-aware collectives
+/// (docs/artifact.md).
+constexpr uint32_t kFormatVersion = 3;
 constexpr char kMagic[8] = {'D', 'I', 'S', 'T', 'C', 'A', 'R', 'T'};
 constexpr size_t kHeaderSize = 32;
 

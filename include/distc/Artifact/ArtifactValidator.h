@@ -9,7 +9,10 @@
 //   * every kernel is known (KernelSignatures.h), with a valid operand count,
 //     -1 only in optional positions, and its required attributes present
 //     with the right type (an attribute of a wrong type is rejected too);
-//   * feeds point at Feed buffers.
+//   * feeds point at Feed buffers;
+//   * every ring of the ring table has a positive id of its own and
+//     partitions the world's ranks into groups of its group size (each
+//     rank exactly once), and every call's `ring_id` names 0 or one of them.
 // Shapes (element counts of views, kernel-specific shape rules) depend on
 // symbol bindings and are checked by the runtime when a batch is fed.
 //

@@ -16,6 +16,11 @@
 // allgather, each rank sending (size-1)/size of the buffer per phase, like
 // the ring algorithm, in one round instead of size-1.
 //
+// Sub-groups (makeSubgroup) share the world's store and transport device:
+// each group connects a Gloo context of its own among its members, under
+// store keys of its own (<prefix>/ring<id>/<first member>), and names
+// world ranks in its messages.
+//
 // Failures: every collective is bounded by `timeout`; a peer that dies is
 // noticed at once (its connections close). The communicator then names the
 // rank at fault from the store's departure log (Store.h), records its own
@@ -49,6 +54,10 @@ struct GlooOptions {
   std::chrono::milliseconds timeout{std::chrono::seconds(300)};
   /// Bound on connecting to every peer at creation.
   std::chrono::milliseconds connectTimeout{std::chrono::seconds(30)};
+  /// Bound on forming a sub-group's communicator (makeSubgroup); zero:
+  /// connectTimeout. connect() (Rendezvous.h) gives its whole connect
+  /// timeout here, while connectTimeout gets what the rendezvous left.
+  std::chrono::milliseconds subgroupTimeout{0};
   /// Store keys for Gloo's address exchange live under this prefix.
   std::string prefix = "gloo";
   /// A collective that times out records the rank it waited for under
@@ -71,7 +80,14 @@ public:
   Status broadcast(void *data, size_t count, DType dtype, int root) override;
   Status reduce(void *data, size_t count, DType dtype, ReduceOp op, int root) override;
   Status allgather(const void *in, void *out, size_t countPerRank, DType dtype) override;
+  Status reduceScatter(const void *in, void *out, size_t countPerRank, DType dtype,
+                       ReduceOp op) override;
+  Status alltoall(const void *in, void *out, size_t countPerRank, DType dtype) override;
   Status barrier() override;
+  /// Only the group's members connect (a rank's group is the only one it
+  /// takes part in); a group of one is a LocalCommunicator.
+  Status makeSubgroup(const std::vector<int> &groupRanks, int ringId,
+                      std::unique_ptr<Communicator> &out) override;
 
   /// Keeps the store's server alive as long as this communicator (rank 0
   /// serves the store for the job).

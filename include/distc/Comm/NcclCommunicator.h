@@ -15,6 +15,10 @@
 // claims, world size and fingerprint checks), then rank 0 calls
 // ncclGetUniqueId and publishes the id in the store, the others read it,
 // and every rank calls ncclCommInitRankConfig on its device.
+// Sub-groups (makeSubgroup): ncclCommSplit of this communicator, colored
+// by the group's first member (NCCL 2.18 and later); with an older NCCL,
+// the group's first member makes an id and publishes it in the store under
+// keys of the ring and group, as rank 0 does for the world.
 //
 // This header needs neither CUDA's nor NCCL's headers, and the library
 // behind it (DistcCommNccl) exists in every build: built without NCCL
@@ -27,8 +31,9 @@
 // staging host buffers through device memory would give a CPU runtime two
 // PCIe copies per collective and nothing Gloo does not, and NCCL cannot
 // keep Communicator's promises: a rank-order fold whose result is
-// independent of the element count, and reductions of i16. The runtime's CUDA backend (CudaBackend.h) calls this class on its
-// managed-memory tensors.
+// independent of the element count, and reductions of i16. The runtime's
+// CUDA backend (CudaBackend.h) calls this class on its managed-memory
+// tensors.
 //
 // Contract:
 //  * Buffers are device memory of this communicator's device (or memory
@@ -38,13 +43,13 @@
 //    (blocking) stream: work the caller queued on the legacy default
 //    stream before the call is ordered before the collective; work on
 //    other streams the caller must synchronize first.
-//  * Reductions take i8, u8, i32, i64, f16, bf16, f32 and f64 (NCCL has no
-//    i16 or bool reductions); broadcast and allgather move bytes of any
-//    dtype. NCCL's algorithms (ring, tree, in-switch) reduce each element
-//    once and pass the result on, so ranks agree, and a run repeats for
-//    the same world size, topology and count; but the summation order is
-//    NCCL's, not the rank order of Communicator.h, and depends on the
-//    count.
+//  * Reductions (allreduce, reduce, reduceScatter) take i8, u8, i32, i64,
+//    f16, bf16, f32 and f64 (NCCL has no i16 or bool reductions);
+//    broadcast, allgather and alltoall move bytes of any dtype. NCCL's
+//    algorithms (ring, tree, in-switch) reduce each element once and pass
+//    the result on, so ranks agree, and a run repeats for the same world
+//    size, topology and count; but the summation order is NCCL's, not the
+//    rank order of Communicator.h, and depends on the count.
 //  * Every call is bounded by NcclOptions::timeout. NCCL's own errors (a
 //    peer lost over the network: ncclRemoteError) end it earlier, and so
 //    does another rank leaving the rendezvous store: a waiting call reads
@@ -73,6 +78,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 /// cudaStream_t is `CUstream_st *`.
 struct CUstream_st;
@@ -100,6 +106,10 @@ struct NcclOptions {
   std::chrono::milliseconds timeout{std::chrono::seconds(300)};
   /// Bound on forming the communicator: the id exchange and NCCL's init.
   std::chrono::milliseconds connectTimeout{std::chrono::seconds(30)};
+  /// Bound on forming a sub-group's communicator (makeSubgroup); zero:
+  /// connectTimeout. connectNccl gives its whole connect timeout here,
+  /// while connectTimeout gets what the rendezvous left.
+  std::chrono::milliseconds subgroupTimeout{0};
   /// Store keys of this communicator (the id, a failure) live under this
   /// prefix; one communicator per prefix and store.
   std::string prefix = "nccl";
@@ -139,8 +149,24 @@ public:
   /// rank order; `in` may be `out + rank() * countPerRank` (in place) and
   /// must not otherwise overlap `out`.
   Status allgather(const void *in, void *out, size_t countPerRank, DType dtype);
+  /// `in` holds size() chunks of `countPerRank` elements; `out` receives
+  /// chunk rank() of their reduction (ncclReduceScatter). No overlap.
+  Status reduceScatter(const void *in, void *out, size_t countPerRank, DType dtype, ReduceOp op);
+  /// Chunk k of `in` (size() chunks of `countPerRank` elements) goes to
+  /// rank k; chunk j of `out` receives rank j's. No overlap.
+  Status alltoall(const void *in, void *out, size_t countPerRank, DType dtype);
   /// Returns once every rank has entered it: an allreduce of one element.
   Status barrier();
+
+  /// Forms the communicator of the group `groupRanks` (ranks of this
+  /// communicator, distinct, this rank among them) of ring `ringId` (> 0),
+  /// on this communicator's device; its rank r is groupRanks[r]. Every
+  /// rank of this communicator calls it, for its own group, the rings in
+  /// the same order on every rank (ncclCommSplit is a collective of this
+  /// communicator). Messages of the new communicator say "on ring <ringId>"
+  /// and name ranks of this one. Returns once every member's works.
+  Status makeSubgroup(const std::vector<int> &groupRanks, int ringId,
+                      std::unique_ptr<NcclCommunicator> &out);
 
   /// Keeps the store's server alive as long as this communicator (rank 0
   /// serves the store for the job).

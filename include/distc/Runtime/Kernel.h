@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace distc::runtime {
@@ -34,13 +35,18 @@ public:
 
 class Backend;
 
+/// A session's communicators of the artifact's rings other than ring 0, by
+/// ring id: null for a ring whose groups have one rank (its collectives
+/// are local and need none).
+using RingCollectives = std::vector<std::pair<int64_t, Collectives *>>;
+
 class KernelContext {
 public:
   KernelContext(const distc::fb::KernelCall &call, std::vector<Tensor *> inputs,
                 std::vector<Tensor *> outputs, Collectives *collectives = nullptr,
-                Backend *backend = nullptr)
+                Backend *backend = nullptr, const RingCollectives *rings = nullptr)
       : call_(call), inputs_(std::move(inputs)), outputs_(std::move(outputs)),
-        collectives_(collectives), backend_(backend) {}
+        collectives_(collectives), backend_(backend), rings_(rings) {}
 
   const distc::fb::KernelCall &call() const { return call_; }
   std::string origin() const;
@@ -67,6 +73,10 @@ public:
 
   /// The ranks' communicator, or null when this process is the only rank.
   Collectives *collectives() const { return collectives_; }
+  /// The communicator of this rank's group in ring `ringId` (0: the one
+  /// above), or null when the group is this rank alone; fail() for a ring
+  /// the session has no communicator for.
+  Collectives *collectives(int64_t ringId) const;
   /// The backend the call runs on (its device state, e.g. a cuBLAS
   /// handle); null for a kernel called outside a Session.
   Backend *backend() const { return backend_; }
@@ -82,6 +92,7 @@ private:
   std::vector<Tensor *> outputs_;
   Collectives *collectives_ = nullptr;
   Backend *backend_ = nullptr;
+  const RingCollectives *rings_ = nullptr;
 };
 
 using KernelFn = void (*)(KernelContext &);

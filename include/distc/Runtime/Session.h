@@ -106,7 +106,14 @@ public:
   /// With several ranks the collectives are wrapped so that gradients are
   /// communicated while the backward pass goes on (c_sync_comm_stream and
   /// the end of each program wait for them).
-  void setCollectives(std::shared_ptr<Collectives> collectives);
+  ///
+  /// When the communicator has the artifact's world size, this also forms
+  /// the communicators of the artifact's rings (its ring table), eagerly,
+  /// in table order: every rank must call it at the same point, and an
+  /// error (a peer that died, a timeout) names the ring. Rings whose
+  /// groups have one rank (every ring of a one-rank world) need none: their
+  /// collectives are local.
+  Status setCollectives(std::shared_ptr<Collectives> collectives);
   Collectives *collectives() const { return collectives_.get(); }
 
   /// Times every kernel call into `profile` from now on (KernelProfile.h);
@@ -170,6 +177,9 @@ private:
   /// Storage for Temp or Feed buffer i of `dtype` and `shape`: the storage
   /// of an earlier run when it has that type, else newly allocated.
   Tensor reusableBuffer(int32_t i, DType dtype, const Shape &shape);
+  /// Forms the communicators of the artifact's rings over collectives_
+  /// (setCollectives), or none when its size is not the world size.
+  Status formRings();
   /// Index of the persistent buffer `name`, or -1.
   int32_t persistentIndex(const std::string &name) const;
   ProgramIO describe(int32_t buffer, const std::string &name) const;
@@ -177,6 +187,10 @@ private:
   std::unique_ptr<artifact::LoadedArtifact> artifact_;
   std::unique_ptr<Backend> backend_;
   std::shared_ptr<Collectives> collectives_;
+  /// The rings' communicators (null for groups of one), owned, and the
+  /// view of them the kernels get.
+  std::vector<std::shared_ptr<Collectives>> ringCollectives_;
+  RingCollectives rings_;
   std::string role_ = "trainer";
   std::vector<Tensor> persistent_; // indexed by buffer; defined for Persistent
   std::vector<bool> initialized_;  // per buffer

@@ -96,8 +96,13 @@ std::vector<uint8_t> serializeArtifact(const ArtifactDesc &desc) {
   Offset<fb::Training> training = desc.hasTraining ? buildTraining(b, desc.training) : 0;
   Offset<fb::InferenceModel> inference =
       desc.hasInference ? buildInference(b, desc.inference) : 0;
+  std::vector<Offset<fb::Ring>> rings;
+  for (const RingDesc &r : desc.rings)
+    rings.push_back(fb::CreateRingDirect(b, r.id, r.groupSize, &r.ranks));
+  // An artifact without rings has no ring vector at all, as before they existed.
   auto root = fb::CreateArtifactDirect(b, desc.producer.c_str(), desc.source.c_str(), &symbols,
-                                       &buffers, &programs, training, inference, desc.worldSize);
+                                       &buffers, &programs, training, inference, desc.worldSize,
+                                       rings.empty() ? nullptr : &rings);
   fb::FinishArtifactBuffer(b, root);
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }

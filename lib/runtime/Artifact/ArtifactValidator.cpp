@@ -51,6 +51,10 @@ public:
   bool run() {
     if (a_.world_size() < 1)
       return fail("world_size is " + std::to_string(a_.world_size()) + ", not a rank count");
+    if (a_.rings())
+      for (uint32_t i = 0; i < a_.rings()->size(); ++i)
+        if (!checkRing(i))
+          return false;
     for (uint32_t i = 0; i < numBuffers_; ++i)
       if (!checkBuffer(i))
         return false;
@@ -68,6 +72,52 @@ public:
 private:
   bool fail(std::string msg) {
     error_ = std::move(msg);
+    return false;
+  }
+
+  /// Ring table entry `i`: a positive id of its own, and a partition of the
+  /// world's ranks into groups of group_size (each rank exactly once).
+  bool checkRing(uint32_t i) {
+    const fb::Ring &ring = *a_.rings()->Get(i);
+    const std::string where = "ring " + std::to_string(ring.id());
+    if (ring.id() <= 0)
+      return fail("ring table entry " + std::to_string(i) + " has id " + std::to_string(ring.id()) +
+                  "; ring ids are positive (ring 0, the world, is implicit)");
+    for (uint32_t j = 0; j < i; ++j)
+      if (a_.rings()->Get(j)->id() == ring.id())
+        return fail(where + " appears twice in the ring table (entries " + std::to_string(j) +
+                    " and " + std::to_string(i) + ")");
+    const uint32_t n = ring.ranks() ? ring.ranks()->size() : 0;
+    if (ring.group_size() < 1)
+      return fail(where + " has group size " + std::to_string(ring.group_size()) +
+                  ", not a rank count");
+    if (n != uint32_t(worldSize_))
+      return fail(where + " lists " + std::to_string(n) + " ranks for a world of " +
+                  std::to_string(worldSize_));
+    if (n % uint32_t(ring.group_size()) != 0)
+      return fail(where + ": group size " + std::to_string(ring.group_size()) +
+                  " does not divide its " + std::to_string(n) + " ranks");
+    std::vector<bool> seen(n, false);
+    for (uint32_t k = 0; k < n; ++k) {
+      int32_t r = ring.ranks()->Get(k);
+      if (r < 0 || r >= worldSize_)
+        return fail(where + " lists rank " + std::to_string(r) + ", outside the world of " +
+                    std::to_string(worldSize_) + " ranks");
+      if (seen[uint32_t(r)])
+        return fail(where + " lists rank " + std::to_string(r) + " twice");
+      seen[uint32_t(r)] = true;
+    }
+    return true;
+  }
+
+  /// Whether `id` names a ring: 0 (the world) or an entry of the table.
+  bool knownRing(int64_t id) const {
+    if (id == 0)
+      return true;
+    if (a_.rings())
+      for (const fb::Ring *r : *a_.rings())
+        if (r->id() == id)
+          return true;
     return false;
   }
 
@@ -255,8 +305,20 @@ private:
         return fail(where + ": attribute '" + as.name + "' has no integer list");
       if (as.type == AttrType::Floats && !attr->floats())
         return fail(where + ": attribute '" + as.name + "' has no float list");
+      if (as.name == std::string_view("ring_id") && !knownRing(attr->i()))
+        return fail(where + ": ring_id " + std::to_string(attr->i()) +
+                    " is not in the artifact's ring table (" + ringList() + ")");
     }
     return true;
+  }
+
+  /// "rings: 0, 1, 2" for messages.
+  std::string ringList() const {
+    std::string s = "rings: 0";
+    if (a_.rings())
+      for (const fb::Ring *r : *a_.rings())
+        s += ", " + std::to_string(r->id());
+    return s;
   }
 
   /// The (first) persistent buffer named `name`, or null. Indexed once:

@@ -275,19 +275,45 @@ std::vector<KernelSignature> declareKernels() {
        "gradient of `pool2d` (same attributes): avg spreads dout/size over each window; max "
        "gives dout to the first element of the window (row-major) equal to out, as Paddle"},
 
-      // --- Collective: data parallelism ------------------------------------
+      // --- Collective: data parallelism and sharding ------------------------
+      // n and i: the size of this rank's group in ring `ring_id` and its
+      // member index there (printKernelReference says so in the reference).
       {"c_allreduce", kCollective, "x", "out",
        {req("op", T::String), opt("ring_id", T::Int, "0")},
-       "`op` is `sum`/`max`/`min`/`prod`; out = x reduced over every rank; out may be x (then "
-       "nothing is copied)"},
-      {"c_reduce", kCollective, "x", "out", {req("op", T::String), req("root", T::Int)},
+       "`op` is `sum`/`max`/`min`/`prod`; out = x reduced over the group; out may be x (then "
+       "nothing is copied). Started asynchronously: complete after the next `c_wait`"},
+      {"c_reduce", kCollective, "x", "out",
+       {req("op", T::String), opt("ring_id", T::Int, "0"), req("root", T::Int)},
        "`op` is `sum`/`max`/`min`/`prod`; on rank `root`, out = x reduced over every rank; "
-       "elsewhere out = x"},
+       "elsewhere out = x. Ring 0 only. Started asynchronously, like `c_allreduce`"},
       {"c_wait", kCollective, "x", "out", {},
        "out is a view of x; waits for every collective started before (the lowering of "
        "`c_sync_comm_stream`)"},
       {"c_broadcast", kCollective, "x", "out", {opt("ring_id", T::Int, "0"), req("root", T::Int)},
-       "out = rank `root`'s x on every rank (waits for started collectives first)"},
+       "out = member `root`'s x (root: a member index, 0 ≤ root < n) on every member of the "
+       "group (waits for started collectives first)"},
+      {"c_allgather", kCollective, "x", "out", {opt("axis", T::Int, "0"), opt("ring_id", T::Int, "0")},
+       "x of rank ≥ 1 (all dtypes); out.dims = x.dims except out.dims[axis] = n·x.dims[axis]: "
+       "the members' x concatenated along `axis` in member order (waits for started "
+       "collectives first; complete on return)"},
+      {"c_reducescatter", kCollective, "x", "out",
+       {opt("axis", T::Int, "0"), opt("op", T::String, "sum"), opt("ring_id", T::Int, "0")},
+       "`op` is `sum`/`max`/`min`/`prod`; n divides x.dims[axis]; out.dims = x.dims except "
+       "out.dims[axis] = x.dims[axis]/n: slice i along `axis` of x reduced over the group, "
+       "combined in member order (waits for started collectives first; complete on return)"},
+      {"c_alltoall", kCollective, "x", "out",
+       {req("concat_axis", T::Int), opt("ring_id", T::Int, "0"), req("split_axis", T::Int)},
+       "n divides x.dims[split_axis]; x is cut into n equal pieces along `split_axis`, piece k "
+       "goes to member k, and out = the pieces received, concatenated along `concat_axis` in "
+       "member order: out.dims[split_axis] = x.dims[split_axis]/n, then out.dims[concat_axis] "
+       "·= n (the shape is x's when the axes are equal) (all dtypes; waits for started "
+       "collectives first; complete on return)"},
+      {"c_split", kCollective, "x", "out", {opt("axis", T::Int, "0"), opt("ring_id", T::Int, "0")},
+       "n divides x.dims[axis]; out = slice i of n equal slices of x along `axis` (all dtypes; "
+       "no communication)"},
+      {"c_root_only", kCollective, "x", "out", {opt("ring_id", T::Int, "0"), opt("root", T::Int, "0")},
+       "out = x on member `root` of the group, zeros on the others (a replicated value made a "
+       "partial sum; all dtypes; no communication)"},
       {"c_comm_check", kCollective, "", "", {req("nranks", T::Int)},
        "fails unless the session's communicator has `nranks` ranks (a session without one has "
        "1): the lowering of Paddle's `c_comm_init`, whose communicator the rendezvous formed "
@@ -421,8 +447,13 @@ void printKernelReference(std::ostream &os) {
         "supports `Float32` and `Float64`, and inputs and outputs share one dtype\n"
         "(docs/artifact.md says how kernels are called).\n";
   for (const char *family : {kForward, kTraining, kCollective}) {
-    os << "\n## " << family << " kernels\n\n"
-       << "| kernel | inputs → outputs | attributes | semantics |\n|---|---|---|---|\n";
+    os << "\n## " << family << " kernels\n\n";
+    if (std::string_view(family) == kCollective)
+      os << "These communicate within this rank's group of the ring `ring_id` (the\n"
+            "artifact's ring table, docs/artifact.md; ring 0 is every rank): n is the\n"
+            "group's size, i this rank's member index in it. With n = 1 (one process, or\n"
+            "a ring of singletons) they need no communicator and run their local forms.\n\n";
+    os << "| kernel | inputs → outputs | attributes | semantics |\n|---|---|---|---|\n";
     for (const KernelSignature &k : kernelSignatures()) {
       if (std::string_view(k.family) != family)
         continue;

@@ -10,6 +10,9 @@
 
 #include "distc/Comm/Communicator.h"
 
+#include <string>
+#include <vector>
+
 namespace distc::comm::detail {
 
 Status checkBuffer(const char *op, const void *data, size_t count);
@@ -21,6 +24,17 @@ Status checkElementType(const char *op, DType dtype);
 /// apart from `out` (Communicator.h).
 Status checkAllgather(const void *in, const void *out, size_t countPerRank, DType dtype, int rank,
                       int size);
+/// reduceScatter's and alltoall's buffers: `in` (`inCount` elements) and
+/// `out` (`outCount`), of a known element type, apart from each other.
+Status checkDisjoint(const char *op, const void *in, size_t inCount, const void *out,
+                     size_t outCount, DType dtype);
+/// makeSubgroup's arguments on rank `rank` of `size`: distinct ranks in
+/// [0, size), `rank` among them, a positive ring id. `member` is the
+/// position of `rank` in the group.
+Status checkGroup(const std::vector<int> &groupRanks, int ringId, int rank, int size, int &member);
+/// "ring 2"; " on ring 2" is appended to the names of a sub-group's
+/// collectives in messages.
+std::string ringLabel(int ringId);
 
 } // namespace distc::comm::detail
 

@@ -88,6 +88,47 @@ Status checkAllgather(const void *in, const void *out, size_t countPerRank, DTyp
   return Status::success();
 }
 
+Status checkDisjoint(const char *op, const void *in, size_t inCount, const void *out,
+                     size_t outCount, DType dtype) {
+  Status s = checkBuffer(op, in, inCount);
+  if (s.ok())
+    s = checkBuffer(op, out, outCount);
+  if (s.ok())
+    s = checkElementType(op, dtype);
+  if (!s.ok() || inCount == 0 || outCount == 0)
+    return s;
+  const size_t es = runtime::dtypeSize(dtype);
+  const auto inAt = reinterpret_cast<uintptr_t>(in);
+  const auto outAt = reinterpret_cast<uintptr_t>(out);
+  if (inAt < outAt + outCount * es && outAt < inAt + inCount * es)
+    return Status::error(std::string(op) + ": the input overlaps the output");
+  return Status::success();
+}
+
+Status checkGroup(const std::vector<int> &groupRanks, int ringId, int rank, int size, int &member) {
+  const std::string where = "forming the communicator of " + ringLabel(ringId);
+  if (ringId <= 0)
+    return Status::error(where + ": ring ids are positive (ring 0 is the world)");
+  member = -1;
+  for (size_t k = 0; k < groupRanks.size(); ++k) {
+    int r = groupRanks[k];
+    if (r < 0 || r >= size)
+      return Status::error(where + ": rank " + std::to_string(r) + " is outside [0, " +
+                           std::to_string(size) + ")");
+    for (size_t j = 0; j < k; ++j)
+      if (groupRanks[j] == r)
+        return Status::error(where + ": rank " + std::to_string(r) + " appears twice in the group");
+    if (r == rank)
+      member = int(k);
+  }
+  if (member < 0)
+    return Status::error(where + ": rank " + std::to_string(rank) +
+                         " is not in the group it was given");
+  return Status::success();
+}
+
+std::string ringLabel(int ringId) { return "ring " + std::to_string(ringId); }
+
 } // namespace detail
 
 using namespace detail;
@@ -119,6 +160,35 @@ Status LocalCommunicator::allgather(const void *in, void *out, size_t countPerRa
   return Status::success();
 }
 
+Status LocalCommunicator::reduceScatter(const void *in, void *out, size_t countPerRank, DType dtype,
+                                        ReduceOp) {
+  Status s = checkDisjoint("reducescatter", in, countPerRank, out, countPerRank, dtype);
+  if (s.ok())
+    s = checkReducible("reducescatter", dtype);
+  if (!s.ok())
+    return s;
+  if (countPerRank > 0)
+    std::memcpy(out, in, countPerRank * runtime::dtypeSize(dtype));
+  return Status::success();
+}
+
+Status LocalCommunicator::alltoall(const void *in, void *out, size_t countPerRank, DType dtype) {
+  if (Status s = checkDisjoint("alltoall", in, countPerRank, out, countPerRank, dtype); !s.ok())
+    return s;
+  if (countPerRank > 0)
+    std::memcpy(out, in, countPerRank * runtime::dtypeSize(dtype));
+  return Status::success();
+}
+
 Status LocalCommunicator::barrier() { return Status::success(); }
+
+Status LocalCommunicator::makeSubgroup(const std::vector<int> &groupRanks, int ringId,
+                                       std::unique_ptr<Communicator> &out) {
+  int member = 0;
+  if (Status s = checkGroup(groupRanks, ringId, 0, 1, member); !s.ok())
+    return s;
+  out = std::make_unique<LocalCommunicator>();
+  return Status::success();
+}
 
 } // namespace distc::comm

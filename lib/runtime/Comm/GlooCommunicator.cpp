@@ -5,6 +5,10 @@
 // Gloo's own algorithms never use. The buffer is split into `size` chunks
 // of near-equal element counts; rank j owns chunk j.
 //
+// A sub-group's communicator is the same class over a context of its own;
+// it knows the world rank of each of its ranks (worldRanks) for messages,
+// the departure log and the waited-for records, which speak of world ranks.
+//
 //===----------------------------------------------------------------------===//
 
 #include "distc/Comm/GlooCommunicator.h"
@@ -93,6 +97,34 @@ public:
     server.reset();
   }
 
+  /// The world rank of rank `r` of this communicator (-1 stays -1).
+  int worldRank(int r) const {
+    return worldRanks.empty() || r < 0 || r >= int(worldRanks.size()) ? r : worldRanks[size_t(r)];
+  }
+
+  /// Connects this rank's context to the other ranks' over `device`,
+  /// exchanging addresses under options.prefix within `bound`, and starts
+  /// watching the departure log. False with `error` (the failure report).
+  bool connect(milliseconds bound, std::string &error) {
+    SigpipeGuard guard;
+    try {
+      context = std::make_shared<gloo::rendezvous::Context>(rank, size);
+      // Gloo waits five times its context timeout for a pair to connect
+      // (a peer that died during setup would hold us that long); scale it
+      // so setup as a whole stays within the bound.
+      context->setTimeout(std::max<milliseconds>(bound / 5, milliseconds(1000)));
+      GlooStore glooStore(*store, options.prefix, bound);
+      context->connectFullMesh(glooStore, device);
+      context->setTimeout(options.timeout);
+      watch = PeerWatch::start(*store, worldRank(rank), error);
+      return watch != nullptr;
+    } catch (const std::exception &e) {
+      PeerFailure failure;
+      failure.what = stripGlooLocation(e.what());
+      error = fail("connecting to the other ranks", failure).message();
+      return false;
+    }
+  }
 
   /// Starts collective `name`: numbers it, fixes its deadline and the
   /// signature its slots carry.
@@ -119,11 +151,14 @@ public:
     return fail(what, failure);
   }
 
+  /// Breaks the communicator: `name` (the collective, without the ring)
+  /// failed with `peer` (a rank of this communicator).
   Status fail(const std::string &name, const PeerFailure &peer) {
     FailureFacts facts;
-    facts.what = name;
-    facts.rank = rank;
+    facts.what = name + label;
+    facts.rank = worldRank(rank);
     facts.peer = peer;
+    facts.peer.peer = worldRank(peer.peer);
     facts.timeout = options.timeout;
     facts.storeWhere = hostPort(store->host(), store->port());
     // A dead peer's store connection ends when its transport connections
@@ -182,6 +217,10 @@ public:
 
   const int rank, size;
   const GlooOptions options;
+  /// A sub-group's: the world rank of each rank; empty for the world.
+  std::vector<int> worldRanks;
+  /// A sub-group's " on ring <id>", appended to collectives in messages.
+  std::string label;
   std::shared_ptr<Store> store;
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<gloo::rendezvous::Context> context;
@@ -211,36 +250,28 @@ std::unique_ptr<GlooCommunicator> GlooCommunicator::create(int rank, int size,
     return nullptr;
   }
   auto impl = std::make_unique<Impl>(rank, size, store, options);
-  // The guard also covers the device's event-loop thread, which inherits
-  // the blocked SIGPIPE from this thread.
-  SigpipeGuard guard;
-  try {
-    gloo::transport::tcp::attr attr;
-    if (!options.host.empty())
-      attr.hostname = options.host;
-    else if (!options.iface.empty())
-      attr.iface = options.iface;
-    else
-      attr.hostname = store->localAddress();
-    impl->device = gloo::transport::tcp::CreateDevice(attr);
-    impl->context = std::make_shared<gloo::rendezvous::Context>(rank, size);
-    // Gloo waits five times its context timeout for a pair to connect
-    // (a peer that died during setup would hold us that long); scale it so
-    // setup as a whole stays within connectTimeout.
-    impl->context->setTimeout(
-        std::max<milliseconds>(options.connectTimeout / 5, milliseconds(1000)));
-    GlooStore glooStore(*store, options.prefix, options.connectTimeout);
-    impl->context->connectFullMesh(glooStore, impl->device);
-    impl->context->setTimeout(options.timeout);
-    impl->watch = PeerWatch::start(*store, rank, error);
-    if (!impl->watch)
+  {
+    // The guard also covers the device's event-loop thread, which inherits
+    // the blocked SIGPIPE from this thread.
+    SigpipeGuard guard;
+    try {
+      gloo::transport::tcp::attr attr;
+      if (!options.host.empty())
+        attr.hostname = options.host;
+      else if (!options.iface.empty())
+        attr.iface = options.iface;
+      else
+        attr.hostname = store->localAddress();
+      impl->device = gloo::transport::tcp::CreateDevice(attr);
+    } catch (const std::exception &e) {
+      PeerFailure failure;
+      failure.what = stripGlooLocation(e.what());
+      error = impl->fail("connecting to the other ranks", failure).message();
       return nullptr;
-  } catch (const std::exception &e) {
-    PeerFailure failure;
-    failure.what = stripGlooLocation(e.what());
-    error = impl->fail("connecting to the other ranks", failure).message();
-    return nullptr;
+    }
   }
+  if (!impl->connect(options.connectTimeout, error))
+    return nullptr;
   return std::unique_ptr<GlooCommunicator>(new GlooCommunicator(std::move(impl)));
 }
 
@@ -408,6 +439,84 @@ Status GlooCommunicator::allgather(const void *in, void *out, size_t countPerRan
     recvs.push_back({peer, bytes + peer * block, block});
   }
   return m.run(1, sends, recvs);
+}
+
+Status GlooCommunicator::reduceScatter(const void *in, void *out, size_t countPerRank, DType dtype,
+                                       ReduceOp op) {
+  const size_t total = countPerRank * size_t(size());
+  Status s = checkDisjoint("reducescatter", in, total, out, countPerRank, dtype);
+  if (s.ok())
+    s = checkReducible("reducescatter", dtype);
+  if (s.ok())
+    s = impl_->begin("reducescatter", countPerRank, dtype, int(op));
+  if (!s.ok() || countPerRank == 0)
+    return s;
+  Impl &m = *impl_;
+  char *acc = nullptr;
+  s = m.reduceScatter(static_cast<const char *>(in), Chunks(countPerRank * size_t(m.size), m.size),
+                      dtype, op, acc);
+  if (s.ok())
+    std::memcpy(out, acc, countPerRank * runtime::dtypeSize(dtype));
+  return s;
+}
+
+Status GlooCommunicator::alltoall(const void *in, void *out, size_t countPerRank, DType dtype) {
+  const size_t total = countPerRank * size_t(size());
+  Status s = checkDisjoint("alltoall", in, total, out, total, dtype);
+  if (s.ok())
+    s = impl_->begin("alltoall", countPerRank, dtype);
+  if (!s.ok() || countPerRank == 0)
+    return s;
+  Impl &m = *impl_;
+  const size_t block = countPerRank * runtime::dtypeSize(dtype);
+  const char *from = static_cast<const char *>(in);
+  char *to = static_cast<char *>(out);
+  std::memcpy(to + size_t(m.rank) * block, from + size_t(m.rank) * block, block);
+  std::vector<Transfer> sends, recvs;
+  for (int peer = 0; peer < m.size; ++peer) {
+    if (peer == m.rank)
+      continue;
+    sends.push_back({peer, const_cast<char *>(from) + size_t(peer) * block, block});
+    recvs.push_back({peer, to + size_t(peer) * block, block});
+  }
+  return m.run(1, sends, recvs);
+}
+
+Status GlooCommunicator::makeSubgroup(const std::vector<int> &groupRanks, int ringId,
+                                      std::unique_ptr<Communicator> &out) {
+  Impl &m = *impl_;
+  int member = 0;
+  if (Status s = checkGroup(groupRanks, ringId, m.rank, m.size, member); !s.ok())
+    return s;
+  if (!m.broken.empty())
+    return Status::error(m.broken);
+  if (groupRanks.size() == 1) {
+    out = std::make_unique<LocalCommunicator>();
+    return Status::success();
+  }
+  std::vector<int> worldRanks;
+  for (int r : groupRanks)
+    worldRanks.push_back(m.worldRank(r));
+  // The groups of a ring partition the ranks: its first member names a
+  // group within the ring.
+  GlooOptions o = m.options;
+  o.prefix =
+      m.options.prefix + "/ring" + std::to_string(ringId) + "/" + std::to_string(worldRanks[0]);
+  o.recordsPrefix = m.options.recordsPrefix.empty() ? m.options.prefix : m.options.recordsPrefix;
+  auto impl = std::make_unique<Impl>(member, int(groupRanks.size()), m.store, o);
+  impl->worldRanks = std::move(worldRanks);
+  impl->label = " on " + ringLabel(ringId);
+  impl->device = m.device;
+  std::string error;
+  const milliseconds bound = o.subgroupTimeout.count() > 0 ? o.subgroupTimeout : o.connectTimeout;
+  if (!impl->connect(bound, error))
+    return Status::error(error);
+  std::unique_ptr<GlooCommunicator> comm(new GlooCommunicator(std::move(impl)));
+  // As connect() does for the world: return once every member's pairs are up.
+  if (Status s = comm->barrier(); !s.ok())
+    return s;
+  out = std::move(comm);
+  return Status::success();
 }
 
 Status GlooCommunicator::barrier() {

@@ -26,6 +26,12 @@
 // When every rank reached the collective, NCCL itself did not complete it
 // (a hung kernel, a network fault), and the message says so.
 //
+// A sub-group's communicator is the same class: formed by ncclCommSplit of
+// its parent (or, with an NCCL before 2.18, an id its first member
+// publishes under the group's keys), it knows the world rank of each of
+// its ranks (worldRanks) for messages, the departure log and the records,
+// which speak of world ranks.
+//
 //===----------------------------------------------------------------------===//
 
 #include "distc/Comm/NcclCommunicator.h"
@@ -214,6 +220,11 @@ public:
 
   std::string key(const char *name) const { return options.prefix + "/" + name; }
 
+  /// The world rank of rank `r` of this communicator (-1 stays -1).
+  int worldRank(int r) const {
+    return worldRanks.empty() || r < 0 || r >= int(worldRanks.size()) ? r : worldRanks[size_t(r)];
+  }
+
   /// ncclCommFinalize (which waits for the other ranks on this node), then
   /// ncclCommDestroy; ncclCommAbort if finalizing fails or takes longer
   /// than the timeout (at most 10 s).
@@ -269,9 +280,10 @@ public:
       if (!s.ok())
         return s;
       log.erase(log.begin(), log.begin() + std::min(logBaseline, log.size()));
-      log.erase(std::remove_if(log.begin(), log.end(),
-                               [&](const Departure &d) { return d.rank < 0 || d.rank >= size; }),
-                log.end());
+      log.erase(
+          std::remove_if(log.begin(), log.end(),
+                         [&](const Departure &d) { return d.rank < 0 || d.rank >= worldSize; }),
+          log.end());
       if (!log.empty() || Clock::now() >= until)
         return Status::success();
       std::this_thread::sleep_for(milliseconds(50));
@@ -287,7 +299,7 @@ public:
     if (!departures(milliseconds(0), log).ok())
       return true;
     for (const Departure &d : log)
-      if (d.rank != rank)
+      if (d.rank != worldRank(rank))
         return true;
     return false;
   }
@@ -403,10 +415,10 @@ public:
   Status fail(const std::string &name, const std::string &detail, bool peerSuspected,
               int waitedFor = -1) {
     FailureFacts facts;
-    facts.what = name;
-    facts.rank = rank;
+    facts.what = name + label;
+    facts.rank = worldRank(rank);
     facts.peer.what = detail;
-    facts.peer.peer = waitedFor;
+    facts.peer.peer = worldRank(waitedFor);
     facts.peer.timedOut = waitedFor >= 0;
     facts.timeout = options.timeout;
     if (store) {
@@ -430,8 +442,10 @@ public:
     return Status::error(broken);
   }
 
-  /// Creation: the device, the stream, the id exchange, NCCL's init.
-  Status form() {
+  /// Creation: the device, the stream, then NCCL's communicator: split
+  /// from `parent` (a sub-group's, with `color` naming the group) where
+  /// NCCL can, else the id exchange and NCCL's init.
+  Status form(Impl *parent = nullptr, int color = 0) {
     const std::string name = "forming the NCCL communicator";
     Clock::time_point until = Clock::now() + options.connectTimeout;
     std::string why;
@@ -456,6 +470,37 @@ public:
           describeCuda(*driver, "setting up CUDA device " + std::to_string(options.device), e),
           false);
 
+    if (parent && driver->canSplit()) {
+      ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+      config.blocking = 0;
+      // The key orders the new ranks: this rank's member index.
+      ncclResult_t r = driver->commSplit(parent->comm, color, rank, &comm, &config);
+      if (r != ncclSuccess && r != ncclInProgress)
+        return fail(name, describeNccl(*driver, "ncclCommSplit", r, comm), false);
+      if (!comm)
+        return fail(name, "ncclCommSplit returned no communicator", false);
+      const std::string timedOut = "timed out after " + formatSeconds(options.connectTimeout) +
+                                   " in ncclCommSplit (a rank did not call it, or is stuck in it)";
+      if (Status s = await(name, "ncclCommSplit", false, until, timedOut); !s.ok())
+        return s;
+      // A non-blocking parent stays busy with the split until it is done;
+      // its next call must find it idle.
+      Backoff backoff;
+      for (;;) {
+        ncclResult_t state = ncclSuccess;
+        ncclResult_t r = parent->driver->commGetAsyncError(parent->comm, &state);
+        if (r == ncclSuccess)
+          r = state;
+        if (r == ncclSuccess)
+          return Status::success();
+        if (r != ncclInProgress)
+          return fail(name, describeNccl(*parent->driver, "ncclCommSplit", r, parent->comm), false);
+        if (Clock::now() >= until)
+          return fail(name, timedOut, false);
+        backoff.pause();
+      }
+    }
+
     ncclUniqueId id;
     std::memset(&id, 0, sizeof id);
     Status s = exchangeId(id, until);
@@ -476,7 +521,8 @@ public:
                      " in NCCL's initialization (a rank did not start it, or is stuck in it)");
   }
 
-  /// Rank 0 makes NCCL's id and publishes it; the others read it.
+  /// Rank 0 (of a sub-group: its first member) makes NCCL's id and
+  /// publishes it; the others read it.
   Status exchangeId(ncclUniqueId &id, Clock::time_point until) {
     const std::string name = "forming the NCCL communicator";
     if (rank == 0) {
@@ -497,7 +543,7 @@ public:
     if (present.empty())
       return fail(name,
                   "timed out after " + formatSeconds(options.connectTimeout) +
-                      " waiting for rank 0's NCCL id",
+                      " waiting for rank " + std::to_string(worldRank(0)) + "'s NCCL id",
                   false);
     std::string value;
     if (std::find(present.begin(), present.end(), key("abort")) != present.end()) {
@@ -511,8 +557,9 @@ public:
       return fail(name, s.message(), false);
     if (value.size() != sizeof id.internal)
       return fail(name,
-                  "rank 0 published an NCCL id of " + std::to_string(value.size()) +
-                      " bytes instead of " + std::to_string(sizeof id.internal),
+                  "rank " + std::to_string(worldRank(0)) + " published an NCCL id of " +
+                      std::to_string(value.size()) + " bytes instead of " +
+                      std::to_string(sizeof id.internal),
                   false);
     std::memcpy(id.internal, value.data(), sizeof id.internal);
     return Status::success();
@@ -520,6 +567,13 @@ public:
 
   const int rank, size;
   const NcclOptions options;
+  /// A sub-group's: the world rank of each rank; empty for the world.
+  std::vector<int> worldRanks;
+  /// A sub-group's " on ring <id>", appended to what failed in messages.
+  std::string label;
+  /// Ranks of the world: the departure log's entries of ranks outside it
+  /// are no rank's of this job.
+  int worldSize = size;
   std::unique_ptr<NcclDriver> driver;
   std::shared_ptr<Store> store;
   std::unique_ptr<StoreServer> server;
@@ -611,6 +665,74 @@ Status NcclCommunicator::allgather(const void *in, void *out, size_t countPerRan
                   m.driver->allGather(in, out, bytes, ncclUint8, m.comm, m.stream));
 }
 
+Status NcclCommunicator::reduceScatter(const void *in, void *out, size_t countPerRank, DType dtype,
+                                       ReduceOp op) {
+  ncclDataType_t type;
+  ncclRedOp_t nccl;
+  Status s =
+      checkDisjoint("reducescatter", in, countPerRank * size_t(size()), out, countPerRank, dtype);
+  if (s.ok())
+    s = ncclReductionType("reducescatter", dtype, type);
+  if (s.ok())
+    s = ncclReduction("reducescatter", op, nccl);
+  if (s.ok())
+    s = impl_->begin("reducescatter");
+  if (!s.ok() || countPerRank == 0)
+    return s;
+  Impl &m = *impl_;
+  return m.finish("ncclReduceScatter",
+                  m.driver->reduceScatter(in, out, countPerRank, type, nccl, m.comm, m.stream));
+}
+
+Status NcclCommunicator::alltoall(const void *in, void *out, size_t countPerRank, DType dtype) {
+  const size_t total = countPerRank * size_t(size());
+  Status s = checkDisjoint("alltoall", in, total, out, total, dtype);
+  const size_t bytes = countPerRank * (s.ok() ? runtime::dtypeSize(dtype) : 0);
+  if (s.ok())
+    s = impl_->begin("alltoall");
+  if (!s.ok() || bytes == 0)
+    return s;
+  Impl &m = *impl_;
+  return m.finish("ncclAlltoAll",
+                  m.driver->allToAll(in, out, bytes, ncclUint8, m.size, m.comm, m.stream));
+}
+
+Status NcclCommunicator::makeSubgroup(const std::vector<int> &groupRanks, int ringId,
+                                      std::unique_ptr<NcclCommunicator> &out) {
+  Impl &m = *impl_;
+  int member = 0;
+  if (Status s = checkGroup(groupRanks, ringId, m.rank, m.size, member); !s.ok())
+    return s;
+  if (!m.broken.empty())
+    return Status::error(m.broken);
+  std::vector<int> worldRanks;
+  for (int r : groupRanks)
+    worldRanks.push_back(m.worldRank(r));
+  // The groups of a ring partition the ranks: the first member names a
+  // group within the ring (its store keys, its split color).
+  NcclOptions o = m.options;
+  o.prefix =
+      m.options.prefix + "/ring" + std::to_string(ringId) + "/" + std::to_string(worldRanks[0]);
+  o.recordsPrefix = m.options.recordsPrefix.empty() ? m.options.prefix : m.options.recordsPrefix;
+  if (o.subgroupTimeout.count() > 0)
+    o.connectTimeout = o.subgroupTimeout;
+  auto impl =
+      std::make_unique<Impl>(member, int(groupRanks.size()), m.store, o, m.driver->another());
+  impl->worldRanks = worldRanks;
+  impl->label = " on " + ringLabel(ringId);
+  impl->worldSize = m.worldSize;
+  impl->logBaseline = m.logBaseline;
+  if (Status s = impl->form(&m, worldRanks[0]); !s.ok())
+    return s;
+  auto comm = std::make_unique<NcclCommunicator>(std::move(impl));
+  // As connectNccl does: return once every member's communicator runs
+  // collectives.
+  if (Status s = comm->barrier(); !s.ok())
+    return s;
+  out = std::move(comm);
+  return Status::success();
+}
+
 Status NcclCommunicator::barrier() {
   Status s = impl_->begin("barrier");
   if (!s.ok())
@@ -666,6 +788,7 @@ bool connectNccl(const RendezvousOptions &o, int device, const NcclDriverFactory
   no.timeout = o.timeout;
   no.prefix = o.prefix + "/nccl";
   no.recordsPrefix = o.prefix;
+  no.subgroupTimeout = o.connectTimeout;
   if (o.worldSize == 1) {
     no.connectTimeout = o.connectTimeout;
     comm = createNcclCommunicator(0, 1, nullptr, no, factory(), error);

@@ -60,6 +60,49 @@ public:
                          ncclComm_t comm, cudaStream_t stream) override {
     return ncclAllGather(send, recv, countPerRank, type, comm, stream);
   }
+  ncclResult_t reduceScatter(const void *send, void *recv, size_t recvCount, ncclDataType_t type,
+                             ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) override {
+    return ncclReduceScatter(send, recv, recvCount, type, op, comm, stream);
+  }
+  ncclResult_t allToAll(const void *send, void *recv, size_t countPerRank, ncclDataType_t type,
+                        int nranks, ncclComm_t comm, cudaStream_t stream) override {
+    // NcclCommunicator moves bytes (ncclUint8): chunk k starts k * count in.
+    if (type != ncclUint8)
+      return ncclInvalidArgument;
+    ncclResult_t r = ncclGroupStart();
+    if (r != ncclSuccess)
+      return r;
+    for (int peer = 0; peer < nranks; ++peer) {
+      const size_t at = size_t(peer) * countPerRank;
+      ncclResult_t s =
+          ncclSend(static_cast<const char *>(send) + at, countPerRank, type, peer, comm, stream);
+      if (s == ncclSuccess || s == ncclInProgress)
+        s = ncclRecv(static_cast<char *>(recv) + at, countPerRank, type, peer, comm, stream);
+      if (s != ncclSuccess && s != ncclInProgress) {
+        (void)ncclGroupEnd();
+        return s;
+      }
+    }
+    return ncclGroupEnd();
+  }
+
+  bool canSplit() override {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
+    return true;
+#else
+    return false;
+#endif
+  }
+  ncclResult_t commSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+                         ncclConfig_t *config) override {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
+    return ncclCommSplit(comm, color, key, newcomm, config);
+#else
+    (void)comm, (void)color, (void)key, (void)newcomm, (void)config;
+    return ncclInvalidUsage;
+#endif
+  }
+  std::unique_ptr<NcclDriver> another() override { return std::make_unique<CudaNcclDriver>(); }
 };
 
 } // namespace

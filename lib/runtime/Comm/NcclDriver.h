@@ -63,6 +63,23 @@ public:
                               ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) = 0;
   virtual ncclResult_t allGather(const void *send, void *recv, size_t countPerRank,
                                  ncclDataType_t type, ncclComm_t comm, cudaStream_t stream) = 0;
+  virtual ncclResult_t reduceScatter(const void *send, void *recv, size_t recvCount,
+                                     ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm,
+                                     cudaStream_t stream) = 0;
+  /// ncclAlltoAll's semantics over `nranks` ranks: `countPerRank` elements
+  /// to and from each (the real driver groups ncclSend/ncclRecv, which
+  /// every NCCL since 2.7 has).
+  virtual ncclResult_t allToAll(const void *send, void *recv, size_t countPerRank,
+                                ncclDataType_t type, int nranks, ncclComm_t comm,
+                                cudaStream_t stream) = 0;
+
+  // Sub-groups.
+  /// Whether commSplit works (ncclCommSplit exists from NCCL 2.18).
+  virtual bool canSplit() = 0;
+  virtual ncclResult_t commSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+                                 ncclConfig_t *config) = 0;
+  /// A driver for another communicator of this process (a sub-group's).
+  virtual std::unique_ptr<NcclDriver> another() = 0;
 };
 
 /// The real calls.

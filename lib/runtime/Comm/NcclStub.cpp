@@ -67,6 +67,16 @@ Status NcclCommunicator::reduce(void *, size_t, DType, ReduceOp, int) {
 Status NcclCommunicator::allgather(const void *, void *, size_t, DType) {
   return Status::error(kNoNccl);
 }
+Status NcclCommunicator::reduceScatter(const void *, void *, size_t, DType, ReduceOp) {
+  return Status::error(kNoNccl);
+}
+Status NcclCommunicator::alltoall(const void *, void *, size_t, DType) {
+  return Status::error(kNoNccl);
+}
 Status NcclCommunicator::barrier() { return Status::error(kNoNccl); }
+Status NcclCommunicator::makeSubgroup(const std::vector<int> &, int,
+                                      std::unique_ptr<NcclCommunicator> &) {
+  return Status::error(kNoNccl);
+}
 
 } // namespace distc::comm

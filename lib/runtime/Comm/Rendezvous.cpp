@@ -304,6 +304,7 @@ bool connect(const RendezvousOptions &o, std::unique_ptr<Communicator> &comm, st
   go.iface = o.iface;
   go.timeout = o.timeout;
   go.connectTimeout = leftUntil(deadline);
+  go.subgroupTimeout = o.connectTimeout;
   go.prefix = glooPrefix(o.prefix);
   go.recordsPrefix = o.prefix;
   auto gloo = GlooCommunicator::create(o.rank, o.worldSize, std::move(store), go, error);

@@ -103,6 +103,17 @@ void printArtifact(const artifact::LoadedArtifact &loaded, std::FILE *out) {
   std::fprintf(out, "  source: %s\n", str(a.source()).c_str());
   if (a.world_size() != 1) // serial artifacts print as they always did
     std::fprintf(out, "  world size: %d ranks\n", a.world_size());
+  // One line per ring, its groups in order: "ring 1: [0, 2] [1, 3]".
+  if (a.rings())
+    for (const fb::Ring *r : *a.rings()) {
+      std::string line = "  ring " + std::to_string(r->id()) + ":";
+      const uint32_t n = r->ranks() ? r->ranks()->size() : 0;
+      const uint32_t g = r->group_size() > 0 ? uint32_t(r->group_size()) : n;
+      for (uint32_t k = 0; k < n; ++k)
+        line += std::string(k % g == 0 ? " [" : ", ") + std::to_string(r->ranks()->Get(k)) +
+                (k % g == g - 1 || k + 1 == n ? "]" : "");
+      std::fprintf(out, "%s\n", line.c_str());
+    }
 
   std::fprintf(out, "symbols:\n");
   if (a.symbols())

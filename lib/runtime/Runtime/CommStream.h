@@ -10,6 +10,12 @@
 // the wrapped communicator is only ever used by one thread at a time and in
 // the order the program issues the collectives — the same on every rank.
 //
+// The communicators of the session's rings (sub-groups, subgroup()) are
+// wrapped in CommStreams that share the world's queue: every collective of
+// every ring runs in program order, one at a time, so no rank can start a
+// ring's collective while another waits in a different one's (which NCCL
+// turns into a deadlock), and a wait() waits for all of them.
+//
 // A failed collective fails every later one (the communicator is broken
 // anyway) and is reported by the next wait.
 //
@@ -20,18 +26,17 @@
 
 #include "distc/Runtime/Collectives.h"
 
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 namespace distc::runtime {
 
 class CommStream : public Collectives {
 public:
+  /// `inner` on a queue (and thread) of its own.
   explicit CommStream(std::shared_ptr<Collectives> inner);
+  /// `inner` on the queue of `sharing`.
+  CommStream(std::shared_ptr<Collectives> inner, const CommStream &sharing);
   ~CommStream() override;
 
   int rank() const override { return inner_->rank(); }
@@ -42,20 +47,20 @@ public:
   Status startAllreduce(Tensor &tensor, const std::string &op) override;
   Status startReduce(Tensor &tensor, const std::string &op, int root) override;
   Status wait() override;
+  Status allgather(const Tensor &in, Tensor &out) override;
+  Status reduceScatter(const Tensor &in, Tensor &out, const std::string &op) override;
+  Status alltoall(const Tensor &in, Tensor &out) override;
+  /// The inner communicator's sub-group, on this stream's queue.
+  Status subgroup(const std::vector<int> &ranks, int ringId,
+                  std::shared_ptr<Collectives> &out) override;
 
 private:
+  class Queue;
   /// Queues `task`; the tensor it captures keeps the storage alive.
   Status enqueue(std::function<Status()> task);
-  void run();
 
   std::shared_ptr<Collectives> inner_;
-  std::mutex mu_;
-  std::condition_variable changed_;
-  std::deque<std::function<Status()>> queue_;
-  bool busy_ = false;
-  bool stop_ = false;
-  Status failure_ = Status::success();
-  std::thread thread_;
+  std::shared_ptr<Queue> queue_;
 };
 
 } // namespace distc::runtime

@@ -24,6 +24,18 @@ Tensor &KernelContext::output(int i) const {
   return *outputs_[i];
 }
 
+Collectives *KernelContext::collectives(int64_t ringId) const {
+  if (ringId == 0)
+    return collectives_;
+  if (rings_)
+    for (const auto &[id, c] : *rings_)
+      if (id == ringId)
+        return c;
+  fail("ring " + std::to_string(ringId) +
+       " has no communicator in this session (a ring the artifact's ring table lacks, or a "
+       "session on another number of ranks than the artifact's world size)");
+}
+
 Tensor *KernelContext::optionalInput(int i) const { return i < numInputs() ? inputs_[i] : nullptr; }
 
 Tensor *KernelContext::optionalOutput(int i) const {
@@ -64,7 +76,13 @@ double KernelContext::floatAttr(std::string_view name) const {
 
 std::string KernelContext::stringAttr(std::string_view name) const {
   const auto *a = findAttr(name);
-  return a && a->s() ? a->s()->str() : std::string();
+  if (a)
+    return a->s() ? a->s()->str() : std::string();
+  // Absent: the declared default, or empty when there is none.
+  const artifact::KernelSignature *kernel =
+      call_.kernel() ? artifact::findKernelSignature(call_.kernel()->string_view()) : nullptr;
+  const artifact::AttrSignature *attr = kernel ? kernel->findAttr(name) : nullptr;
+  return attr && attr->defaultValue ? attr->defaultValue : std::string();
 }
 
 std::vector<int64_t> KernelContext::intsAttr(std::string_view name) const {

@@ -3,6 +3,7 @@
 #include "distc/Runtime/Session.h"
 
 #include "CommStream.h"
+#include "distc/Artifact/KernelSignatures.h"
 #include "distc/Runtime/Npy.h"
 #include "distc/Runtime/SymbolBinding.h"
 
@@ -17,6 +18,16 @@ std::string str(const flatbuffers::String *s) { return s ? s->str() : std::strin
 
 const char *kindName(fb::ProgramKind k) {
   return k == fb::ProgramKind::Startup ? "startup" : "main";
+}
+
+/// Whether a call of `kernel` makes its program a collective one: one that
+/// needs the ranks the artifact was compiled for (checkRanks). Every kernel
+/// of the Collective family (KernelSignatures.cpp) does: those that read no
+/// other rank's data (c_split, c_root_only) still depend on the rank's
+/// place in the world.
+bool isCollectiveKernel(const std::string &kernel) {
+  const artifact::KernelSignature *sig = artifact::findKernelSignature(kernel);
+  return sig && std::string_view(sig->family) == "Collective";
 }
 
 } // namespace
@@ -58,6 +69,11 @@ std::unique_ptr<Session> Session::create(std::unique_ptr<artifact::LoadedArtifac
               str(b.name()) + "' " + formatType(static_cast<DType>(b.dtype()), shape);
       return nullptr;
     }
+  }
+  // A one-rank world's rings are groups of one: no communicator.
+  if (Status st = s->formRings(); !st.ok()) {
+    error = st.message();
+    return nullptr;
   }
   // Every kernel the artifact calls must exist on this backend; checking now
   // turns a missing kernel into an error before any program runs.
@@ -269,8 +285,7 @@ const Session::ProgramPlan &Session::plan(const fb::Program &program) {
     for (const fb::KernelCall *c : *program.calls()) {
       p.kernels.push_back(backend_->findKernel(str(c->kernel())));
       const std::string kernel = str(c->kernel());
-      if (kernel == "c_allreduce" || kernel == "c_broadcast" || kernel == "c_reduce" ||
-          kernel == "c_comm_check" || c->rank() >= 0)
+      if (isCollectiveKernel(kernel) || c->rank() >= 0)
         p.collective = true;
       p.startsCollective.push_back(kernel == "c_allreduce" || kernel == "c_reduce");
       if (kernel == "c_wait")
@@ -297,11 +312,43 @@ Tensor Session::reusableBuffer(int32_t i, DType dtype, const Shape &shape) {
   return t;
 }
 
-void Session::setCollectives(std::shared_ptr<Collectives> collectives) {
+Status Session::setCollectives(std::shared_ptr<Collectives> collectives) {
+  rings_.clear();
+  ringCollectives_.clear();
   if (collectives && collectives->size() > 1)
     collectives_ = std::make_shared<CommStream>(std::move(collectives));
   else
     collectives_ = std::move(collectives);
+  return formRings();
+}
+
+Status Session::formRings() {
+  const fb::Artifact &a = *artifact_->artifact();
+  const int ranks = collectives_ ? collectives_->size() : 1;
+  // On another number of ranks the collective programs refuse to run
+  // (checkRanks); the rest need no rings.
+  if (!a.rings() || ranks != a.world_size())
+    return Status::success();
+  const int self = collectives_ ? collectives_->rank() : 0;
+  for (const fb::Ring *ring : *a.rings()) {
+    // Validated: the ranks are a permutation of the world's, in groups of
+    // group_size.
+    const uint32_t g = uint32_t(ring->group_size());
+    uint32_t at = 0;
+    while (ring->ranks()->Get(at) != self)
+      ++at;
+    std::shared_ptr<Collectives> group;
+    if (g > 1) {
+      std::vector<int> members;
+      for (uint32_t k = at - at % g; k < at - at % g + g; ++k)
+        members.push_back(ring->ranks()->Get(k));
+      if (Status s = collectives_->subgroup(members, ring->id(), group); !s.ok())
+        return Status::error(artifact_->name() + ": " + s.message());
+    }
+    rings_.emplace_back(ring->id(), group.get());
+    ringCollectives_.push_back(std::move(group));
+  }
+  return Status::success();
 }
 
 /// "MODE/ROLE/KIND" of a program, in messages and profiles.
@@ -489,7 +536,8 @@ Status Session::runCall(ProgramRun &run, uint32_t c) {
       outs.push_back(&run.env[o]);
     }
   KernelFn fn = run.plan.kernels[c];
-  KernelContext ctx(call, std::move(ins), std::move(outs), collectives_.get(), backend_.get());
+  KernelContext ctx(call, std::move(ins), std::move(outs), collectives_.get(), backend_.get(),
+                    &rings_);
   std::chrono::steady_clock::time_point start;
   if (profile_)
     start = std::chrono::steady_clock::now();

@@ -3,7 +3,8 @@
 // Which kernels run where:
 //  * device kernels (CudaKernels.h): queued on the device, asynchronous;
 //  * the collective kernels, which touch tensors only through the backend
-//    (Kernels/Collective.cpp) and the communicator: as they are;
+//    (Kernels/Collective.cpp, Kernels/RingCollective.cpp) and the
+//    communicator: as they are;
 //  * every other CPU kernel: on the host, after synchronize(), over the
 //    managed memory of its operands (runOnHost).
 //
@@ -27,6 +28,7 @@ const KernelRegistry &deviceRegistry() {
     KernelRegistry r;
     registerMatmulKernel(r);
     kernels::registerCollectiveKernels(r);
+    kernels::registerRingCollectiveKernels(r);
     return r;
   }();
   return registry;

@@ -1,7 +1,8 @@
 //===- Collective.cpp - c_allreduce, c_broadcast, c_reduce, c_wait ----------===//
 //
-// out = x communicated over the ranks of the session's Collectives (the
-// identity when the process is the only rank; c_reduce's result is only
+// out = x communicated over the ranks of the session's Collectives, or
+// (c_allreduce, c_broadcast) over this rank's group of the ring `ring_id`
+// (the identity when the process is alone in it; c_reduce's result is only
 // meaningful on its root). c_allreduce and c_reduce only start the
 // collective (Collectives::startAllreduce); c_wait, the lowering of
 // c_sync_comm_stream, and the end of the program complete it. The result is
@@ -47,10 +48,14 @@ std::string reductionOf(KernelContext &ctx) {
   return op;
 }
 
+/// The communicator of this rank's group in the call's ring, or null when
+/// the group is this rank alone.
+Collectives *ringOf(KernelContext &ctx) { return ctx.collectives(ctx.intAttr("ring_id")); }
+
 void allreduceKernel(KernelContext &ctx) {
   Tensor &out = copiedOutput(ctx);
   std::string op = reductionOf(ctx);
-  if (Collectives *c = ctx.collectives(); c && c->size() > 1)
+  if (Collectives *c = ringOf(ctx); c && c->size() > 1)
     if (Status st = c->startAllreduce(out, op); !st.ok())
       ctx.fail(st.message());
 }
@@ -62,31 +67,37 @@ void waitKernel(KernelContext &ctx) {
       ctx.fail(st.message());
 }
 
-/// The `root` attribute, checked against the number of ranks.
-int rootOf(KernelContext &ctx) {
+/// The `root` attribute, checked against the ranks of `c` (a member index
+/// within the ring's group).
+int rootOf(KernelContext &ctx, Collectives *c) {
   int64_t root = ctx.intAttr("root");
-  int size = ctx.collectives() ? ctx.collectives()->size() : 1;
+  int size = c ? c->size() : 1;
   if (root < 0 || root >= size)
     ctx.fail("root " + std::to_string(root) + " is not one of the " + std::to_string(size) +
-             " ranks");
+             (ctx.intAttr("ring_id") ? " members of this rank's group of ring " +
+                                           std::to_string(ctx.intAttr("ring_id"))
+                                     : std::string(" ranks")));
   return static_cast<int>(root);
 }
 
 void reduceKernel(KernelContext &ctx) {
+  if (int64_t ring = ctx.intAttr("ring_id"); ring != 0)
+    ctx.fail("c_reduce runs over ring 0 (every rank) only, not ring " + std::to_string(ring));
   Tensor &out = copiedOutput(ctx);
   std::string op = reductionOf(ctx);
-  int root = rootOf(ctx);
-  if (ctx.collectives() && ctx.collectives()->size() > 1)
-    if (Status st = ctx.collectives()->startReduce(out, op, root); !st.ok())
+  Collectives *c = ctx.collectives();
+  int root = rootOf(ctx, c);
+  if (c && c->size() > 1)
+    if (Status st = c->startReduce(out, op, root); !st.ok())
       ctx.fail(st.message());
 }
 
 void broadcastKernel(KernelContext &ctx) {
   Tensor &out = copiedOutput(ctx);
-  int root = rootOf(ctx);
-  int size = ctx.collectives() ? ctx.collectives()->size() : 1;
-  if (size > 1)
-    if (Status st = ctx.collectives()->broadcast(out, static_cast<int>(root)); !st.ok())
+  Collectives *c = ringOf(ctx);
+  int root = rootOf(ctx, c);
+  if (c && c->size() > 1)
+    if (Status st = c->broadcast(out, root); !st.ok())
       ctx.fail(st.message());
 }
 

@@ -29,6 +29,7 @@ void registerShapeGradKernels(KernelRegistry &r);
 void registerDropoutKernels(KernelRegistry &r);
 void registerOptimizerKernels(KernelRegistry &r);
 void registerCollectiveKernels(KernelRegistry &r);
+void registerRingCollectiveKernels(KernelRegistry &r);
 void registerPadKernels(KernelRegistry &r);
 void registerInterpKernels(KernelRegistry &r);
 void registerNormKernels(KernelRegistry &r);
