@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -248,7 +249,8 @@ TEST(GlooSubgroups, AStuckMemberIsNamedWithTheRingAndItsWorldRank) {
 }
 
 TEST(GlooSubgroups, ADeadMemberIsNamedWithinSeconds) {
-  // Four processes on a 2x2 mesh; rank 3 dies once the rings are formed.
+  // Four processes on a 2x2 mesh; rank 3 dies once the rings are formed,
+  // while rank 1 waits for it.
   // Rank 1, its partner in ring 1, fails its collective there at once
   // (not after the long timeout), naming rank 3; ranks 0 and 2 finish
   // their ring's collective, then fail the world's, naming rank 3 too.
@@ -271,8 +273,11 @@ TEST(GlooSubgroups, ADeadMemberIsNamedWithinSeconds) {
           out = s.message();
           return 3;
         }
-        if (r == 3)
+        if (r == 3) {
+          // While rank 1 waits for it in the ring's collective.
+          std::this_thread::sleep_for(300ms);
           _exit(7);
+        }
         auto start = std::chrono::steady_clock::now();
         float x = 1;
         s = axis0->allreduce(&x, 1, DType::Float32, ReduceOp::Sum);
@@ -293,7 +298,9 @@ TEST(GlooSubgroups, ADeadMemberIsNamedWithinSeconds) {
     else
       EXPECT_EQ(message, "barrier #2 failed on rank " + std::to_string(r) +
                              ": rank 3 exited or lost its connection");
-    EXPECT_LT(std::stod(out.substr(out.find('\n') + 1)), 10.0) << "rank " << r;
+    const double seconds = std::stod(out.substr(out.find('\n') + 1));
+    std::printf("rank %d failed after %.2f s: %s\n", r, seconds, message.c_str());
+    EXPECT_LT(seconds, 10.0) << "rank " << r;
   }
 }
 
