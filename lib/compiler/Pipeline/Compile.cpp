@@ -86,11 +86,14 @@ LogicalResult resolveCompileOptions(CompileOptions &options) {
       return fail("--placements and --nranks both say how the program is distributed: the "
                   "mesh of --placements sets the ranks (data parallel over N ranks is the mesh "
                   "[N] with the feeds' batch axis Shard(0))");
-    // Until the lowering of partitioned programs lands, the partitioned
-    // program is as far as distc goes from a placements file.
-    if (options.compileTo.empty() || options.compileTo == "artifact")
-      return fail("--placements: artifacts of partitioned programs are not available yet; "
-                  "--compile-to=distributed prints the program every rank runs");
+    // The runtime does not yet give the ranks of one data-parallel replica
+    // the same rows, nor gather sharded parameters into checkpoints: an
+    // artifact file would train on the wrong batches.
+    if (options.compileTo.empty())
+      return fail("--placements: training a partitioned program is not available yet (the "
+                  "runtime's per-replica batches and whole-tensor checkpoints are missing); "
+                  "--compile-to=artifact prints its kernels, --compile-to=distributed the "
+                  "program every rank runs");
   }
   std::string error;
   if (!resolveTrainingOptions(options.trainingFlags, options.training, error))

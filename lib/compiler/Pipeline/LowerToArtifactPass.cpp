@@ -138,7 +138,9 @@ struct LowerToArtifactPass : impl::LowerToArtifactBase<LowerToArtifactPass> {
     FailureOr<artifact::ArtifactDesc> desc = target::lowerToArtifact(module, lowering);
     if (failed(desc) || failed(describeModes(module, training, *desc)))
       return signalPassFailure();
-    desc->worldSize = std::max<int>(worldSize, 1);
+    // A partitioned module's mesh sets the ranks; otherwise --nranks.
+    if (desc->rings.empty())
+      desc->worldSize = std::max<int>(worldSize, 1);
     std::vector<uint8_t> payload = artifact::serializeArtifact(*desc);
 
     // Check our own output with the runtime's loader: a bug here should fail

@@ -93,10 +93,13 @@ const SpmdRule *ruleOf(Operation *op, const OpSpmdBinding **bindingOut = nullptr
   return lookupSpmdRule(binding->rule);
 }
 
+/// A value's shape as rules take it: -1 for a dynamic size.
 std::vector<int64_t> shapeOf(Value value) {
-  RankedTensorType type = tensorTypeOf(value);
-  return type ? std::vector<int64_t>(type.getShape().begin(), type.getShape().end())
-              : std::vector<int64_t>();
+  std::vector<int64_t> shape;
+  if (RankedTensorType type = tensorTypeOf(value))
+    for (int64_t d : type.getShape())
+      shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return shape;
 }
 
 /// Step 1: the layouts of the sources.
@@ -161,9 +164,9 @@ private:
       if (layout.mapping[axis] != kReplicated || meshAxis < 0 || meshAxis >= mesh.rank() ||
           llvm::is_contained(layout.mapping, meshAxis))
         continue;
-      int64_t size = axis < shape.size() ? shape[axis] : ShapedType::kDynamic;
+      int64_t size = axis < shape.size() ? shape[axis] : -1;
       int64_t parts = mesh.shape()[meshAxis];
-      if (!ShapedType::isDynamic(size) && (size == 1 || size % parts != 0))
+      if (size >= 0 && (size == 1 || size % parts != 0))
         continue;
       layout.mapping[axis] = meshAxis;
       changed = true;

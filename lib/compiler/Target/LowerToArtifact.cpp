@@ -9,6 +9,7 @@
 #include "ProgramLowering.h"
 
 #include "distc/Dialect/Pd/OpCatalog.h"
+#include "distc/Dialect/Pd/PdOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -16,6 +17,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <cstdlib>
+#include <numeric>
 
 using namespace mlir;
 
@@ -287,10 +289,15 @@ LogicalResult ProgramLowering::lowerWriteVar(Operation *op) {
   return success();
 }
 
-/// Collectives: c_allreduce_sum, c_reduce_sum and c_broadcast become kernels
-/// over the session's communicator, which starts the gradients' collectives
-/// and lets the computation go on; c_sync_comm_stream waits for them
-/// (c_wait) and c_sync_calc_stream, which orders CUDA streams, is a view.
+/// Collectives become kernels over the session's communicator of their
+/// ring. c_allreduce_* and c_reduce_sum start the collective and let the
+/// computation go on (the gradients' all-reduces overlap the backward
+/// pass); c_sync_comm_stream waits for them (c_wait) and c_sync_calc_stream,
+/// which orders CUDA streams, is a view. A reshard all-reduce
+/// (`use_calc_stream`) is waited for at once: the next op reads it. The
+/// reshard collectives of partitioned programs (c_allgather,
+/// c_reducescatter, alltoall, c_split, c_root_only) complete before the
+/// next call.
 LogicalResult ProgramLowering::lowerCollective(Operation *op) {
   StringRef type = opType(op);
   Value x = op->getOperand(0);
@@ -305,25 +312,121 @@ LogicalResult ProgramLowering::lowerCollective(Operation *op) {
     emit("c_wait", {bufferOf(x)}, {*view});
     return success();
   }
+  FailureOr<int64_t> ring = ringOf(op);
+  if (failed(ring))
+    return failure();
   pd::OpAttributes attrs(op);
-  if (attrs.getInt("ring_id") != 0)
-    return error(op) << "only ring 0 (all trainer ranks) is supported, got ring_id "
-                     << attrs.getInt("ring_id");
-  // An all-reduce or reduce runs in place when nothing reads its input
-  // afterwards (a reduce leaves the other ranks' buffers as they were).
-  FailureOr<int32_t> out = type == "c_allreduce_sum" || type == "c_reduce_sum"
-                               ? defineInPlace(op->getResult(0), x, dimsOf(x))
-                               : defineResult(op->getResult(0), dimsOf(x));
+  AttrDesc ringAttr = AttrDesc::ofInt("ring_id", *ring);
+  const int64_t n = state.ringSizes[*ring];
+  const int64_t rank = static_cast<int64_t>(dimsOf(x).size());
+  auto axisOf = [&](StringRef name) -> FailureOr<int64_t> {
+    std::optional<int64_t> axis = normalizeAxis(attrs.getInt(name), rank);
+    if (!axis)
+      return error(op) << "attribute '" << name << "' = " << attrs.getInt(name)
+                       << " is not an axis of a rank-" << rank << " tensor";
+    return *axis;
+  };
+  // X's dims with one axis multiplied or divided by the ring's group size.
+  auto resized = [&](int64_t axis, bool grow) {
+    SymShape dims = dimsOf(x);
+    DimDesc &d = dims[axis];
+    if (d.isStatic()) {
+      d.value = grow ? d.value * n : d.value / n;
+    } else {
+      (grow ? d.value : d.div) *= n;
+      int64_t g = std::gcd(d.value, d.div);
+      d.value /= g;
+      d.div /= g;
+    }
+    return dims;
+  };
+
+  if (type.starts_with("c_allreduce_") || type == "c_reduce_sum") {
+    std::string reduction = type == "c_reduce_sum" ? "sum" : type.drop_front(12).str();
+    // In place when nothing reads the input afterwards (a reduce leaves the
+    // other ranks' buffers as they were).
+    FailureOr<int32_t> out = defineInPlace(op->getResult(0), x, dimsOf(x));
+    if (failed(out))
+      return failure();
+    std::vector<AttrDesc> callAttrs = {AttrDesc::ofString("op", reduction)};
+    if (*ring != 0)
+      callAttrs.push_back(ringAttr);
+    if (type == "c_reduce_sum") {
+      callAttrs.push_back(AttrDesc::ofInt("root", attrs.getInt("root_id")));
+      emit("c_reduce", {bufferOf(x)}, {*out}, callAttrs);
+      return success();
+    }
+    emit("c_allreduce", {bufferOf(x)}, {*out}, callAttrs);
+    if (attrs.getBool("use_calc_stream"))
+      emit("c_wait", {*out}, {*out});
+    return success();
+  }
+  if (type == "c_broadcast") {
+    FailureOr<int32_t> out = defineResult(op->getResult(0), dimsOf(x));
+    if (failed(out))
+      return failure();
+    std::vector<AttrDesc> callAttrs = {AttrDesc::ofInt("root", attrs.getInt("root"))};
+    if (*ring != 0)
+      callAttrs.push_back(ringAttr);
+    emit("c_broadcast", {bufferOf(x)}, {*out}, callAttrs);
+    return success();
+  }
+  if (type == "c_root_only") {
+    FailureOr<int32_t> out = defineResult(op->getResult(0), dimsOf(x));
+    if (failed(out))
+      return failure();
+    emit("c_root_only", {bufferOf(x)}, {*out},
+         {ringAttr, AttrDesc::ofInt("root", attrs.getInt("root"))});
+    return success();
+  }
+  if (type == "alltoall") {
+    FailureOr<int64_t> split = axisOf("split_axis"), concat = axisOf("concat_axis");
+    if (failed(split) || failed(concat))
+      return failure();
+    // The split axis shrinks and the concatenated one grows by the group
+    // size (the same axis keeps its size).
+    SymShape dims = dimsOf(x);
+    if (*split != *concat) {
+      dims[*split] = resized(*split, /*grow=*/false)[*split];
+      dims[*concat] = resized(*concat, /*grow=*/true)[*concat];
+    }
+    FailureOr<int32_t> out = defineResult(op->getResult(0), dims);
+    if (failed(out))
+      return failure();
+    emit("c_alltoall", {bufferOf(x)}, {*out},
+         {ringAttr, AttrDesc::ofInt("split_axis", *split), AttrDesc::ofInt("concat_axis", *concat)});
+    return success();
+  }
+  const bool grow = type == "c_allgather";
+  if (!grow && type != "c_reducescatter" && type != "c_split")
+    return error(op) << "no lowering for collective '" << type << "'";
+  FailureOr<int64_t> axis = axisOf("axis");
+  if (failed(axis))
+    return failure();
+  FailureOr<int32_t> out = defineResult(op->getResult(0), resized(*axis, grow));
   if (failed(out))
     return failure();
-  if (type == "c_allreduce_sum")
-    emit("c_allreduce", {bufferOf(x)}, {*out}, {AttrDesc::ofString("op", "sum")});
-  else if (type == "c_reduce_sum")
-    emit("c_reduce", {bufferOf(x)}, {*out},
-         {AttrDesc::ofString("op", "sum"), AttrDesc::ofInt("root", attrs.getInt("root_id"))});
-  else
-    emit("c_broadcast", {bufferOf(x)}, {*out}, {AttrDesc::ofInt("root", attrs.getInt("root"))});
+  std::vector<AttrDesc> callAttrs = {ringAttr, AttrDesc::ofInt("axis", *axis)};
+  if (type == "c_reducescatter")
+    callAttrs.push_back(AttrDesc::ofString("op", "sum"));
+  emit(grow ? "c_allgather" : type == "c_split" ? "c_split" : "c_reducescatter", {bufferOf(x)},
+       {*out}, callAttrs);
   return success();
+}
+
+FailureOr<int64_t> ProgramLowering::ringOf(Operation *op) {
+  pd::OpAttributes attrs(op);
+  int64_t ring = attrs.getInt("ring_id");
+  const int64_t rings = static_cast<int64_t>(state.ringSizes.size());
+  if (ring < 0 || ring >= rings)
+    return error(op) << "ring_id " << ring << " is not a ring of this program: "
+                     << (rings == 1 ? std::string("ring 0 (every rank) is its only ring")
+                                    : "rings 0 (every rank) to " + std::to_string(rings - 1) +
+                                          " (the axes of its mesh) are");
+  if (ring > 0 && attrs.isGiven("nranks") && attrs.getInt("nranks") != state.ringSizes[ring])
+    return error(op) << "nranks " << attrs.getInt("nranks") << " does not match ring " << ring
+                     << ", whose groups have " << state.ringSizes[ring] << " ranks";
+  return ring;
 }
 
 /// The communicator setup. On the CPU runtime the rendezvous (dist-run, or
@@ -337,8 +440,9 @@ LogicalResult ProgramLowering::lowerCollective(Operation *op) {
 LogicalResult ProgramLowering::lowerCommunicatorSetup(Operation *op) {
   pd::OpAttributes attrs(op);
   if (attrs.getInt("ring_id") != 0)
-    return error(op) << "only ring 0 (all trainer ranks) is supported, got ring_id "
-                     << attrs.getInt("ring_id");
+    return error(op) << "communicator setup of ring " << attrs.getInt("ring_id")
+                     << ": the rings of a mesh come with the communicator of ring 0 (every rank); "
+                        "only its setup is lowered";
   if (opType(op) == "c_gen_nccl_id") {
     for (Operation *user : op->getResult(0).getUsers())
       if (user->getName().getStringRef() != "pd.c_comm_init")
@@ -438,11 +542,42 @@ void ArtifactState::unify(const DimDesc &a, const DimDesc &b) {
     symbolParent[std::max(ra, rb)] = std::min(ra, rb);
 }
 
+/// The world and the rings of `mesh` (ring 1 + a: mesh axis a), row-major
+/// over the mesh's process ids.
+static void addMeshRings(ArtifactState &state, const sharding::ProcessMesh &mesh) {
+  state.desc.worldSize = static_cast<int32_t>(mesh.size());
+  const int64_t axes = mesh.rank();
+  std::vector<int64_t> strides(axes, 1);
+  for (int64_t a = axes - 2; a >= 0; --a)
+    strides[a] = strides[a + 1] * mesh.shape[a + 1];
+  for (int64_t a = 0; a < axes; ++a) {
+    artifact::RingDesc ring;
+    ring.id = static_cast<int32_t>(1 + a);
+    ring.groupSize = static_cast<int32_t>(mesh.shape[a]);
+    // Every position whose coordinate on axis a is 0 starts a group.
+    for (int64_t start = 0; start < mesh.size(); ++start) {
+      if ((start / strides[a]) % mesh.shape[a] != 0)
+        continue;
+      for (int64_t k = 0; k < mesh.shape[a]; ++k)
+        ring.ranks.push_back(static_cast<int32_t>(mesh.processIds[start + k * strides[a]]));
+    }
+    state.desc.rings.push_back(std::move(ring));
+    state.ringSizes.push_back(mesh.shape[a]);
+  }
+}
+
 FailureOr<artifact::ArtifactDesc> lowerToArtifact(ModuleOp module, const LoweringOptions &options) {
   ArtifactState state;
   state.options = options;
   state.desc.producer = "distc 0.1.0";
   state.desc.source = options.source;
+
+  // A partitioned module runs on its mesh: one rank per process, and one
+  // ring per mesh axis whose groups are the ranks that differ only in their
+  // coordinate on that axis.
+  if (module->hasAttr(pd::kPartitionedAttr))
+    for (pd::MeshOp meshOp : module.getOps<pd::MeshOp>())
+      addMeshRings(state, meshOp.getProcessMesh());
 
   // Persistable variables are shared by every program of every mode.
   for (Operation &op : module.getBody()->getOperations()) {

@@ -33,6 +33,9 @@ struct ArtifactState {
   std::vector<int32_t> symbolParent; // union-find over desc.symbols
   /// The i64 [1] persistent step counter (created on first use).
   int32_t stepCounter = -1;
+  /// Per ring id, the size of its groups: ring 0 is every rank, ring 1 + a
+  /// the groups along axis a of a partitioned module's mesh.
+  std::vector<int64_t> ringSizes = {0};
 
   int32_t findSymbol(int32_t sym);
   /// Records that two symbolic dims an op requires to be equal are one.
@@ -108,6 +111,9 @@ public:
   mlir::LogicalResult lowerSquaredL2Norm(mlir::Operation *op);
   mlir::LogicalResult bindXShape(mlir::Operation *op);
   mlir::LogicalResult lowerCollective(mlir::Operation *op);
+  /// The `ring_id` of a collective, checked against the rings the module
+  /// has (and its `nranks`, where it gives one, against the ring's size).
+  mlir::FailureOr<int64_t> ringOf(mlir::Operation *op);
   mlir::LogicalResult lowerCommunicatorSetup(mlir::Operation *op);
 
   mlir::LogicalResult lowerReshape(mlir::Operation *op);
