@@ -243,12 +243,11 @@ private:
         attrs.push_back(b.getNamedAttr("use_calc_stream", b.getBoolAttr(true)));
         break;
       case ReshardStep::Kind::ReduceScatter:
-        type = "c_reducescatter";
-        attrs.push_back(b.getNamedAttr("nranks", b.getI32IntegerAttr(n)));
-        attrs.push_back(b.getNamedAttr("axis", b.getI32IntegerAttr(step.axis)));
-        break;
       case ReshardStep::Kind::AllGather:
-        type = "c_allgather";
+      case ReshardStep::Kind::Slice:
+        type = step.kind == ReshardStep::Kind::ReduceScatter ? "c_reducescatter"
+               : step.kind == ReshardStep::Kind::AllGather   ? "c_allgather"
+                                                             : "c_split";
         attrs.push_back(b.getNamedAttr("nranks", b.getI32IntegerAttr(n)));
         attrs.push_back(b.getNamedAttr("axis", b.getI32IntegerAttr(step.axis)));
         break;
@@ -257,11 +256,6 @@ private:
         attrs.push_back(b.getNamedAttr("nranks", b.getI32IntegerAttr(n)));
         attrs.push_back(b.getNamedAttr("split_axis", b.getI32IntegerAttr(step.toAxis)));
         attrs.push_back(b.getNamedAttr("concat_axis", b.getI32IntegerAttr(step.axis)));
-        break;
-      case ReshardStep::Kind::Slice:
-        type = "c_split";
-        attrs.push_back(b.getNamedAttr("nranks", b.getI32IntegerAttr(n)));
-        attrs.push_back(b.getNamedAttr("axis", b.getI32IntegerAttr(step.axis)));
         break;
       case ReshardStep::Kind::RootOnly:
         type = "c_root_only";

@@ -81,34 +81,25 @@ static LogicalResult resizeAxis(InferContext &c, SmallVectorImpl<int64_t> &dims,
   return success();
 }
 
-LogicalResult inferCAllgather(InferContext &c) {
+/// X with axis `axis` resized by the group size.
+static LogicalResult inferResized(InferContext &c, bool grow) {
   RankedTensorType x = c.input(0);
   SmallVector<int64_t> dims(x.getShape());
-  if (failed(resizeAxis(c, dims, "axis", /*grow=*/true)))
+  if (failed(resizeAxis(c, dims, "axis", grow)))
     return failure();
   c.setResult(0, dims, x.getElementType());
   return success();
 }
 
-LogicalResult inferCReducescatter(InferContext &c) {
-  RankedTensorType x = c.input(0);
-  SmallVector<int64_t> dims(x.getShape());
-  if (failed(resizeAxis(c, dims, "axis", /*grow=*/false)))
-    return failure();
-  c.setResult(0, dims, x.getElementType());
-  return success();
-}
+LogicalResult inferCAllgather(InferContext &c) { return inferResized(c, /*grow=*/true); }
+
+LogicalResult inferCReducescatter(InferContext &c) { return inferResized(c, /*grow=*/false); }
 
 LogicalResult inferCSplit(InferContext &c) {
-  RankedTensorType x = c.input(0);
-  SmallVector<int64_t> dims(x.getShape());
-  if (failed(resizeAxis(c, dims, "axis", /*grow=*/false)))
-    return failure();
   FailureOr<int64_t> n = groupSize(c);
   if (failed(n) || failed(checkRank(c, *n)))
     return failure();
-  c.setResult(0, dims, x.getElementType());
-  return success();
+  return inferResized(c, /*grow=*/false);
 }
 
 LogicalResult inferAlltoall(InferContext &c) {
