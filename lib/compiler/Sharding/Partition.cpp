@@ -36,12 +36,6 @@ namespace {
 /// The ring of the ranks along mesh axis `a` (ring 0 is every rank).
 int32_t ringOf(int64_t meshAxis) { return static_cast<int32_t>(1 + meshAxis); }
 
-std::string opTypeOf(Operation *op) {
-  StringRef name = op->getName().getStringRef();
-  name.consume_front("pd.");
-  return name.str();
-}
-
 /// One reshard, for --explain-sharding.
 struct ReshardRecord {
   std::string program, op, tensor, from, to, steps, cause;
@@ -79,10 +73,6 @@ public:
   const Bytes &bytes() const { return byteCounts; }
 
 private:
-  std::string placementsOf(const TensorDistAttr &dist) const {
-    return formatPlacements(toPlacements(dist, mesh.rank()));
-  }
-
   TensorDistAttr distOf(Value value) const {
     RankedTensorType type = tensorTypeOf(value);
     int64_t rank = type ? type.getRank() : 0;
@@ -165,7 +155,7 @@ private:
       return std::string("the variable is laid out so") +
              (sharding && sharding.getAnnotated() ? " by annotation" : " by propagation");
     }
-    const OpSpmdBinding *binding = lookupOpSpmdBinding(opTypeOf(op));
+    const OpSpmdBinding *binding = lookupOpSpmdBinding(op->getName().stripDialect());
     std::string cause = binding ? "the rule '" + std::string(binding->rule) + "' of the op"
                                 : "the op has no SPMD rule and runs on whole tensors";
     if (auto shardings = op->getAttrOfType<ArrayAttr>(pd::kShardingsAttr))
@@ -288,8 +278,8 @@ private:
     record.program = program(user);
     record.op = describeOp(user);
     record.tensor = name.empty() ? describeValue(value) : "'" + name + "'";
-    record.from = placementsOf(from);
-    record.to = placementsOf(to);
+    record.from = formatPlacements(mesh, from);
+    record.to = formatPlacements(mesh, to);
     record.steps = stepsText.empty() ? "none (the values already agree)" : stepsText;
     record.cause = causeOf(user);
     records.push_back(std::move(record));
@@ -311,7 +301,7 @@ private:
   LogicalResult scaleMeanGradients(pd::ProgramOp program) {
     for (Operation &opRef : llvm::make_early_inc_range(programBody(program))) {
       Operation *op = &opRef;
-      if (opTypeOf(op) != "reduce_mean_grad" || op->getNumOperands() == 0)
+      if (!isa<pd::ReduceMeanGradOp>(op))
         continue;
       TensorDistAttr x = distOf(op->getOperand(0));
       int64_t rank = static_cast<int64_t>(x.dimsMapping.size());
@@ -337,11 +327,7 @@ private:
           {variableName(grad)});
       if (failed(scaled))
         return failure();
-      (*scaled)->setAttr(pd::kShardingsAttr, op->getAttr(pd::kShardingsAttr)
-                                                 ? ArrayAttr::get(op->getContext(),
-                                                                  {op->getAttrOfType<ArrayAttr>(
-                                                                       pd::kShardingsAttr)[0]})
-                                                 : ArrayAttr());
+      setSharding(*scaled, distOf(grad));
       grad.replaceAllUsesExcept((*scaled)->getResult(0), *scaled);
     }
     return success();
@@ -351,11 +337,8 @@ private:
   /// as data parallelism's does; the rings of the mesh axes come with it.
   LogicalResult setUpCommunicator() {
     Operation *startup = findProgram(module, "train.startup");
-    if (!startup || firstCollectiveOp(startup) == "c_comm_init")
+    if (!startup || !programBody(startup).getOps<pd::CCommInitOp>().empty())
       return success();
-    for (Operation &op : programBody(startup))
-      if (opTypeOf(&op) == "c_comm_init")
-        return success();
     OpBuilder b(module.getContext());
     b.setInsertionPointToStart(&programBody(startup));
     Location loc = startup->getLoc();

@@ -48,6 +48,13 @@ namespace {
 struct Layout {
   std::vector<int64_t> mapping;
   bool annotated = false;
+
+  /// The layout as a (never partial) dist attr.
+  TensorDistAttr dist() const {
+    TensorDistAttr d;
+    d.dimsMapping = mapping;
+    return d;
+  }
 };
 
 /// The main programs of a module, in the order propagation visits them
@@ -82,9 +89,7 @@ Programs programsOf(ModuleOp module) {
 /// The rule binding of `op`, or null for ops without one (feeds, fetches,
 /// variable accesses) and ops whose rule is not registered.
 const SpmdRule *ruleOf(Operation *op, const OpSpmdBinding **bindingOut = nullptr) {
-  StringRef name = op->getName().getStringRef();
-  if (!name.consume_front("pd."))
-    return nullptr;
+  StringRef name = op->getName().stripDialect();
   const OpSpmdBinding *binding = lookupOpSpmdBinding(std::string_view(name.data(), name.size()));
   if (!binding)
     return nullptr;
@@ -100,6 +105,22 @@ std::vector<int64_t> shapeOf(Value value) {
     for (int64_t d : type.getShape())
       shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
   return shape;
+}
+
+/// The call of `op`'s rule with each operand and result laid out as
+/// `operandDist` and `resultDist` say.
+SpmdCall ruleCall(Operation *op, const OpSpmdBinding &binding, const MeshInfo &mesh,
+                  llvm::function_ref<TensorDistAttr(Value)> operandDist,
+                  llvm::function_ref<TensorDistAttr(Value)> resultDist) {
+  SpmdCall call;
+  call.meshShape = mesh.shape();
+  call.opName = binding.opType;
+  call.attrs = ruleAttrsForOp(binding, spmdAttrsOf(op));
+  for (Value operand : op->getOperands())
+    call.inputs.push_back({shapeOf(operand), operandDist(operand)});
+  for (Value result : op->getResults())
+    call.outputs.push_back({shapeOf(result), resultDist(result)});
+  return call;
 }
 
 /// Step 1: the layouts of the sources.
@@ -174,13 +195,6 @@ private:
     return changed;
   }
 
-  DistTensorSpec spec(Value value) {
-    DistTensorSpec s;
-    s.shape = shapeOf(value);
-    s.dist.dimsMapping = of(value).mapping;
-    return s;
-  }
-
   bool visit(Operation *op, bool reverse) {
     if (auto write = dyn_cast<pd::WriteVarOp>(op)) {
       pd::VarOp var = variableOf(op);
@@ -197,14 +211,8 @@ private:
     const SpmdRule *rule = ruleOf(op, &binding);
     if (!rule || (reverse ? !rule->reverse : !rule->forward))
       return false;
-    SpmdCall call;
-    call.meshShape = mesh.shape();
-    call.opName = binding->opType;
-    call.attrs = ruleAttrsForOp(*binding, spmdAttrsOf(op));
-    for (Value operand : op->getOperands())
-      call.inputs.push_back(spec(operand));
-    for (Value result : op->getResults())
-      call.outputs.push_back(spec(result));
+    auto layout = [&](Value value) { return of(value).dist(); };
+    SpmdCall call = ruleCall(op, *binding, mesh, layout, layout);
     llvm::Expected<SpmdInfo> info = runSpmdRule(*rule, reverse, call);
     if (!info) {
       // Settling the op reports what its rule rejects.
@@ -248,7 +256,7 @@ public:
         required.push_back(TensorDistAttr::replicated(shapeOf(operand).size()));
       if (isa<pd::WriteVarOp>(op))
         if (pd::VarOp var = variableOf(&op))
-          required[0].dimsMapping = sources.ofVar(var).mapping;
+          required[0] = sources.ofVar(var).dist();
       std::vector<TensorDistAttr> results;
       for (Value result : op.getResults())
         results.push_back(isa<pd::ReadVarOp>(op) ? varDist(&op)
@@ -259,10 +267,8 @@ public:
 
 private:
   TensorDistAttr varDist(Operation *access) {
-    TensorDistAttr dist;
-    if (pd::VarOp var = variableOf(access))
-      dist.dimsMapping = sources.ofVar(var).mapping;
-    return dist;
+    pd::VarOp var = variableOf(access);
+    return var ? sources.ofVar(var).dist() : TensorDistAttr();
   }
 
   TensorDistAttr current(Value value) {
@@ -271,21 +277,10 @@ private:
       return it->second;
     // Not produced by a settled op (it cannot happen in a verified program,
     // whose ops come after their operands): the source's layout.
-    TensorDistAttr dist;
-    dist.dimsMapping = sources.of(value).mapping;
-    return dist;
+    return sources.of(value).dist();
   }
 
-  DistTensorSpec spec(Value value, TensorDistAttr dist) {
-    DistTensorSpec s;
-    s.shape = shapeOf(value);
-    s.dist = std::move(dist);
-    return s;
-  }
-
-  std::string placementsOf(const TensorDistAttr &dist) {
-    return formatPlacements(toPlacements(dist, mesh.rank()));
-  }
+  std::string placementsOf(const TensorDistAttr &dist) { return formatPlacements(mesh, dist); }
 
   /// "'x' [Shard(0)], 'w' [Replicate()]": the operands as the rule saw them.
   std::string describeOperands(Operation *op) {
@@ -301,11 +296,8 @@ private:
   LogicalResult settle(Operation *op) {
     std::vector<TensorDistAttr> required, results;
     if (isa<pd::FeedOp>(op)) {
-      for (Value result : op->getResults()) {
-        TensorDistAttr dist;
-        dist.dimsMapping = sources.of(result).mapping;
-        results.push_back(dist);
-      }
+      for (Value result : op->getResults())
+        results.push_back(sources.of(result).dist());
     } else if (isa<pd::ReadVarOp>(op)) {
       results.push_back(varDist(op));
     } else if (isa<pd::WriteVarOp>(op)) {
@@ -334,30 +326,22 @@ private:
         required.push_back(TensorDistAttr::replicated(shapeOf(operand).size()));
       for (Value result : op->getResults())
         results.push_back(TensorDistAttr::replicated(shapeOf(result).size()));
-      return checkAnnotatedResults(op, results, "it has no SPMD rule");
+      return checkAnnotatedResults(op, results, nullptr);
     }
-    SpmdCall call;
-    call.meshShape = mesh.shape();
-    call.opName = binding->opType;
-    call.attrs = ruleAttrsForOp(*binding, spmdAttrsOf(op));
-    for (Value operand : op->getOperands())
-      call.inputs.push_back(spec(operand, current(operand)));
-    for (Value result : op->getResults()) {
-      TensorDistAttr dist;
-      dist.dimsMapping = sources.of(result).mapping;
-      call.outputs.push_back(spec(result, dist));
-    }
+    SpmdCall call = ruleCall(
+        op, *binding, mesh, [&](Value operand) { return current(operand); },
+        [&](Value result) { return sources.of(result).dist(); });
     llvm::Expected<SpmdInfo> info = runSpmdRule(*rule, /*reverse=*/false, call);
     if (!info)
       return op->emitError() << describeOp(op) << ": its SPMD rule '" << rule->name
                              << "' rejects the operands " << describeOperands(op) << ": "
                              << llvm::toString(info.takeError());
-    if (!matchesAnnotations(op, info->outputs) && rule->reverse) {
+    if (firstUnmetAnnotation(op, info->outputs) >= 0 && rule->reverse) {
       // Ask the rule which operands give the annotated results.
       SpmdCall back = call;
       for (auto [i, result] : llvm::enumerate(op->getResults()))
         if (sources.of(result).annotated)
-          back.outputs[i].dist.dimsMapping = sources.of(result).mapping;
+          back.outputs[i].dist = sources.of(result).dist();
       if (llvm::Expected<SpmdInfo> wanted = runSpmdRule(*rule, /*reverse=*/true, back)) {
         SpmdCall again = call;
         for (size_t i = 0; i < again.inputs.size() && i < wanted->inputs.size(); ++i)
@@ -383,36 +367,37 @@ private:
                                << "' lays out " << describeValue(result) << " as "
                                << placementsOf(results[i]) << ", which does not fit: "
                                << llvm::toString(std::move(err));
-    return checkAnnotatedResults(op, results, "its rule '" + std::string(rule->name) + "' gives ");
+    return checkAnnotatedResults(op, results, rule);
   }
 
-  bool matchesAnnotations(Operation *op, const std::vector<TensorDistAttr> &results) {
+  /// The first annotated result `results` does not lay out as annotated, or -1.
+  int firstUnmetAnnotation(Operation *op, const std::vector<TensorDistAttr> &results) {
     for (auto [i, result] : llvm::enumerate(op->getResults())) {
       const Layout &layout = sources.of(result);
-      if (layout.annotated && i < results.size() &&
-          (results[i].dimsMapping != layout.mapping || results[i].isPartial()))
-        return false;
+      if (layout.annotated && i < results.size() && results[i] != layout.dist())
+        return static_cast<int>(i);
     }
-    return true;
+    return -1;
   }
 
+  /// Refuses results that miss their annotation; `rule` gave them (null:
+  /// the op has none).
   LogicalResult checkAnnotatedResults(Operation *op, const std::vector<TensorDistAttr> &results,
-                                      const std::string &why) {
-    for (auto [i, result] : llvm::enumerate(op->getResults())) {
-      const Layout &layout = sources.of(result);
-      if (!layout.annotated || i >= results.size())
-        continue;
-      if (results[i].dimsMapping == layout.mapping && !results[i].isPartial())
-        continue;
-      TensorDistAttr annotated;
-      annotated.dimsMapping = layout.mapping;
-      bool hasRule = why.rfind("its rule", 0) == 0;
-      return op->emitError() << "tensor " << describeValue(result) << " is annotated "
-                             << placementsOf(annotated) << " but " << describeOp(op)
-                             << " cannot produce it from " << describeOperands(op) << ": " << why
-                             << (hasRule ? placementsOf(results[i]) : std::string());
-    }
-    return success();
+                                      const SpmdRule *rule) {
+    int i = firstUnmetAnnotation(op, results);
+    if (i < 0)
+      return success();
+    Value result = op->getResult(i);
+    InFlightDiagnostic diag = op->emitError()
+                              << "tensor " << describeValue(result) << " is annotated "
+                              << placementsOf(sources.of(result).dist()) << " but "
+                              << describeOp(op) << " cannot produce it from "
+                              << describeOperands(op) << ": ";
+    if (rule)
+      diag << "its rule '" << rule->name << "' gives " << placementsOf(results[i]);
+    else
+      diag << "it has no SPMD rule";
+    return diag;
   }
 
   void write(Operation *op, const std::vector<TensorDistAttr> &required,
@@ -460,9 +445,7 @@ struct PropagateShardingPass : impl::PropagateShardingBase<PropagateShardingPass
       if (!isa<RankedTensorType>(var.getType()))
         continue;
       const Layout &layout = sources.ofVar(var);
-      TensorDistAttr dist;
-      dist.dimsMapping = layout.mapping;
-      var->setAttr(pd::kVarShardingAttr, toShardingAttr(**mesh, dist, layout.annotated));
+      var->setAttr(pd::kVarShardingAttr, toShardingAttr(**mesh, layout.dist(), layout.annotated));
     }
     for (Operation *program : programs.main) {
       OpSettler settler(**mesh, sources);

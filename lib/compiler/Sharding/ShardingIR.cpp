@@ -28,6 +28,10 @@ pd::ShardingAttr toShardingAttr(const MeshInfo &mesh, const TensorDistAttr &dist
   return pd::ShardingAttr::get(mesh.ref.getContext(), mesh.ref, placements, annotated);
 }
 
+std::string formatPlacements(const MeshInfo &mesh, const TensorDistAttr &dist) {
+  return formatPlacements(toPlacements(dist, mesh.rank()));
+}
+
 std::optional<TensorDistAttr> toDist(Attribute attr, int64_t rank) {
   auto sharding = dyn_cast_or_null<pd::ShardingAttr>(attr);
   if (!sharding)
@@ -75,9 +79,7 @@ std::string describeOp(Operation *op) {
       break;
     ++index;
   }
-  StringRef type = op->getName().getStringRef();
-  type.consume_front("pd.");
-  return "op #" + std::to_string(index) + " '" + type.str() + "'";
+  return "op #" + std::to_string(index) + " '" + op->getName().stripDialect().str() + "'";
 }
 
 std::string describeValue(Value value) {

@@ -44,6 +44,9 @@ mlir::FailureOr<std::optional<MeshInfo>> findMesh(mlir::ModuleOp module);
 pd::ShardingAttr toShardingAttr(const MeshInfo &mesh, const TensorDistAttr &dist,
                                 bool annotated = false);
 
+/// `dist`'s placements on `mesh`: `[Shard(0), Replicate()]`.
+std::string formatPlacements(const MeshInfo &mesh, const TensorDistAttr &dist);
+
 /// The dist attr of a #pd.sharding for a tensor of `rank` axes (nullopt when
 /// `attr` is not one or does not fit).
 std::optional<TensorDistAttr> toDist(mlir::Attribute attr, int64_t rank);
