@@ -106,4 +106,15 @@ TEST(ProcessMesh, VerifiesShapeNamesAndIds) {
   EXPECT_EQ(filled.processIds.size(), 6u);
 }
 
+TEST(ProcessMesh, CoordinatesAndGroupsAlongAnAxis) {
+  // [[4, 5, 6], [7, 8, 9]]: row-major over shape [2, 3].
+  ProcessMesh mesh{{2, 3}, {"dp", "mp"}, {4, 5, 6, 7, 8, 9}};
+  EXPECT_EQ(mesh.coordinatesOf(8), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(mesh.coordinatesOf(4), (std::vector<int64_t>{0, 0}));
+  EXPECT_FALSE(mesh.coordinatesOf(3).has_value());
+  using Groups = std::vector<std::vector<int64_t>>;
+  EXPECT_EQ(mesh.groupsAlong(0), (Groups{{4, 7}, {5, 8}, {6, 9}}));
+  EXPECT_EQ(mesh.groupsAlong(1), (Groups{{4, 5, 6}, {7, 8, 9}}));
+}
+
 } // namespace

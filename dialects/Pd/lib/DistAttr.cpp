@@ -2,6 +2,8 @@
 
 #include "distc/Sharding/DistAttr.h"
 
+#include <algorithm>
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -63,6 +65,39 @@ int64_t ProcessMesh::size() const {
   for (int64_t d : shape)
     n *= d;
   return n;
+}
+
+/// The distance between neighbours along each axis of a row-major mesh.
+static std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t a = shape.size(); a-- > 1;)
+    strides[a - 1] = strides[a] * shape[a];
+  return strides;
+}
+
+std::optional<std::vector<int64_t>> ProcessMesh::coordinatesOf(int64_t rank) const {
+  auto it = std::find(processIds.begin(), processIds.end(), rank);
+  if (it == processIds.end())
+    return std::nullopt;
+  int64_t index = it - processIds.begin();
+  std::vector<int64_t> strides = rowMajorStrides(shape), coordinates(shape.size());
+  for (size_t a = 0; a < shape.size(); ++a)
+    coordinates[a] = index / strides[a] % shape[a];
+  return coordinates;
+}
+
+std::vector<std::vector<int64_t>> ProcessMesh::groupsAlong(int64_t axis) const {
+  std::vector<int64_t> strides = rowMajorStrides(shape);
+  std::vector<std::vector<int64_t>> groups;
+  // Every position whose coordinate on `axis` is 0 starts a group.
+  for (int64_t start = 0; start < size(); ++start) {
+    if (start / strides[axis] % shape[axis] != 0)
+      continue;
+    std::vector<int64_t> &group = groups.emplace_back();
+    for (int64_t k = 0; k < shape[axis]; ++k)
+      group.push_back(processIds[start + k * strides[axis]]);
+  }
+  return groups;
 }
 
 int64_t ProcessMesh::axisNamed(std::string_view name) const {

@@ -61,6 +61,13 @@ struct ProcessMesh {
   int64_t size() const;
   /// The index of axis `name`, or -1.
   int64_t axisNamed(std::string_view name) const;
+  /// The row-major coordinates of process `rank` in the mesh; nullopt when
+  /// the mesh does not hold it.
+  std::optional<std::vector<int64_t>> coordinatesOf(int64_t rank) const;
+  /// The processes along axis `axis`: one group per position on the other
+  /// axes (row-major), each ordered by its coordinate on `axis` -- the
+  /// ranks that communicate over that axis.
+  std::vector<std::vector<int64_t>> groupsAlong(int64_t axis) const;
   /// Default names "d0", "d1", ... where none were given, ids 0..size-1.
   void fillDefaults();
   /// Checks the shape (positive sizes), the names (as many as axes,

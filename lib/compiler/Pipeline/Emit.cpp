@@ -85,16 +85,9 @@ void bindMeshCoordinates(programdesc::ProgramDesc &desc, ModuleOp module, int ra
   if (meshes.empty())
     return;
   sharding::ProcessMesh mesh = (*meshes.begin()).getProcessMesh();
-  auto position = llvm::find(mesh.processIds, rank);
-  if (position == mesh.processIds.end())
+  std::optional<std::vector<int64_t>> coordinate = mesh.coordinatesOf(rank);
+  if (!coordinate)
     return;
-  // Row-major coordinates of the rank's position in the mesh.
-  int64_t index = position - mesh.processIds.begin();
-  std::vector<int64_t> coordinate(mesh.shape.size());
-  for (int64_t a = mesh.rank() - 1; a >= 0; --a) {
-    coordinate[a] = index % mesh.shape[a];
-    index /= mesh.shape[a];
-  }
   for (auto &block : *desc.mutable_blocks())
     for (auto &op : *block.mutable_ops()) {
       if (op.type() != "c_split")
@@ -105,7 +98,7 @@ void bindMeshCoordinates(programdesc::ProgramDesc &desc, ModuleOp module, int ra
           ring = attr.i();
       for (auto &attr : *op.mutable_attrs())
         if (attr.name() == "rank" && attr.i() == -1)
-          attr.set_i(ring >= 1 && ring <= mesh.rank() ? coordinate[ring - 1] : rank);
+          attr.set_i(ring >= 1 && ring <= mesh.rank() ? (*coordinate)[ring - 1] : rank);
     }
 }
 

@@ -546,21 +546,12 @@ void ArtifactState::unify(const DimDesc &a, const DimDesc &b) {
 /// over the mesh's process ids.
 static void addMeshRings(ArtifactState &state, const sharding::ProcessMesh &mesh) {
   state.desc.worldSize = static_cast<int32_t>(mesh.size());
-  const int64_t axes = mesh.rank();
-  std::vector<int64_t> strides(axes, 1);
-  for (int64_t a = axes - 2; a >= 0; --a)
-    strides[a] = strides[a + 1] * mesh.shape[a + 1];
-  for (int64_t a = 0; a < axes; ++a) {
+  for (int64_t a = 0; a < mesh.rank(); ++a) {
     artifact::RingDesc ring;
     ring.id = static_cast<int32_t>(1 + a);
     ring.groupSize = static_cast<int32_t>(mesh.shape[a]);
-    // Every position whose coordinate on axis a is 0 starts a group.
-    for (int64_t start = 0; start < mesh.size(); ++start) {
-      if ((start / strides[a]) % mesh.shape[a] != 0)
-        continue;
-      for (int64_t k = 0; k < mesh.shape[a]; ++k)
-        ring.ranks.push_back(static_cast<int32_t>(mesh.processIds[start + k * strides[a]]));
-    }
+    for (const std::vector<int64_t> &group : mesh.groupsAlong(a))
+      ring.ranks.insert(ring.ranks.end(), group.begin(), group.end());
     state.desc.rings.push_back(std::move(ring));
     state.ringSizes.push_back(mesh.shape[a]);
   }
