@@ -790,3 +790,19 @@ pd.program @main {
 pd.mesh @m shape [2]
 // expected-error @below {{placement 'Partial(mul)': unknown reduction 'mul'}}
 pd.var @w {pd.sharding = #pd.sharding<@m, [Partial(mul)]>} : tensor<8x6xf32>
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<4x3xf32>
+  // expected-error @below {{axis 1 of X [4, 3] does not split into 2 equal pieces}}
+  %0 = pd.c_split %x {nranks = 2 : i32} : (tensor<4x3xf32>) -> tensor<4x1xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<4x4xf32>
+  // expected-error @below {{attribute 'nranks' = 0 must be at least 1}}
+  %0 = pd.c_allgather %x {nranks = 0 : i32} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+}

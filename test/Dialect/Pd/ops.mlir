@@ -249,3 +249,25 @@ pd.program @conv {
   %5:3 = pd.conv2d_grad %x, %w, %0 {groups = 2 : i32, paddings = array<i32: 1, 0, 2, 1>, strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<?x6x4x5xf32>) -> (tensor<?x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>)
   %6 = pd.pool2d_grad %x, %4, %4 {ceil_mode = true, ksize = array<i32: 2, 2>, pooling_type = "max", strides = array<i32: 2, 2>} : (tensor<?x4x9x9xf32>, tensor<?x4x5x5xf32>, tensor<?x4x5x5xf32>) -> tensor<?x4x9x9xf32>
 }
+
+// -----
+
+// The reshard collectives of partitioned programs: each resizes one axis
+// by its ring's group size.
+// CHECK-LABEL: pd.program @reshard
+// CHECK: pd.c_allgather %{{.*}} {axis = 1 : i32, nranks = 2 : i32, ring_id = 1 : i32} : (tensor<?x4xf32>) -> tensor<?x8xf32>
+// CHECK: pd.c_reducescatter %{{.*}} {axis = 1 : i32, nranks = 2 : i32, ring_id = 1 : i32} : (tensor<?x4xf32>) -> tensor<?x2xf32>
+// CHECK: pd.alltoall %{{.*}} {nranks = 2 : i32, ring_id = 1 : i32, split_axis = 1 : i32} : (tensor<6x4xf32>) -> tensor<12x2xf32>
+// CHECK: pd.c_split %{{.*}} {nranks = 2 : i32, ring_id = 1 : i32} : (tensor<?x4xf32>) -> tensor<?x2xf32>
+// CHECK: pd.c_root_only %{{.*}} {ring_id = 2 : i32} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK: pd.c_allreduce_max %{{.*}} {ring_id = 1 : i32, use_calc_stream = true} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+pd.program @reshard {
+  %x = pd.feed : tensor<?x4xf32>
+  %y = pd.feed {col = 1 : i32} : tensor<6x4xf32>
+  %0 = pd.c_allgather %x {axis = 1 : i32, nranks = 2 : i32, ring_id = 1 : i32} : (tensor<?x4xf32>) -> tensor<?x8xf32>
+  %1 = pd.c_reducescatter %x {axis = 1 : i32, nranks = 2 : i32, ring_id = 1 : i32} : (tensor<?x4xf32>) -> tensor<?x2xf32>
+  %2 = pd.alltoall %y {concat_axis = 0 : i32, nranks = 2 : i32, ring_id = 1 : i32, split_axis = 1 : i32} : (tensor<6x4xf32>) -> tensor<12x2xf32>
+  %3 = pd.c_split %x {nranks = 2 : i32, ring_id = 1 : i32} : (tensor<?x4xf32>) -> tensor<?x2xf32>
+  %4 = pd.c_root_only %x {ring_id = 2 : i32} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %5 = pd.c_allreduce_max %x {ring_id = 1 : i32, use_calc_stream = true} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+}
