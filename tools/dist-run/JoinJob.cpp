@@ -21,6 +21,11 @@ Status joinJob(const comm::RoleFacts &facts, runtime::DistModel &model,
   auto mismatch = [&](int ranks) {
     std::string how = artifactRanks == 1
                           ? "recompile it with distc --nranks " + std::to_string(ranks)
+                      : model.artifact()->data_ring() != 0
+                          ? "start it with dist-run --nproc-per-node " +
+                                std::to_string(artifactRanks) +
+                                " (or recompile it with a mesh of " + std::to_string(ranks) +
+                                " ranks in --placements)"
                           : "start it with dist-run --nproc-per-node " +
                                 std::to_string(artifactRanks) + " (or as many ranks in all)";
     return Status::error(model.artifact().name() + " is compiled for " +

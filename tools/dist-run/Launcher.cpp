@@ -659,8 +659,9 @@ std::string checkArtifactRanks(const LaunchOptions &o) {
   return o.artifactName + " is compiled for " + std::to_string(ranks) +
          (ranks == 1 ? " rank" : " ranks") + " but --nproc-per-node " +
          std::to_string(o.nprocPerNode) + " --nnodes " + std::to_string(o.nnodes) + " starts " +
-         std::to_string(o.worldSize()) + "; recompile it with distc --nranks " +
-         std::to_string(o.worldSize()) +
+         std::to_string(o.worldSize()) + "; recompile it with distc " +
+         (o.artifactOnMesh ? "--placements and a mesh of " : "--nranks ") +
+         std::to_string(o.worldSize()) + (o.artifactOnMesh ? " ranks" : "") +
          (ranks % o.nnodes == 0
               ? " or start " + std::to_string(ranks / o.nnodes) + " per node (--nproc-per-node " +
                     std::to_string(ranks / o.nnodes) + ")"

@@ -82,6 +82,9 @@ struct LaunchOptions {
   /// nodes after they have met: a node that disagrees on the layout is
   /// named for that rather than failing alone while the others wait.
   int artifactRanks = 0;
+  /// Whether the artifact is partitioned over a process mesh (its ranks
+  /// come from the --placements mesh, not --nranks).
+  bool artifactOnMesh = false;
   /// The artifact's path, for that message.
   std::string artifactName;
   /// A training job: show rank 0's live progress line on a terminal.

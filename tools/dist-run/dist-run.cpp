@@ -522,6 +522,7 @@ int launchTrainingJob(std::unique_ptr<DistModel> model, const Options &o, int ar
   l.agreedSettings = jobSettings(o, *model);
   // --meta reptile runs a one-rank artifact on every rank.
   l.artifactRanks = o.meta.empty() ? model->artifact()->world_size() : 0;
+  l.artifactOnMesh = model->artifact()->data_ring() != 0;
   l.artifactName = o.artifactPath;
   model.reset();
   std::string error;

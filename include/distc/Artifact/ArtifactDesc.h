@@ -45,6 +45,9 @@ struct BufferDesc {
   BufferKind kind = BufferKind::Temp;
   int32_t aliasOf = -1; // for View buffers
   int64_t offset = 0;   // for View buffers: first element within aliasOf
+  /// Persistent buffers: per dim, the ring that splits it, or -1 (empty:
+  /// whole). See split_rings in artifact.fbs.
+  std::vector<int32_t> splitRings;
 };
 
 struct AttrDesc {
@@ -155,6 +158,9 @@ struct ArtifactDesc {
   /// The sub-group rings the calls' `ring_id` attributes name (ring 0, the
   /// world, is implicit).
   std::vector<RingDesc> rings;
+  /// The ring whose member index is a rank's data-parallel replica (0: the
+  /// world; -1: one replica). See data_ring in artifact.fbs.
+  int32_t dataRing = 0;
 };
 
 /// Serializes to a FlatBuffer payload (no file header; see ArtifactFile.h).

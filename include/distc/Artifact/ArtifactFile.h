@@ -31,9 +31,10 @@ namespace distc::artifact {
 
 /// Bump on any incompatible change of the header or the schema. A reader
 /// accepts its own version and every older one. 2: View buffers may start
-/// at an element offset; 3: the ring table and ring-aware collectives
+/// at an element offset; 3: the ring table and ring-aware collectives;
+/// 4: split persistent buffers and the data ring of a mesh
 /// (docs/artifact.md).
-constexpr uint32_t kFormatVersion = 3;
+constexpr uint32_t kFormatVersion = 4;
 constexpr char kMagic[8] = {'D', 'I', 'S', 'T', 'C', 'A', 'R', 'T'};
 constexpr size_t kHeaderSize = 32;
 

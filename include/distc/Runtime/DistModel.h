@@ -29,7 +29,11 @@
 //
 // State dicts hold deep copies: "param" is the training table's parameters,
 // "opt" its optimizer state, "all" both. For an artifact without a training
-// table "param" is every persistent variable and "opt" is empty.
+// table "param" is every persistent variable and "opt" is empty. They hold
+// whole variables: for a program partitioned over a mesh, stateDict() and
+// persistables() all-gather the variables the mesh splits (every rank must
+// call them, in the same order) and setStateDict() keeps this rank's slice
+// (WholeVariables.h), so state moves between meshes and to one process.
 //
 // Not thread-safe; use one DistModel per thread.
 //

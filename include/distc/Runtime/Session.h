@@ -116,6 +116,25 @@ public:
   Status setCollectives(std::shared_ptr<Collectives> collectives);
   Collectives *collectives() const { return collectives_.get(); }
 
+  /// This rank's place in a ring: its member index, the size of its group,
+  /// and the group's communicator (null for a group of one).
+  struct RingMember {
+    int index = 0;
+    int size = 1;
+    Collectives *comm = nullptr;
+  };
+  /// Ring `id`'s member (0: the world, member index = rank). An error when
+  /// the artifact has no such ring, or its rings are not formed because
+  /// this session does not run on the artifact's ranks (setCollectives).
+  Status ringMember(int64_t id, RingMember &out) const;
+  /// This rank's data-parallel replica (index) and the number of replicas
+  /// (size), from the artifact's data_ring: the ranks of one replica read
+  /// the same batch rows. Outside the artifact's ranks: replica 0 of 1.
+  RingMember dataReplica() const;
+  /// A persistent buffer's split rings (artifact.fbs): per dim the ring
+  /// that splits it, or -1; empty when the buffer is the whole variable.
+  std::vector<int32_t> splitRings(const std::string &name) const;
+
   /// Times every kernel call into `profile` from now on (KernelProfile.h);
   /// null stops. The profile must outlive its use by the session.
   void setProfile(KernelProfile *profile) { profile_ = profile; }
@@ -191,6 +210,8 @@ private:
   /// view of them the kernels get.
   std::vector<std::shared_ptr<Collectives>> ringCollectives_;
   RingCollectives rings_;
+  /// Per formed ring id: this rank's member index and group size.
+  std::map<int64_t, std::pair<int, int>> ringPlaces_;
   std::string role_ = "trainer";
   std::vector<Tensor> persistent_; // indexed by buffer; defined for Persistent
   std::vector<bool> initialized_;  // per buffer

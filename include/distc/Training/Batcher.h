@@ -31,7 +31,9 @@ namespace distc::training {
 struct BatcherOptions {
   /// Rows per batch on each rank, >= 1.
   int64_t batchSize = 1;
-  /// Data parallelism: this rank and the number of ranks. Every rank visits
+  /// Data parallelism: this rank's replica and the number of replicas (the
+  /// ranks of a replica read the same rows; in plain data parallelism each
+  /// rank is a replica). Every rank visits
   /// the same epoch order in global batches of batchSize·worldSize rows and
   /// takes its contiguous share, rank r rows [r·b, (r+1)·b) of each global
   /// batch, so the ranks together see at each step exactly the rows a serial
@@ -45,6 +47,12 @@ struct BatcherOptions {
   bool shuffle = true;
   /// Skip an epoch's last batch when it has fewer than batchSize rows.
   bool dropLast = false;
+  /// Replicas whose programs exchange rows (a mesh's collectives need equal
+  /// pieces): a final partial global batch of m rows that they cannot share
+  /// equally (m mod worldSize != 0) is read whole by every replica instead,
+  /// and never dropped for being small. A mean over the replicas' identical
+  /// batches is the mean over those m rows, so the step is the serial one.
+  bool equalShares = false;
   uint64_t seed = 0;
 };
 
@@ -74,7 +82,9 @@ struct Batch {
   int64_t epoch = 0;
   /// Index of the batch within its epoch (0-based).
   int64_t index = 0;
+  /// Rows this rank reads, and rows of the global batch.
   int64_t rows = 0;
+  int64_t globalRows = 0;
   /// True for the epoch's last batch; the batcher then moves to the next
   /// epoch, so a state saved right after it resumes at the next epoch's
   /// first batch.

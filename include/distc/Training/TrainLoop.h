@@ -166,14 +166,16 @@ Status loadDataArguments(const std::vector<std::string> &specs,
 Status loadInitialParameters(DistModel &model, const std::string &path);
 
 /// `--save-persistables DIR`: every persistable variable in Paddle's
-/// per-variable format.
-Status saveModelPersistables(const DistModel &model, const std::string &dir);
+/// per-variable format, whole. On a mesh every rank calls it (the split
+/// variables are gathered) and the ranks with `write` write.
+Status saveModelPersistables(const DistModel &model, const std::string &dir, bool write = true);
 
 /// `--save-inference-model PREFIX`: PREFIX.pdmodel holds the artifact's
 /// inference program bytes verbatim, PREFIX.pdiparams the current values of
-/// its parameters in the payload's order. An error when the artifact has no
-/// inference payload.
-Status saveInferenceModel(const DistModel &model, const std::string &prefix);
+/// its parameters in the payload's order, whole. An error when the artifact
+/// has no inference payload. On a mesh every rank calls it (the split
+/// parameters are gathered) and the ranks with `write` write.
+Status saveInferenceModel(const DistModel &model, const std::string &prefix, bool write = true);
 
 /// The `extra` a checkpoint of `model` records: artifact checksum and name,
 /// optimizer and its settings, batch size per rank, ranks and global batch.

@@ -81,20 +81,10 @@ LogicalResult resolveCompileOptions(CompileOptions &options) {
   if (options.explainSharding && options.placements.empty())
     return fail("--explain-sharding explains the shardings of --placements; give a placements "
                 "file");
-  if (!options.placements.empty()) {
-    if (options.nranks != 0)
-      return fail("--placements and --nranks both say how the program is distributed: the "
-                  "mesh of --placements sets the ranks (data parallel over N ranks is the mesh "
-                  "[N] with the feeds' batch axis Shard(0))");
-    // The runtime does not yet give the ranks of one data-parallel replica
-    // the same rows, nor gather sharded parameters into checkpoints: an
-    // artifact file would train on the wrong batches.
-    if (options.compileTo.empty())
-      return fail("--placements: training a partitioned program is not available yet (the "
-                  "runtime's per-replica batches and whole-tensor checkpoints are missing); "
-                  "--compile-to=artifact prints its kernels, --compile-to=distributed the "
-                  "program every rank runs");
-  }
+  if (!options.placements.empty() && options.nranks != 0)
+    return fail("--placements and --nranks both say how the program is distributed: the "
+                "mesh of --placements sets the ranks (data parallel over N ranks is the mesh "
+                "[N] with the feeds' batch axis Shard(0))");
   std::string error;
   if (!resolveTrainingOptions(options.trainingFlags, options.training, error))
     return fail(error);

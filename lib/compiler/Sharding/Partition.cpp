@@ -46,6 +46,8 @@ public:
   Partitioner(ModuleOp module, const MeshInfo &mesh) : module(module), mesh(mesh) {}
 
   LogicalResult run() {
+    if (failed(layOutFeeds()))
+      return failure();
     if (failed(localizeVariables()))
       return failure();
     for (auto program : module.getOps<pd::ProgramOp>())
@@ -108,6 +110,58 @@ private:
     return success();
   }
 
+  /// The runtime feeds a rank its data-parallel replica's rows, every other
+  /// axis whole (docs/sharding.md, "Feeds"). The replica axis is the mesh
+  /// axis that splits the feeds' batch axis (dim 0); feeds must agree on it.
+  /// Each feed then arrives in that layout, and insertReshards moves it to
+  /// the layout its consumers need (slicing columns, gathering the rows of a
+  /// feed they need whole).
+  LogicalResult layOutFeeds() {
+    std::optional<int64_t> dataAxis;
+    Value first;
+    SmallVector<pd::FeedOp> feeds;
+    for (auto program : module.getOps<pd::ProgramOp>())
+      for (auto feed : programBody(program).getOps<pd::FeedOp>()) {
+        feeds.push_back(feed);
+        RankedTensorType type = tensorTypeOf(feed.getResult());
+        if (!type || type.getRank() == 0)
+          continue;
+        int64_t axis = distOf(feed.getResult()).dimsMapping[0];
+        if (axis < 0)
+          continue;
+        if (dataAxis && *dataAxis != axis)
+          return feed->emitError()
+                 << "feeds disagree on the mesh axis that splits the batch: "
+                 << describeValue(first) << " is split on '" << mesh.mesh.dimNames[*dataAxis]
+                 << "', " << describeValue(feed.getResult()) << " on '"
+                 << mesh.mesh.dimNames[axis] << "'; the batch rows of a data-parallel replica "
+                 << "come from one mesh axis";
+        dataAxis = axis;
+        first = feed.getResult();
+      }
+    for (pd::FeedOp feed : feeds) {
+      RankedTensorType type = tensorTypeOf(feed.getResult());
+      if (!type)
+        continue;
+      TensorDistAttr arrival = TensorDistAttr::replicated(type.getRank());
+      if (dataAxis && type.getRank() > 0) {
+        int64_t rows = type.getDimSize(0), parts = mesh.shape()[*dataAxis];
+        if (!ShapedType::isDynamic(rows) && rows % parts != 0)
+          return feed->emitError()
+                 << describeValue(feed.getResult()) << " has " << rows
+                 << " rows, which the data-parallel mesh axis '"
+                 << mesh.mesh.dimNames[*dataAxis] << "' of size " << parts << " does not divide";
+        arrival.dimsMapping[0] = *dataAxis;
+      }
+      if (!(arrival == distOf(feed.getResult())))
+        setSharding(feed, arrival);
+    }
+    if (dataAxis)
+      module->setAttr(pd::kDataAxisAttr,
+                      IntegerAttr::get(IntegerType::get(module.getContext(), 64), *dataAxis));
+    return success();
+  }
+
   /// Local result types, and the shape attributes that must agree with them.
   LogicalResult localizeValues(pd::ProgramOp program) {
     for (Operation &op : programBody(program)) {
@@ -130,18 +184,31 @@ private:
   /// fill_constant's and the random initializers' shape, expand_v2's): each
   /// positive entry of a split axis is divided (0 and -1 take their size
   /// from the operand, which is local already).
+  /// The attribute is i64 or i32 (imported Paddle programs) and keeps its
+  /// element type.
   void divideShapeAttribute(Operation *op) {
-    auto shape = op->getAttrOfType<DenseI64ArrayAttr>("shape");
-    if (!shape || op->getNumResults() == 0)
+    Attribute attr = op->getAttr("shape");
+    if (!attr || op->getNumResults() == 0)
+      return;
+    SmallVector<int64_t> dims;
+    if (auto i64 = dyn_cast<DenseI64ArrayAttr>(attr))
+      dims.assign(i64.asArrayRef().begin(), i64.asArrayRef().end());
+    else if (auto i32 = dyn_cast<DenseI32ArrayAttr>(attr))
+      dims.assign(i32.asArrayRef().begin(), i32.asArrayRef().end());
+    else
       return;
     TensorDistAttr dist = distOf(op->getResult(0));
-    if (static_cast<size_t>(shape.size()) != dist.dimsMapping.size())
+    if (dims.size() != dist.dimsMapping.size())
       return;
-    SmallVector<int64_t> dims(shape.asArrayRef());
     for (size_t axis = 0; axis < dims.size(); ++axis)
       if (dims[axis] > 0 && dist.dimsMapping[axis] >= 0)
         dims[axis] /= mesh.shape()[dist.dimsMapping[axis]];
-    op->setAttr("shape", DenseI64ArrayAttr::get(op->getContext(), dims));
+    if (isa<DenseI64ArrayAttr>(attr)) {
+      op->setAttr("shape", DenseI64ArrayAttr::get(op->getContext(), dims));
+      return;
+    }
+    SmallVector<int32_t> narrow(dims.begin(), dims.end());
+    op->setAttr("shape", DenseI32ArrayAttr::get(op->getContext(), narrow));
   }
 
   /// What asked for an operand's layout, for --explain-sharding.
@@ -186,6 +253,10 @@ private:
         TensorDistAttr from = distOf(value);
         if (from == *to)
           continue;
+        // The fetch returns the variable under its own name, not the
+        // reshard's.
+        if (isa<pd::FetchOp>(op) && !variableName(value).empty())
+          op->setAttr(pd::kFetchNameAttr, StringAttr::get(op->getContext(), variableName(value)));
         auto key = std::make_pair(value, Attribute(toShardingAttr(mesh, *to)));
         if (Value resharded = done.lookup(key)) {
           operand.set(resharded);

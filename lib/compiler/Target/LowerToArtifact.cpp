@@ -261,7 +261,8 @@ LogicalResult ProgramLowering::lowerFeed(Operation *op) {
 
 LogicalResult ProgramLowering::lowerFetch(Operation *op) {
   Value value = op->getOperand(0);
-  program.fetches.push_back({nameOf(value), bufferOf(value)});
+  auto name = op->getAttrOfType<StringAttr>(pd::kFetchNameAttr);
+  program.fetches.push_back({name ? name.str() : nameOf(value), bufferOf(value)});
   return success();
 }
 
@@ -557,6 +558,31 @@ static void addMeshRings(ArtifactState &state, const sharding::ProcessMesh &mesh
   }
 }
 
+/// The ring that splits each dim of a partitioned variable (ring 1+a for
+/// mesh axis a), or none for a whole one. Persistent state is never
+/// partial: a rank's buffer must be a slice of the variable.
+static LogicalResult splitRingsOf(Operation &var, int64_t rank, std::vector<int32_t> &rings) {
+  auto sharding = var.getAttrOfType<pd::ShardingAttr>(pd::kVarShardingAttr);
+  if (!sharding)
+    return success();
+  llvm::Expected<sharding::TensorDistAttr> dist = sharding.toDistAttr(rank);
+  if (!dist)
+    return var.emitError() << "persistable variable '" << SymbolTable::getSymbolName(&var).getValue()
+                           << "': " << llvm::toString(dist.takeError());
+  if (!dist->partialDims().empty())
+    return var.emitError() << "persistable variable '" << SymbolTable::getSymbolName(&var).getValue()
+                           << "' is partial (" << sharding.placementsString()
+                           << "); persistent state must be whole or split";
+  bool split = false;
+  for (int64_t axis : dist->dimsMapping) {
+    rings.push_back(axis < 0 ? -1 : static_cast<int32_t>(1 + axis));
+    split |= axis >= 0;
+  }
+  if (!split)
+    rings.clear();
+  return success();
+}
+
 FailureOr<artifact::ArtifactDesc> lowerToArtifact(ModuleOp module, const LoweringOptions &options) {
   ArtifactState state;
   state.options = options;
@@ -566,9 +592,14 @@ FailureOr<artifact::ArtifactDesc> lowerToArtifact(ModuleOp module, const Lowerin
   // A partitioned module runs on its mesh: one rank per process, and one
   // ring per mesh axis whose groups are the ranks that differ only in their
   // coordinate on that axis.
-  if (module->hasAttr(pd::kPartitionedAttr))
+  if (module->hasAttr(pd::kPartitionedAttr)) {
     for (pd::MeshOp meshOp : module.getOps<pd::MeshOp>())
       addMeshRings(state, meshOp.getProcessMesh());
+    // Replicas are the groups along the axis that splits the feeds' rows;
+    // without one every rank reads the whole batch.
+    auto dataAxis = module->getAttrOfType<IntegerAttr>(pd::kDataAxisAttr);
+    state.desc.dataRing = dataAxis ? static_cast<int32_t>(1 + dataAxis.getInt()) : -1;
+  }
 
   // Persistable variables are shared by every program of every mode.
   for (Operation &op : module.getBody()->getOperations()) {
@@ -587,6 +618,8 @@ FailureOr<artifact::ArtifactDesc> lowerToArtifact(ModuleOp module, const Lowerin
     for (int64_t d : tensor.getShape())
       dims.push_back(DimDesc::fixed(d));
     artifact::BufferDesc buffer{name.str(), *dtype, dims, BufferKind::Persistent, -1};
+    if (failed(splitRingsOf(op, tensor.getRank(), buffer.splitRings)))
+      return failure();
     state.desc.buffers.push_back(buffer);
     state.persistentBuffers[name] = static_cast<int32_t>(state.desc.buffers.size() - 1);
   }

@@ -17,7 +17,8 @@ Offset<fb::Buffer> buildBuffer(FlatBufferBuilder &b, const BufferDesc &buf) {
   for (const DimDesc &d : buf.dims)
     dims.emplace_back(d.sym, d.value, d.div);
   return fb::CreateBufferDirect(b, buf.name.c_str(), static_cast<fb::DType>(buf.dtype), &dims,
-                                static_cast<fb::BufferKind>(buf.kind), buf.aliasOf, buf.offset);
+                                static_cast<fb::BufferKind>(buf.kind), buf.aliasOf, buf.offset,
+                                buf.splitRings.empty() ? nullptr : &buf.splitRings);
 }
 
 Offset<fb::KernelCall> buildCall(FlatBufferBuilder &b, const KernelCallDesc &call) {
@@ -102,7 +103,7 @@ std::vector<uint8_t> serializeArtifact(const ArtifactDesc &desc) {
   // An artifact without rings has no ring vector at all, as before they existed.
   auto root = fb::CreateArtifactDirect(b, desc.producer.c_str(), desc.source.c_str(), &symbols,
                                        &buffers, &programs, training, inference, desc.worldSize,
-                                       rings.empty() ? nullptr : &rings);
+                                       rings.empty() ? nullptr : &rings, desc.dataRing);
   fb::FinishArtifactBuffer(b, root);
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }

@@ -55,8 +55,11 @@ public:
       for (uint32_t i = 0; i < a_.rings()->size(); ++i)
         if (!checkRing(i))
           return false;
+    if (a_.data_ring() != -1 && !knownRing(a_.data_ring()))
+      return fail("data_ring " + std::to_string(a_.data_ring()) + " is not a ring (" +
+                  ringList() + ")");
     for (uint32_t i = 0; i < numBuffers_; ++i)
-      if (!checkBuffer(i))
+      if (!checkBuffer(i) || !checkSplitRings(i))
         return false;
     if (a_.programs())
       for (const fb::Program *p : *a_.programs())
@@ -183,6 +186,35 @@ private:
         break;
     }
     return checkViewExtent(i);
+  }
+
+  /// split_rings: only on persistent buffers, one entry per dim, each -1 or
+  /// a ring of the table (not the world: a variable split over every rank
+  /// is split over a one-axis mesh's ring), no ring twice.
+  bool checkSplitRings(uint32_t i) {
+    const fb::Buffer *b = a_.buffers()->Get(i);
+    const auto *split = b->split_rings();
+    if (!split || split->size() == 0)
+      return true;
+    if (b->kind() != fb::BufferKind::Persistent)
+      return fail(bufferLabel(i) + " has split_rings but is not persistent");
+    const uint32_t rank = b->dims() ? b->dims()->size() : 0;
+    if (split->size() != rank)
+      return fail(bufferLabel(i) + " has " + std::to_string(split->size()) +
+                  " split_rings entries for " + std::to_string(rank) + " dims");
+    for (uint32_t d = 0; d < rank; ++d) {
+      int32_t ring = split->Get(d);
+      if (ring == -1)
+        continue;
+      if (ring == 0 || !knownRing(ring))
+        return fail(bufferLabel(i) + " dim " + std::to_string(d) + " is split by ring " +
+                    std::to_string(ring) + ", not a ring of the table (" + ringList() + ")");
+      for (uint32_t e = 0; e < d; ++e)
+        if (split->Get(e) == ring)
+          return fail(bufferLabel(i) + " is split by ring " + std::to_string(ring) +
+                      " on dims " + std::to_string(e) + " and " + std::to_string(d));
+    }
+    return true;
   }
 
   /// Element count of buffer `i` when every dim is static.

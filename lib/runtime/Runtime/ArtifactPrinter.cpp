@@ -114,6 +114,10 @@ void printArtifact(const artifact::LoadedArtifact &loaded, std::FILE *out) {
                 (k % g == g - 1 || k + 1 == n ? "]" : "");
       std::fprintf(out, "%s\n", line.c_str());
     }
+  if (a.data_ring() != 0)
+    std::fprintf(out, "  data replicas: %s\n",
+                 a.data_ring() < 0 ? "one (every rank reads the whole batch)"
+                                   : ("ring " + std::to_string(a.data_ring())).c_str());
 
   std::fprintf(out, "symbols:\n");
   if (a.symbols())
@@ -132,6 +136,15 @@ void printArtifact(const artifact::LoadedArtifact &loaded, std::FILE *out) {
                 str(a.buffers()->Get(b.alias_of())->name()) + ")";
       if (b.offset() != 0)
         line += " at offset " + std::to_string(b.offset());
+      // "split [ring 2, -]": which ring's groups split each dim.
+      if (b.split_rings() && b.split_rings()->size() != 0) {
+        line += " split [";
+        for (uint32_t d = 0; d < b.split_rings()->size(); ++d) {
+          int32_t r = b.split_rings()->Get(d);
+          line += std::string(d ? ", " : "") + (r < 0 ? "-" : "ring " + std::to_string(r));
+        }
+        line += "]";
+      }
       std::fprintf(out, "%s\n", line.c_str());
     }
 

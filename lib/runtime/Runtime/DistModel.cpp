@@ -1,6 +1,7 @@
 //===- DistModel.cpp - Training, evaluation and prediction API ------------===//
 
 #include "distc/Runtime/DistModel.h"
+#include "distc/Runtime/WholeVariables.h"
 
 #include <algorithm>
 #include <charconv>
@@ -287,7 +288,10 @@ Status DistModel::copyVariables(const std::vector<std::string> &names, TensorMap
     if (!session_->isInitialized(name))
       return Status::error("variable '" + name +
                            "' is not initialized; run initialize() or load parameters first");
-    copies.emplace(name, t.clone());
+    Tensor whole;
+    if (Status s = gatherWhole(*session_, name, whole); !s.ok())
+      return s;
+    copies.emplace(name, std::move(whole));
   }
   out = std::move(copies);
   return Status::success();
@@ -341,16 +345,16 @@ Status DistModel::setStateDict(const TensorMap &state, bool strict) {
         return Status::error("variable '" + entry.first +
                              "' is not in the model's state_dict(\"all\") (strict load)");
   }
+  // Whole values in, this rank's slices of them out (WholeVariables.h),
+  // every one checked before anything is written.
+  TensorMap slices;
   for (const auto &[name, value] : state) {
-    Tensor dst = session_->persistent(name);
-    if (!dst.defined())
-      return Status::error("'" + name + "' is not a persistent variable of " + artifact().name());
-    if (!value.defined() || value.dtype() != dst.dtype() || value.shape() != dst.shape())
-      return Status::error("state dict variable '" + name + "' is " +
-                           (value.defined() ? value.typeString() : std::string("undefined")) +
-                           " but the artifact declares " + dst.typeString());
+    Tensor slice;
+    if (Status s = localSlice(*session_, name, value, slice); !s.ok())
+      return Status::error("state dict " + s.message());
+    slices.emplace(name, std::move(slice));
   }
-  for (const auto &[name, value] : state)
+  for (const auto &[name, value] : slices)
     if (Status s = session_->setPersistent(name, value); !s.ok())
       return s;
   return Status::success();

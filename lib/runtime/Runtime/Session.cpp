@@ -347,8 +347,56 @@ Status Session::formRings() {
     }
     rings_.emplace_back(ring->id(), group.get());
     ringCollectives_.push_back(std::move(group));
+    ringPlaces_[ring->id()] = {int(at % g), int(g)};
   }
   return Status::success();
+}
+
+Status Session::ringMember(int64_t id, RingMember &out) const {
+  out = RingMember();
+  if (id == 0) {
+    out.index = collectives_ ? collectives_->rank() : 0;
+    out.size = collectives_ ? collectives_->size() : 1;
+    out.comm = collectives_.get();
+    return Status::success();
+  }
+  auto place = ringPlaces_.find(id);
+  if (place == ringPlaces_.end()) {
+    const fb::Artifact &a = *artifact_->artifact();
+    bool known = false;
+    if (a.rings())
+      for (const fb::Ring *r : *a.rings())
+        known |= r->id() == id;
+    if (!known)
+      return Status::error(artifact_->name() + " has no ring " + std::to_string(id));
+    return Status::error(artifact_->name() + " runs on " + std::to_string(a.world_size()) +
+                         " ranks and this process is not one of them (" +
+                         std::to_string(collectives_ ? collectives_->size() : 1) +
+                         " ranks here), so it holds a part of ring " + std::to_string(id) +
+                         "'s data without its group");
+  }
+  out.index = place->second.first;
+  out.size = place->second.second;
+  for (const auto &[ringId, comm] : rings_)
+    if (ringId == id)
+      out.comm = comm;
+  return Status::success();
+}
+
+Session::RingMember Session::dataReplica() const {
+  RingMember member;
+  const int32_t ring = artifact_->artifact()->data_ring();
+  if (ring < 0 || !ringMember(ring, member).ok())
+    return RingMember();
+  return member;
+}
+
+std::vector<int32_t> Session::splitRings(const std::string &name) const {
+  int32_t i = persistentIndex(name);
+  const fb::Buffer *b = i < 0 ? nullptr : artifact_->artifact()->buffers()->Get(uint32_t(i));
+  if (!b || !b->split_rings())
+    return {};
+  return std::vector<int32_t>(b->split_rings()->begin(), b->split_rings()->end());
 }
 
 /// "MODE/ROLE/KIND" of a program, in messages and profiles.
@@ -417,10 +465,14 @@ Status Session::checkRanks(const ProgramPlan &programPlan) const {
   const fb::Artifact &a = *artifact_->artifact();
   int ranks = collectives_ ? collectives_->size() : 1;
   if (programPlan.collective && a.world_size() != ranks)
-    return Status::error(artifact_->name() + " is compiled for " + std::to_string(a.world_size()) +
-                         " ranks but runs on " + std::to_string(ranks) +
-                         ": start it on that many ranks, or recompile it with --nranks " +
-                         std::to_string(ranks));
+    return Status::error(
+        artifact_->name() + " is compiled for " + std::to_string(a.world_size()) +
+        " ranks but runs on " + std::to_string(ranks) + ": start it on that many ranks, or " +
+        (a.data_ring() != 0
+             ? "recompile it with a mesh of " + std::to_string(ranks) +
+                   " ranks in --placements (or without --placements for one process: "
+                   "checkpoints and saved parameters hold whole variables)"
+             : "recompile it with --nranks " + std::to_string(ranks)));
   return Status::success();
 }
 

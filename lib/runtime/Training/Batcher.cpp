@@ -71,7 +71,8 @@ Status Batcher::create(Dataset dataset, const BatcherOptions &options, Batcher &
   // With fewer rows than a global batch, the only batch is the partial
   // tail, which drop-last (or too few rows for every rank to get one) drops.
   int64_t global = options.batchSize * options.worldSize;
-  bool tailDropped = options.dropLast || rows % global < options.worldSize;
+  bool tailDropped =
+      options.dropLast || (rows % global < options.worldSize && !options.equalShares);
   if (rows < global && tailDropped)
     return Status::error("a batch size of " + std::to_string(options.batchSize) +
                          (options.worldSize > 1
@@ -106,7 +107,8 @@ int64_t Batcher::epochEnd() const {
   int64_t rows = dataset_.numRows();
   int64_t tail = rows % globalBatchSize();
   // A partial global batch too small to give every rank a row is dropped.
-  bool dropTail = options_.dropLast || (tail > 0 && tail < options_.worldSize);
+  bool dropTail =
+      options_.dropLast || (tail > 0 && tail < options_.worldSize && !options_.equalShares);
   return dropTail ? rows - tail : rows;
 }
 
@@ -122,12 +124,17 @@ Batch Batcher::next() {
   // This rank's contiguous share of the global batch [nextRow_, stop).
   int64_t m = stop - nextRow_, n = options_.worldSize, r = options_.rank;
   int64_t first = nextRow_ + r * m / n, last = nextRow_ + (r + 1) * m / n;
+  if (options_.equalShares && m % n != 0) {
+    first = nextRow_;
+    last = stop;
+  }
   std::vector<int64_t> rows(order_.begin() + first, order_.begin() + last);
   Batch batch;
   batch.columns = selectRows(dataset_, rows).columns;
   batch.epoch = epoch_;
   batch.index = nextRow_ / global;
   batch.rows = last - first;
+  batch.globalRows = m;
   batch.lastInEpoch = stop >= end;
   nextRow_ = stop;
   if (batch.lastInEpoch)

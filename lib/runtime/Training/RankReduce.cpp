@@ -19,6 +19,12 @@ int worldSizeOf(const runtime::DistModel &model) {
   return c ? c->size() : 1;
 }
 
+int replicaOf(const runtime::DistModel &model) { return model.session().dataReplica().index; }
+
+int replicasOf(const runtime::DistModel &model) { return model.session().dataReplica().size; }
+
+bool onMesh(const runtime::DistModel &model) { return model.artifact()->data_ring() != 0; }
+
 namespace {
 
 Status reduceOverRanks(runtime::DistModel &model, std::vector<double> &values,

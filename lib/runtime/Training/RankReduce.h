@@ -22,6 +22,16 @@ namespace distc::training::detail {
 int rankOf(const runtime::DistModel &model);
 int worldSizeOf(const runtime::DistModel &model);
 
+/// This rank's data-parallel replica and the number of replicas
+/// (Session::dataReplica): the ranks of one replica read the same rows.
+int replicaOf(const runtime::DistModel &model);
+int replicasOf(const runtime::DistModel &model);
+
+/// Whether the artifact is partitioned over a process mesh: its programs
+/// exchange the rows of the replicas (so they run in lockstep on equal
+/// pieces), and its fetches are whole values, the same on every rank.
+bool onMesh(const runtime::DistModel &model);
+
 /// Replaces `values` by their elementwise sum (minimum) over the ranks, in
 /// float64; every rank passes as many values.
 runtime::Status sumOverRanks(runtime::DistModel &model, std::vector<double> &values);

@@ -27,6 +27,12 @@ double secondsSince(Clock::time_point start) {
 }
 
 Status checkReptileOptions(const DistModel &model, const TrainOptions &t, const ReptileOptions &o) {
+  // Reptile splits episodes over the ranks as plain data parallelism does;
+  // a mesh's ranks would need the same episodes.
+  if (detail::onMesh(model))
+    return Status::error("--meta reptile: " + model.artifact().name() +
+                         " is partitioned over a process mesh; Reptile trains serial and "
+                         "data-parallel (--nranks) artifacts");
   std::string refused;
   auto refuse = [&](bool given, const char *flag) {
     if (given)

@@ -6,6 +6,7 @@
 #include "OutputPaths.h"
 #include "RankReduce.h"
 
+#include "distc/Runtime/WholeVariables.h"
 #include "distc/Training/Batcher.h"
 #include "distc/Training/DataSpec.h"
 #include "distc/Training/Metrics.h"
@@ -58,11 +59,16 @@ std::string metricName(const DistModel &model, const std::string &fetch) {
   return !loss.empty() && fetch == loss ? "eval_loss" : "eval_" + fetch;
 }
 
+/// Every rank calls it (a mesh gathers its split variables); the first
+/// worker alone writes.
 Status saveTrainingCheckpoint(DistModel &model, const Batcher &batcher, const TrainOptions &options,
-                              const nlohmann::json &rankBatchers, std::string &savedPath) {
+                              const nlohmann::json &rankBatchers, bool write,
+                              std::string &savedPath) {
   TensorMap state;
   if (Status s = model.stateDict("all", state); !s.ok())
     return Status::error("cannot save a checkpoint: " + s.message());
+  if (!write)
+    return Status::success();
   TrainingState ts;
   ts.step = model.globalStep();
   ts.epoch = batcher.epoch();
@@ -145,6 +151,12 @@ Status checkOptions(const DistModel &model, const TrainOptions &o) {
   if (!o.saveInferencePrefix.empty() && !model.artifact()->inference())
     return Status::error("--save-inference-model: " + model.artifact().name() +
                          " has no inference model payload");
+  // The ranks of a mesh replica read the same rows; files split per rank
+  // would give them different ones.
+  if (o.splitFiles && detail::onMesh(model))
+    return Status::error("--split-files: " + model.artifact().name() +
+                         " is partitioned over a process mesh, whose ranks read the rows of "
+                         "their data-parallel replica from the whole data set");
   return Status::success();
 }
 
@@ -234,8 +246,9 @@ VarSpecs variableSpecs(const DistModel &model, const std::vector<std::string> &n
   VarSpecs specs;
   for (const std::string &name : names) {
     Tensor t = model.session().persistent(name);
-    if (t.defined())
-      specs[name] = VarSpec{t.dtype(), t.shape()};
+    runtime::Shape whole;
+    if (t.defined() && runtime::wholeShape(model.session(), name, whole).ok())
+      specs[name] = VarSpec{t.dtype(), whole};
   }
   return specs;
 }
@@ -250,14 +263,14 @@ Status loadInitialParameters(DistModel &model, const std::string &path) {
   return model.setStateDict(params, /*strict=*/false);
 }
 
-Status saveModelPersistables(const DistModel &model, const std::string &dir) {
+Status saveModelPersistables(const DistModel &model, const std::string &dir, bool write) {
   TensorMap all;
   if (Status s = model.persistables(all); !s.ok())
     return Status::error("cannot save persistables: " + s.message());
-  return savePersistables(dir, all);
+  return write ? savePersistables(dir, all) : Status::success();
 }
 
-Status saveInferenceModel(const DistModel &model, const std::string &prefix) {
+Status saveInferenceModel(const DistModel &model, const std::string &prefix, bool write) {
   const fb::InferenceModel *inference = model.artifact()->inference();
   if (!inference)
     return Status::error("cannot save an inference model: " + model.artifact().name() +
@@ -272,8 +285,11 @@ Status saveInferenceModel(const DistModel &model, const std::string &prefix) {
     if (!t.defined() || !model.session().isInitialized(name))
       return Status::error("cannot save an inference model: variable '" + name +
                            (t.defined() ? "' is not initialized" : "' does not exist"));
-    params[name] = t;
+    if (Status s = runtime::gatherWhole(model.session(), name, params[name]); !s.ok())
+      return Status::error("cannot save an inference model: " + s.message());
   }
+  if (!write)
+    return Status::success();
   std::string parent = detail::parentDirectory(prefix + ".pdmodel");
   std::error_code ec;
   fs::create_directories(parent, ec);
@@ -296,7 +312,9 @@ nlohmann::json checkpointExtra(const DistModel &model, int64_t batchSize) {
   extra["optimizer_config"] = model.optimizerConfig();
   extra["batch_size"] = batchSize;
   extra["world_size"] = detail::worldSizeOf(model);
-  extra["global_batch_size"] = batchSize * detail::worldSizeOf(model);
+  extra["data_replicas"] = detail::replicasOf(model);
+  extra["partitioned"] = detail::onMesh(model);
+  extra["global_batch_size"] = batchSize * detail::replicasOf(model);
   double lr = model.currentLearningRate();
   if (std::isfinite(lr))
     extra["lr"] = lr;
@@ -324,10 +342,18 @@ Status checkResumable(const DistModel &model, const std::string &checkpoint,
   nlohmann::json mine = checkpointExtra(model, batchSize);
   const int64_t worldSize = detail::worldSizeOf(model);
   const int64_t savedWorldSize = integer("world_size").value_or(1);
-  // The same program compiled for another number of ranks is another
-  // artifact; its state (checked variable by variable when loaded) carries
-  // over, so only a checksum change at the same rank count is refused.
-  if (*checksum != mine["artifact_checksum"].get<std::string>() && savedWorldSize == worldSize) {
+  // Data-parallel replicas: every rank of plain data parallelism.
+  const int64_t replicas = detail::replicasOf(model);
+  const int64_t savedReplicas = integer("data_replicas").value_or(savedWorldSize);
+  const bool savedPartitioned =
+      extra.is_object() && extra.contains("partitioned") && extra["partitioned"].is_boolean() &&
+      extra["partitioned"].get<bool>();
+  // The same program compiled for another number of ranks, or partitioned
+  // over a mesh, is another artifact; its state (whole variables, checked
+  // one by one when loaded) carries over, so only a checksum change at the
+  // same rank count without a mesh is refused.
+  if (*checksum != mine["artifact_checksum"].get<std::string>() && savedWorldSize == worldSize &&
+      !savedPartitioned && !detail::onMesh(model)) {
     std::optional<std::string> name = text("artifact");
     problems.push_back("it was written for another artifact (checksum " + *checksum +
                        (name ? " of " + *name : std::string()) + "; " + model.artifact().name() +
@@ -340,25 +366,26 @@ Status checkResumable(const DistModel &model, const std::string &checkpoint,
                        ", this artifact's is " + model.optimizerName() + " " +
                        model.optimizerConfig());
   // The batcher resumes exactly when every step sees as many rows as
-  // before: the global batch (per-rank batch times ranks) must agree.
+  // before: the global batch (per-replica batch times replicas) must agree.
   std::optional<int64_t> savedBatch = integer("batch_size");
   std::optional<int64_t> savedGlobal = integer("global_batch_size");
   if (!savedGlobal && savedBatch)
-    savedGlobal = *savedBatch * savedWorldSize;
-  if (savedGlobal && *savedGlobal != batchSize * worldSize) {
-    if (savedWorldSize == 1 && worldSize == 1)
+    savedGlobal = *savedBatch * savedReplicas;
+  if (savedGlobal && *savedGlobal != batchSize * replicas) {
+    if (savedReplicas == 1 && replicas == 1)
       problems.push_back("it was saved with --batch-size " + std::to_string(*savedGlobal) +
                          ", this run has " + std::to_string(batchSize));
     else {
-      std::string fix = *savedGlobal % worldSize == 0
-                            ? " (use --batch-size " + std::to_string(*savedGlobal / worldSize) + ")"
+      std::string fix = *savedGlobal % replicas == 0
+                            ? " (use --batch-size " + std::to_string(*savedGlobal / replicas) + ")"
                             : "";
       problems.push_back("it was saved with a global batch of " + std::to_string(*savedGlobal) +
-                         " rows (" + std::to_string(savedWorldSize) + " ranks x --batch-size " +
-                         std::to_string(savedBatch.value_or(*savedGlobal / savedWorldSize)) +
-                         "), this run has " + std::to_string(batchSize * worldSize) + " (" +
-                         std::to_string(worldSize) + " ranks x " + std::to_string(batchSize) + ")" +
-                         fix);
+                         " rows (" + std::to_string(savedReplicas) +
+                         " data-parallel replicas x --batch-size " +
+                         std::to_string(savedBatch.value_or(*savedGlobal / savedReplicas)) +
+                         "), this run has " + std::to_string(batchSize * replicas) + " (" +
+                         std::to_string(replicas) + " replicas x " + std::to_string(batchSize) +
+                         ")" + fix);
     }
   }
   if (saved.batcher && saved.batcher->seed != seed)
@@ -394,31 +421,44 @@ Status evaluate(DistModel &model, const Dataset &data, int64_t batchSize, EvalRe
   for (const ProgramIO &f : model.fetches())
     if (std::all_of(f.dims.begin(), f.dims.end(), [](int64_t d) { return d == 1; }))
       metricFetches.push_back(f.name);
-  // Data parallel: each rank evaluates a contiguous share of the rows and
-  // the row-weighted sums are added up over the ranks. Fewer rows than
-  // ranks: every rank evaluates them all.
+  // Plain data parallel: each rank evaluates a contiguous share of the
+  // rows and the row-weighted sums are added up over the ranks. Fewer rows
+  // than ranks: every rank evaluates them all.
+  // On a mesh the programs exchange rows, so the ranks go in lockstep over
+  // global batches of batchSize rows per replica, each replica reading its
+  // equal share (or, for a tail the replicas cannot share equally, all of
+  // it; see BatcherOptions::equalShares); the fetches are already the
+  // global batch's, the same on every rank.
+  const bool lockstep = detail::onMesh(model);
   const int64_t ranks = detail::worldSizeOf(model), rank = detail::rankOf(model);
-  const bool sharded = ranks > 1 && n >= ranks;
+  const int64_t replicas = detail::replicasOf(model), replica = detail::replicaOf(model);
+  const bool sharded = !lockstep && ranks > 1 && n >= ranks;
   const int64_t first = sharded ? rank * n / ranks : 0;
   const int64_t last = sharded ? (rank + 1) * n / ranks : n;
+  const int64_t stride = lockstep ? batchSize * replicas : batchSize;
   std::vector<double> sums(metricFetches.size() + 1, 0.0);
-  for (int64_t begin = first; status.ok() && begin < last; begin += batchSize) {
-    const int64_t rows = std::min(batchSize, last - begin);
+  for (int64_t begin = first; status.ok() && begin < last; begin += stride) {
+    const int64_t global = std::min(stride, last - begin);
+    int64_t from = begin, rows = global;
+    if (lockstep && global % replicas == 0) {
+      rows = global / replicas;
+      from = begin + replica * rows;
+    }
     std::vector<int64_t> indices(static_cast<size_t>(rows));
     for (int64_t i = 0; i < rows; ++i)
-      indices[size_t(i)] = begin + i;
+      indices[size_t(i)] = from + i;
     Dataset batch = selectRows(d, indices);
     StepResult r;
     if (Status s = model.step(batch.columns, r); !s.ok()) {
-      status = Status::error("evaluating rows " + std::to_string(begin) + ".." +
-                             std::to_string(begin + rows - 1) + ": " + s.message());
+      status = Status::error("evaluating rows " + std::to_string(from) + ".." +
+                             std::to_string(from + rows - 1) + ": " + s.message());
       break;
     }
     for (size_t m = 0; m < metricFetches.size(); ++m) {
       double v = 0;
       auto it = r.fetches.find(metricFetches[m]);
       if (it != r.fetches.end() && runtime::scalarValue(it->second, v))
-        sums[m] += v * double(rows);
+        sums[m] += v * double(lockstep ? global : rows);
     }
     sums.back() += 1; // batches
   }
@@ -447,7 +487,8 @@ class TrainingRun {
 public:
   TrainingRun(DistModel &model, const TrainOptions &o, TrainReport &report)
       : model(model), o(o), report(report), rank(detail::rankOf(model)),
-        worldSize(detail::worldSizeOf(model)), firstWorker(rank == 0),
+        worldSize(detail::worldSizeOf(model)), replica(detail::replicaOf(model)),
+        replicas(detail::replicasOf(model)), firstWorker(rank == 0),
         splitFiles(o.splitFiles && worldSize > 1),
         haveHeldOut(o.holdout > 0 || !o.evalData.empty()) {}
 
@@ -480,6 +521,8 @@ private:
   const TrainOptions &o;
   TrainReport &report;
   const int rank, worldSize;
+  /// The data-parallel replica of this rank and their number.
+  const int replica, replicas;
   const bool firstWorker, splitFiles, haveHeldOut;
 
   Dataset train, heldOut;
@@ -505,6 +548,8 @@ private:
     MetricsRecord record;
     double lossTimesRows = 0;
     double rows = 0;
+    /// The global batch's rows (the same on every rank).
+    int64_t globalRows = 0;
     double trainSeconds = 0;
   };
   std::vector<PendingStep> pending;
@@ -544,8 +589,9 @@ Status TrainingRun::loadData() {
 
 Status TrainingRun::planSteps() {
   BatcherOptions bo;
-  bo.rank = splitFiles ? 0 : rank;
-  bo.worldSize = splitFiles ? 1 : worldSize;
+  bo.rank = splitFiles ? 0 : replica;
+  bo.worldSize = splitFiles ? 1 : replicas;
+  bo.equalShares = detail::onMesh(model);
   bo.batchSize = o.batchSize;
   bo.shuffle = o.shuffle;
   bo.seed = o.seed;
@@ -670,14 +716,13 @@ Status TrainingRun::saveCheckpoint() {
       rankBatchers.push_back({int64_t(positions[3 * r]), int64_t(positions[3 * r + 1]),
                               int64_t(positions[3 * r + 2])});
   }
-  if (!firstWorker) {
-    lastSaved = model.globalStep();
-    return Status::success();
-  }
   std::string saved;
-  if (Status s = saveTrainingCheckpoint(model, batcher, o, rankBatchers, saved); !s.ok())
+  if (Status s = saveTrainingCheckpoint(model, batcher, o, rankBatchers, firstWorker, saved);
+      !s.ok())
     return s;
   lastSaved = model.globalStep();
+  if (!firstWorker)
+    return Status::success();
   if (progress)
     progress->message("saved checkpoint " + saved);
   return Status::success();
@@ -697,7 +742,7 @@ Status TrainingRun::flushPendingSteps() {
   for (size_t i = 0; i < pending.size(); ++i) {
     MetricsRecord &record = pending[i].record;
     record.loss = sums[2 * i] / sums[2 * i + 1];
-    rowsTrained += static_cast<int64_t>(sums[2 * i + 1]);
+    rowsTrained += pending[i].globalRows;
     record.samplesPerSec =
         pending[i].trainSeconds > 0 ? double(rowsTrained) / pending[i].trainSeconds : 0;
     report.losses.push_back(record.loss);
@@ -739,6 +784,7 @@ Status TrainingRun::trainSteps() {
     p.record.lr = r.learningRate;
     p.lossTimesRows = r.loss * double(batch.rows);
     p.rows = double(batch.rows);
+    p.globalRows = batch.globalRows;
     p.trainSeconds = trainSeconds;
     pending.push_back(std::move(p));
     // The last step's record carries the final evaluation.
@@ -785,14 +831,16 @@ Status TrainingRun::finish() {
   if (events.isOpen())
     if (Status s = events.close(); !s.ok())
       return s;
+  // Every rank takes part (owned optimizer state, a mesh's split
+  // variables); the first worker writes.
   if (!o.savePersistablesDir.empty())
     if (Status s = model.synchronizeState(); !s.ok())
       return s;
-  if (!o.savePersistablesDir.empty() && firstWorker)
-    if (Status s = saveModelPersistables(model, o.savePersistablesDir); !s.ok())
+  if (!o.savePersistablesDir.empty())
+    if (Status s = saveModelPersistables(model, o.savePersistablesDir, firstWorker); !s.ok())
       return s;
-  if (!o.saveInferencePrefix.empty() && firstWorker)
-    if (Status s = saveInferenceModel(model, o.saveInferencePrefix); !s.ok())
+  if (!o.saveInferencePrefix.empty())
+    if (Status s = saveInferenceModel(model, o.saveInferencePrefix, firstWorker); !s.ok())
       return s;
   return Status::success();
 }

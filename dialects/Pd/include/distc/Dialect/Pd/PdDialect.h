@@ -27,6 +27,13 @@ inline constexpr llvm::StringLiteral kVarShardingAttr = "pd.sharding"; // on a p
 /// On a module whose programs distc-partition made local: its types are
 /// each rank's, its shardings say how they relate to the global tensors.
 inline constexpr llvm::StringLiteral kPartitionedAttr = "pd.partitioned";
+/// On a partitioned module: the mesh axis whose coordinate is a rank's
+/// data-parallel replica (its feeds hold that replica's share of the batch
+/// rows). Absent: every rank reads the whole batch.
+inline constexpr llvm::StringLiteral kDataAxisAttr = "pd.data_axis";
+/// On a pd.fetch whose operand distc-partition resharded: the name of the
+/// variable the program fetches, which the runtime's fetch keeps.
+inline constexpr llvm::StringLiteral kFetchNameAttr = "pd.fetch_name";
 } // namespace distc::pd
 
 #endif // DISTC_DIALECT_PD_PDDIALECT_H
