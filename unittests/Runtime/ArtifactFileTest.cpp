@@ -263,6 +263,42 @@ TEST(ArtifactFile, ValidationRejectsBadRingTables) {
   }
 }
 
+TEST(ArtifactFile, SplitVariablesAndDataRingLoadAndAreChecked) {
+  // A 4x8 variable split by ring 2 on its columns, replicas along ring 1.
+  auto withSplit = [](BufferKind kind, std::vector<int32_t> split, int32_t dataRing) {
+    auto b = ringArtifact(0);
+    int w = b.buffer("w", DType::Float32, Shape{4, 8}, kind);
+    b.desc.buffers[size_t(w)].splitRings = std::move(split);
+    b.desc.dataRing = dataRing;
+    return b;
+  };
+  std::string error;
+  auto loaded = withSplit(BufferKind::Persistent, {-1, 2}, 1).load(error);
+  ASSERT_TRUE(loaded) << error;
+  EXPECT_EQ(loaded->artifact()->data_ring(), 1);
+  const auto *w = loaded->artifact()->buffers()->Get(loaded->artifact()->buffers()->size() - 1);
+  ASSERT_TRUE(w->split_rings());
+  EXPECT_EQ(w->split_rings()->Get(1), 2);
+  // Artifacts without a mesh: every rank its own replica, nothing split.
+  auto plain = tinyArtifact().load(error);
+  ASSERT_TRUE(plain) << error;
+  EXPECT_EQ(plain->artifact()->data_ring(), 0);
+  EXPECT_TRUE(withSplit(BufferKind::Persistent, {}, -1).load(error)) << error;
+
+  EXPECT_CONTAINS(loadError(withSplit(BufferKind::Persistent, {-1, 2}, 3)),
+                  "data_ring 3 is not a ring (rings: 0, 1, 2)");
+  EXPECT_CONTAINS(loadError(withSplit(BufferKind::Temp, {-1, 2}, 1)),
+                  "has split_rings but is not persistent");
+  EXPECT_CONTAINS(loadError(withSplit(BufferKind::Persistent, {2}, 1)),
+                  "has 1 split_rings entries for 2 dims");
+  EXPECT_CONTAINS(loadError(withSplit(BufferKind::Persistent, {-1, 7}, 1)),
+                  "dim 1 is split by ring 7, not a ring of the table (rings: 0, 1, 2)");
+  EXPECT_CONTAINS(loadError(withSplit(BufferKind::Persistent, {0, -1}, 1)),
+                  "dim 0 is split by ring 0, not a ring of the table");
+  EXPECT_CONTAINS(loadError(withSplit(BufferKind::Persistent, {1, 1}, 1)),
+                  "is split by ring 1 on dims 0 and 1");
+}
+
 TEST(ArtifactFile, WriteIsAtomicAndReportsErrors) {
   auto dir = std::filesystem::temp_directory_path() / "distc-artifact-write-test";
   std::filesystem::remove_all(dir);

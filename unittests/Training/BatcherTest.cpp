@@ -246,3 +246,36 @@ TEST(BatcherTest, TailTooSmallForEveryRankIsDropped) {
   st = Batcher::create(rows(30), o, none);
   EXPECT_EQ(st.message(), "rank 4 is not one of 4 ranks");
 }
+
+TEST(BatcherTest, EqualSharesReadAnUnevenTailWhole) {
+  // 11 rows, 2 replicas of 2 rows: global batches of 4, 4 and a tail of 3
+  // that two replicas cannot share equally, so each reads all 3.
+  BatcherOptions o;
+  o.batchSize = 2;
+  o.worldSize = 2;
+  o.shuffle = false;
+  o.equalShares = true;
+  for (int64_t replica = 0; replica < 2; ++replica) {
+    o.rank = replica;
+    Batcher b = make(11, o);
+    EXPECT_EQ(b.batchesPerEpoch(), 3);
+    Batch first = b.next();
+    EXPECT_EQ(ids(first), replica == 0 ? (std::vector<int64_t>{0, 1})
+                                       : (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(first.globalRows, 4);
+    b.next();
+    Batch tail = b.next();
+    EXPECT_EQ(ids(tail), (std::vector<int64_t>{8, 9, 10}));
+    EXPECT_EQ(tail.rows, 3);
+    EXPECT_EQ(tail.globalRows, 3);
+    EXPECT_TRUE(tail.lastInEpoch);
+  }
+  // A tail smaller than the replicas is read whole, not dropped: 9 rows
+  // over 4 replicas of 2 leave 1.
+  o.worldSize = 4;
+  o.rank = 3;
+  Batcher b = make(9, o);
+  EXPECT_EQ(b.batchesPerEpoch(), 2);
+  b.next();
+  EXPECT_EQ(ids(b.next()), (std::vector<int64_t>{8}));
+}

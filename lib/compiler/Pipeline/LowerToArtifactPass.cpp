@@ -9,6 +9,7 @@
 #include "distc/Pipeline/Passes.h"
 
 #include "distc/Artifact/ArtifactFile.h"
+#include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Export/Export.h"
 #include "distc/ProgramDesc/ProgramDesc.h"
 #include "distc/Runtime/ArtifactPrinter.h"
@@ -42,7 +43,12 @@ InFlightDiagnostic emitModuleError(ModuleOp module) {
 
 /// The predict program as save_inference_model writes it: only that program
 /// and the persistable variables it reads, as Paddle's binary ProgramDesc.
+/// A partitioned module exports the serial program it kept
+/// (pd::kSerialInferenceAttr), not a rank's.
 LogicalResult exportInferenceModel(ModuleOp module, artifact::InferenceModelDesc &out) {
+  for (ModuleOp nested : module.getOps<ModuleOp>())
+    if (nested->hasAttr(pd::kSerialInferenceAttr))
+      return exportInferenceModel(nested, out);
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
   Operation *predict = findProgram(*copy, "predict.main");
   if (!predict)
@@ -51,7 +57,7 @@ LogicalResult exportInferenceModel(ModuleOp module, artifact::InferenceModelDesc
   SmallVector<Operation *> doomed;
   for (Operation &op : copy->getBody()->getOperations()) {
     StringRef name = op.getName().getStringRef();
-    if ((name == "pd.program" && &op != predict) ||
+    if ((name == "pd.program" && &op != predict) || isa<ModuleOp>(op) ||
         (name == "pd.var" && !read.count(SymbolTable::getSymbolName(&op).str())))
       doomed.push_back(&op);
   }

@@ -127,20 +127,13 @@ DistTensorSpec withDist(const DistTensorSpec &spec, TensorDistAttr dist) {
   return DistTensorSpec{spec.shape, std::move(dist)};
 }
 
-/// matmul_grad: inputs (x, y, out_grad), outputs (x_grad, y_grad). As in
-/// Paddle's MatmulGradInferSpmd, x and y first take the dist attrs the
-/// forward product needs; each gradient is then the forward rule of its own
-/// product (for X·Y: dX = G·Yᵀ, dY = Xᵀ·G), which must agree on out_grad.
-llvm::Expected<SpmdInfo> inferMatmulGrad(const SpmdCall &call) {
-  if (llvm::Error err = checkArity(call, 3, false, 0))
-    return std::move(err);
-  bool transX = call.attrs.getBool("trans_x", false), transY = call.attrs.getBool("trans_y", false);
-  auto forward = matmulForward(call, call.inputs[0], call.inputs[1], transX, transY);
-  if (!forward)
-    return forward.takeError();
-  DistTensorSpec x = withDist(call.inputs[0], forward->inputs[0]);
-  DistTensorSpec y = withDist(call.inputs[1], forward->inputs[1]);
-  DistTensorSpec g = withDist(call.inputs[2], withoutPartial(call.inputs[2].dist));
+/// The gradients of one matmul_grad call with out_grad laid out as `gDist`
+/// (see inferMatmulGrad).
+llvm::Expected<SpmdInfo> matmulGradWith(const SpmdCall &call, const SpmdInfo &forward,
+                                        const TensorDistAttr &gDist, bool transX, bool transY) {
+  DistTensorSpec x = withDist(call.inputs[0], forward.inputs[0]);
+  DistTensorSpec y = withDist(call.inputs[1], forward.inputs[1]);
+  DistTensorSpec g = withDist(call.inputs[2], gDist);
 
   // Each product as (lhs, rhs, trans_lhs, trans_rhs) over x, y and g.
   struct Product {
@@ -185,6 +178,34 @@ llvm::Expected<SpmdInfo> inferMatmulGrad(const SpmdCall &call) {
   info.outputs.push_back(reduceGradBroadcastDims(x.shape.size(), dxInfo->outputs[0]));
   info.outputs.push_back(reduceGradBroadcastDims(y.shape.size(), dyInfo->outputs[0]));
   return info;
+}
+
+/// matmul_grad: inputs (x, y, out_grad), outputs (x_grad, y_grad). As in
+/// Paddle's MatmulGradInferSpmd, x and y first take the dist attrs the
+/// forward product needs; each gradient is then the forward rule of its own
+/// product (for X·Y: dX = G·Yᵀ, dY = Xᵀ·G), which must agree on out_grad.
+/// When out_grad as given does not fit both products (its producer laid it
+/// out for another op, e.g. gathered for a reshape the mesh cannot split),
+/// it takes the layout of the forward product's output, which always fits:
+/// the partitioner reshards it there.
+llvm::Expected<SpmdInfo> inferMatmulGrad(const SpmdCall &call) {
+  if (llvm::Error err = checkArity(call, 3, false, 0))
+    return std::move(err);
+  bool transX = call.attrs.getBool("trans_x", false), transY = call.attrs.getBool("trans_y", false);
+  auto forward = matmulForward(call, call.inputs[0], call.inputs[1], transX, transY);
+  if (!forward)
+    return forward.takeError();
+  auto given = matmulGradWith(call, *forward, withoutPartial(call.inputs[2].dist), transX, transY);
+  if (given)
+    return given;
+  auto asForward =
+      matmulGradWith(call, *forward, withoutPartial(forward->outputs[0]), transX, transY);
+  if (!asForward) {
+    llvm::consumeError(asForward.takeError());
+    return given;
+  }
+  llvm::consumeError(given.takeError());
+  return asForward;
 }
 
 //===----------------------------------------------------------------------===//

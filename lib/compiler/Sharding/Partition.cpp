@@ -13,6 +13,7 @@
 
 #include "distc/Dialect/Pd/CatalogOpBuilder.h"
 #include "distc/Dialect/Pd/PdDialect.h"
+#include "distc/Sharding/OpAttrs.h"
 #include "distc/Sharding/Passes.h"
 #include "distc/Sharding/SpmdRule.h"
 #include "distc/Transforms/ProgramUtils.h"
@@ -46,6 +47,7 @@ public:
   Partitioner(ModuleOp module, const MeshInfo &mesh) : module(module), mesh(mesh) {}
 
   LogicalResult run() {
+    keepSerialInference();
     if (failed(layOutFeeds()))
       return failure();
     if (failed(localizeVariables()))
@@ -108,6 +110,29 @@ private:
       var.setType(local);
     }
     return success();
+  }
+
+  /// A copy of the predict program and the variables it reads, without
+  /// shardings, in a nested module (kSerialInferenceAttr): the inference
+  /// model an artifact exports is the serial one.
+  void keepSerialInference() {
+    Operation *predict = findProgram(module, "predict.main");
+    if (!predict)
+      return;
+    std::set<std::string> read = readVariables(predict);
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToEnd(module.getBody());
+    auto serial = b.create<ModuleOp>(module.getLoc(), StringRef("serial_inference"));
+    serial->setAttr(pd::kSerialInferenceAttr, b.getUnitAttr());
+    b.setInsertionPointToEnd(serial.getBody());
+    for (pd::VarOp var : module.getOps<pd::VarOp>())
+      if (read.count(var.getSymName().str()))
+        b.clone(*var)->removeAttr(pd::kVarShardingAttr);
+    Operation *copy = b.clone(*predict);
+    copy->walk([](Operation *op) {
+      op->removeAttr(pd::kShardingsAttr);
+      op->removeAttr(kOperandShardingsAttr);
+    });
   }
 
   /// The runtime feeds a rank its data-parallel replica's rows, every other
@@ -376,11 +401,14 @@ private:
         continue;
       TensorDistAttr x = distOf(op->getOperand(0));
       int64_t rank = static_cast<int64_t>(x.dimsMapping.size());
-      auto dims = op->getAttrOfType<DenseI64ArrayAttr>("dim");
-      auto all = op->getAttrOfType<BoolAttr>("reduce_all");
-      std::vector<bool> reduced(rank, !dims || (all && all.getValue()) || dims.empty());
-      if (dims && !(all && all.getValue()))
-        for (int64_t d : dims.asArrayRef())
+      // Paddle's attributes, read as the SPMD rules read them (`dim` is an
+      // i32 or i64 array; none or reduce_all: every axis).
+      SpmdAttrs attrs = spmdAttrsOf(op);
+      std::vector<int64_t> dims = attrs.getInts("dim", {});
+      const bool all = attrs.getBool("reduce_all", false) || dims.empty();
+      std::vector<bool> reduced(rank, all);
+      if (!all)
+        for (int64_t d : dims)
           if (d >= -rank && d < rank)
             reduced[d < 0 ? d + rank : d] = true;
       int64_t parts = 1;

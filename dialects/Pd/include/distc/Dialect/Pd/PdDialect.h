@@ -34,6 +34,10 @@ inline constexpr llvm::StringLiteral kDataAxisAttr = "pd.data_axis";
 /// On a pd.fetch whose operand distc-partition resharded: the name of the
 /// variable the program fetches, which the runtime's fetch keeps.
 inline constexpr llvm::StringLiteral kFetchNameAttr = "pd.fetch_name";
+/// On a module nested in a partitioned one: the serial predict program and
+/// the variables it reads, as they were before partitioning, which
+/// save_inference_model writes (the serial model, whatever the mesh).
+inline constexpr llvm::StringLiteral kSerialInferenceAttr = "pd.serial_inference";
 } // namespace distc::pd
 
 #endif // DISTC_DIALECT_PD_PDDIALECT_H
