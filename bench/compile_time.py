@@ -132,7 +132,7 @@ def parse_list(text, what):
     return values
 
 
-def cases(work, size, layers):
+def cases(work, layers):
     """(label, options after the program) of each compile of one program."""
     if not ARGS.meshes:
         for n in parse_list(ARGS.nranks, "--nranks"):
@@ -162,7 +162,7 @@ def run(work):
     failed = False
     for size in sizes:
         main, startup, loss, layers = write_mlp(work, size)
-        todo = list(cases(work, size, layers))
+        todo = list(cases(work, layers))
         best = [None] * len(todo)
         for r in range(ARGS.rounds):
             for i, (label, target) in enumerate(todo):
