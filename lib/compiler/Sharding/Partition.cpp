@@ -44,7 +44,9 @@ struct ReshardRecord {
 
 class Partitioner {
 public:
-  Partitioner(ModuleOp module, const MeshInfo &mesh) : module(module), mesh(mesh) {}
+  /// With `explain`, each reshard is recorded with its cause.
+  Partitioner(ModuleOp module, const MeshInfo &mesh, bool explain)
+      : module(module), mesh(mesh), explain(explain) {}
 
   LogicalResult run() {
     keepSerialInference();
@@ -55,6 +57,10 @@ public:
     for (auto program : module.getOps<pd::ProgramOp>())
       if (failed(localizeValues(program)))
         return failure();
+    if (explain)
+      for (auto program : module.getOps<pd::ProgramOp>())
+        for (auto [index, op] : llvm::enumerate(programBody(program)))
+          positions[&op] = static_cast<unsigned>(index);
     for (auto program : module.getOps<pd::ProgramOp>())
       if (failed(insertReshards(program)))
         return failure();
@@ -80,7 +86,7 @@ private:
   TensorDistAttr distOf(Value value) const {
     RankedTensorType type = tensorTypeOf(value);
     int64_t rank = type ? type.getRank() : 0;
-    if (std::optional<TensorDistAttr> dist = toDist(shardingOf(value), rank))
+    if (std::optional<TensorDistAttr> dist = toDist(shardingOf(value, symbols), rank))
       return *dist;
     return TensorDistAttr::replicated(rank);
   }
@@ -191,7 +197,7 @@ private:
   LogicalResult localizeValues(pd::ProgramOp program) {
     for (Operation &op : programBody(program)) {
       if (auto read = dyn_cast<pd::ReadVarOp>(op)) {
-        if (pd::VarOp var = variableOf(&op))
+        if (pd::VarOp var = variableOf(&op, symbols))
           read.getResult().setType(var.getTensorType());
         continue;
       }
@@ -241,7 +247,7 @@ private:
     if (isa<pd::FetchOp>(op))
       return "a fetch returns the whole tensor";
     if (isa<pd::WriteVarOp>(op)) {
-      pd::VarOp var = variableOf(op);
+      pd::VarOp var = variableOf(op, symbols);
       auto sharding = var ? var->getAttrOfType<pd::ShardingAttr>(pd::kVarShardingAttr)
                           : pd::ShardingAttr();
       return std::string("the variable is laid out so") +
@@ -312,6 +318,9 @@ private:
     Value current = value;
     for (const ReshardStep &step : steps) {
       int64_t n = mesh.shape()[step.meshAxis];
+      // Over a mesh axis of one rank every step moves nothing.
+      if (n == 1)
+        continue;
       SmallVector<NamedAttribute> attrs = common;
       attrs.push_back(b.getNamedAttr("ring_id", b.getI32IntegerAttr(ringOf(step.meshAxis))));
       std::string type;
@@ -370,13 +379,15 @@ private:
         stepsText += ", ";
       stepsText += step.str();
     }
+    if (!explain)
+      return current;
     ReshardRecord record;
     record.program = program(user);
-    record.op = describeOp(user);
+    record.op = describeUser(user);
     record.tensor = name.empty() ? describeValue(value) : "'" + name + "'";
     record.from = formatPlacements(mesh, from);
     record.to = formatPlacements(mesh, to);
-    record.steps = stepsText.empty() ? "none (the values already agree)" : stepsText;
+    record.steps = stepsText.empty() ? "none (the values already agree, or the mesh axes have one rank)" : stepsText;
     record.cause = causeOf(user);
     records.push_back(std::move(record));
     return current;
@@ -459,8 +470,21 @@ private:
     return success();
   }
 
+  /// "op #N 'type'" by the op's position in its program before reshards
+  /// were inserted (describeOp would count the block at every call).
+  std::string describeUser(Operation *op) {
+    auto it = positions.find(op);
+    return it == positions.end() ? describeOp(op)
+                                 : "op #" + std::to_string(it->second) + " '" +
+                                       op->getName().stripDialect().str() + "'";
+  }
+
   ModuleOp module;
   const MeshInfo &mesh;
+  const bool explain;
+  /// The module's symbol table, cached for the variable lookups.
+  mutable SymbolTableCollection symbols;
+  llvm::DenseMap<Operation *, unsigned> positions;
   std::vector<ReshardRecord> records;
   Bytes byteCounts;
   int counter = 0;
@@ -503,7 +527,7 @@ struct PartitionPass : impl::PartitionBase<PartitionPass> {
       module.emitError("distc-partition needs the shardings of distc-propagate-sharding");
       return signalPassFailure();
     }
-    Partitioner partitioner(module, **mesh);
+    Partitioner partitioner(module, **mesh, explain);
     if (failed(partitioner.run()))
       return signalPassFailure();
     if (failed(verify(module))) {

@@ -128,14 +128,17 @@ class SourceLayouts {
 public:
   explicit SourceLayouts(const MeshInfo &mesh) : mesh(mesh) {}
 
+  /// The module's symbol table, cached for both steps' variable lookups.
+  SymbolTableCollection symbols;
+
   Layout &of(Value value) {
     if (Operation *def = value.getDefiningOp(); def && isa<pd::ReadVarOp>(def))
-      if (pd::VarOp var = variableOf(def))
+      if (pd::VarOp var = variableOf(def, symbols))
         return ofVar(var);
     auto it = values.find(value);
     if (it != values.end())
       return it->second;
-    Layout layout = initial(shardingOf(value), shapeOf(value).size());
+    Layout layout = initial(shardingOf(value, symbols), shapeOf(value).size());
     return values.try_emplace(value, std::move(layout)).first->second;
   }
 
@@ -197,7 +200,7 @@ private:
 
   bool visit(Operation *op, bool reverse) {
     if (auto write = dyn_cast<pd::WriteVarOp>(op)) {
-      pd::VarOp var = variableOf(op);
+      pd::VarOp var = variableOf(op, symbols);
       if (!var)
         return false;
       Value value = write.getValue();
@@ -255,7 +258,7 @@ public:
       for (Value operand : op.getOperands())
         required.push_back(TensorDistAttr::replicated(shapeOf(operand).size()));
       if (isa<pd::WriteVarOp>(op))
-        if (pd::VarOp var = variableOf(&op))
+        if (pd::VarOp var = variableOf(&op, sources.symbols))
           required[0] = sources.ofVar(var).dist();
       std::vector<TensorDistAttr> results;
       for (Value result : op.getResults())
@@ -267,7 +270,7 @@ public:
 
 private:
   TensorDistAttr varDist(Operation *access) {
-    pd::VarOp var = variableOf(access);
+    pd::VarOp var = variableOf(access, sources.symbols);
     return var ? sources.ofVar(var).dist() : TensorDistAttr();
   }
 

@@ -48,19 +48,19 @@ RankedTensorType tensorTypeOf(Value value) {
   return dyn_cast<RankedTensorType>(value.getType());
 }
 
-pd::VarOp variableOf(Operation *op) {
+pd::VarOp variableOf(Operation *op, SymbolTableCollection &symbols) {
   auto ref = op->getAttrOfType<FlatSymbolRefAttr>("var");
   if (!ref)
     return {};
-  return SymbolTable::lookupNearestSymbolFrom<pd::VarOp>(op, ref);
+  return symbols.lookupNearestSymbolFrom<pd::VarOp>(op, ref);
 }
 
-pd::ShardingAttr shardingOf(Value value) {
+pd::ShardingAttr shardingOf(Value value, SymbolTableCollection &symbols) {
   Operation *def = value.getDefiningOp();
   if (!def)
     return {};
   if (isa<pd::ReadVarOp>(def)) {
-    pd::VarOp var = variableOf(def);
+    pd::VarOp var = variableOf(def, symbols);
     return var ? var->getAttrOfType<pd::ShardingAttr>(pd::kVarShardingAttr) : pd::ShardingAttr();
   }
   auto all = def->getAttrOfType<ArrayAttr>(pd::kShardingsAttr);

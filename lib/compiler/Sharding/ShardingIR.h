@@ -16,6 +16,7 @@
 #include "distc/Sharding/DistAttr.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <optional>
 #include <string>
@@ -56,11 +57,12 @@ mlir::RankedTensorType tensorTypeOf(mlir::Value value);
 
 /// The sharding IR holds for `value`: its defining op's `pd.shardings`
 /// entry, or its variable's `pd.sharding` for a `pd.read_var`. Null when
-/// there is none.
-pd::ShardingAttr shardingOf(mlir::Value value);
+/// there is none. `symbols` caches the module's symbol table: a pass keeps
+/// one for all its lookups, which would otherwise each scan every variable.
+pd::ShardingAttr shardingOf(mlir::Value value, mlir::SymbolTableCollection &symbols);
 
 /// The variable `op` (a pd.read_var or pd.write_var) accesses.
-pd::VarOp variableOf(mlir::Operation *op);
+pd::VarOp variableOf(mlir::Operation *op, mlir::SymbolTableCollection &symbols);
 
 /// The ops of pd.program `program`, in order.
 mlir::Block &programBody(mlir::Operation *program);
