@@ -128,7 +128,7 @@ private:
     std::set<std::string> read = readVariables(predict);
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
-    auto serial = b.create<ModuleOp>(module.getLoc(), StringRef("serial_inference"));
+    auto serial = ModuleOp::create(b, module.getLoc(), StringRef("serial_inference"));
     serial->setAttr(pd::kSerialInferenceAttr, b.getUnitAttr());
     b.setInsertionPointToEnd(serial.getBody());
     for (pd::VarOp var : module.getOps<pd::VarOp>())
