@@ -1,4 +1,4 @@
-"""Helpers shared by the benchmark drivers (bench.py, bench_ddp.py)."""
+"""Helpers shared by the benchmark drivers."""
 
 import os
 import platform
@@ -50,6 +50,17 @@ def blas_description(dist_run):
 
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
+
+
+def built_tool(build_dir, name, script):
+    """The path of bin/`name` in `build_dir`, or None after logging, as
+    `script`, that it is missing."""
+    path = os.path.join(build_dir, "bin", name)
+    if os.access(path, os.X_OK):
+        return path
+    log("%s: error: no %s at %s (build first, or give the build directory)"
+        % (script, name, path))
+    return None
 
 
 def median_ms(times):

@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import programs  # noqa: E402
-from bench_util import cpu_model, log, run_in_work_dir  # noqa: E402
+from bench_util import built_tool, cpu_model, log, run_in_work_dir  # noqa: E402
 
 TRAIN_OPS_PER_LAYER = 8
 WIDTH = 4  # small layers: the compile time, not the tensors, is measured
@@ -149,10 +149,8 @@ def cases(work, layers):
 
 
 def run(work):
-    distc = os.path.join(ARGS.build_dir, "bin", "distc")
-    if not os.access(distc, os.X_OK):
-        log("compile_time.py: error: no distc at %s (build first, or give the build "
-            "directory)" % distc)
+    distc = built_tool(ARGS.build_dir, "distc", "compile_time.py")
+    if not distc:
         return 2
     default_sizes = "10000" if ARGS.meshes else "1000,10000,100000"
     sizes = parse_list(ARGS.sizes or default_sizes, "--sizes")

@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import programs  # noqa: E402
-from bench_util import log, run_in_work_dir  # noqa: E402
+from bench_util import built_tool, log, run_in_work_dir  # noqa: E402
 
 # The models of bench/bench.py (MLP_DIMS, ENC).
 MLP_DIMS = [784, 1024, 1024, 10]
@@ -190,10 +190,8 @@ def compile_explained(distc, work, model, layout_name, mesh, optimizer, placemen
 
 
 def run(work):
-    distc = os.path.join(ARGS.build_dir, "bin", "distc")
-    if not os.access(distc, os.X_OK):
-        log("sharding_memory.py: error: no distc at %s (build first, or give the build "
-            "directory)" % distc)
+    distc = built_tool(ARGS.build_dir, "distc", "sharding_memory.py")
+    if not distc:
         return 2
     models = ARGS.models.split(",")
     optimizers = ARGS.optimizers.split(",")
