@@ -20,8 +20,9 @@ layouts:
 
 It prints each layout's median step time after warm-up (rank 0's
 accumulated DistModel::step time from dist-run's --metrics, as
-bench/bench_ddp.py reads it), best of R alternating runs, its ratio to the
-serial step and to `dp --nranks` on the same ranks, samples/s, and the
+bench/bench_ddp.py reads it), the median of R alternating runs (ranks that
+outnumber the cores share them differently from run to run), its ratio to
+the serial step and to `dp --nranks` on the same ranks, samples/s, and the
 collectives of its train program. Every run's first losses must agree
 with the serial run's to 1e-4 relative (all layouts start from the same
 parameters: the startup program draws them whole and each rank keeps its
@@ -79,7 +80,7 @@ def parse_args():
                    % cores)
     p.add_argument("--rounds", type=int, default=3,
                    help="timed runs per layout, in an order that reverses every round; the "
-                   "best median counts (default 3)")
+                   "median of the runs' medians counts (default 3)")
     p.add_argument("--wait-idle", type=float, default=0, metavar="SECONDS",
                    help="before each timed run, wait up to SECONDS for the other processes' "
                    "load to drop below a quarter of a core (default 0: do not wait)")
@@ -299,7 +300,8 @@ def run(work):
                 problems.append("%s %s: no serial run to check the losses against"
                                 % (model, optimizer))
             for row in configs:
-                row["best_ms"] = min(row["medians_ms"]) if row["medians_ms"] else None
+                row["median_ms"] = (statistics.median(row["medians_ms"]) if row["medians_ms"]
+                                    else None)
                 if serial is None or not serial["losses"] or not row["losses"]:
                     continue
                 ref = serial["losses"][0]
@@ -322,10 +324,10 @@ def run(work):
     for row in results:
         peers = [r for r in results if r["model"] == row["model"]
                  and r["optimizer"] == row["optimizer"]]
-        serial = next((r.get("best_ms") for r in peers if r["layout"] == "serial"), None)
-        dp = next((r.get("best_ms") for r in peers
+        serial = next((r.get("median_ms") for r in peers if r["layout"] == "serial"), None)
+        dp = next((r.get("median_ms") for r in peers
                    if r["layout"] == "dp --nranks" and r["ranks"] == row["ranks"]), None)
-        t = row.get("best_ms")
+        t = row.get("median_ms")
         loads = [x for x in row["other_load"] if x is not None]
         coll = ", ".join("%d %s" % (c, k[2:]) for k, c in sorted((row["collectives"] or {})
                                                                  .items())) or "-"
@@ -338,8 +340,8 @@ def run(work):
                  fmt(t / dp if t and dp and row["ranks"] > 1 else None),
                  fmt(global_batch / t * 1e3 if t else None, "%.0f"), coll,
                  fmt(statistics.mean(loads) if loads else None)))
-    print("(step ms: median over a run's timed steps, best of %d run(s); runs: the lowest and "
-          "highest run's median; vs serial, vs dp --nranks: step time over the 1-thread "
+    print("(step ms: median over a run's timed steps, median of %d run(s); runs: the lowest "
+          "and highest run's; vs serial, vs dp --nranks: step time over the 1-thread "
           "serial step, over dp --nranks's on the same ranks (below 1: faster); samples/s: %d "
           "rows over the step time; other load: cores that other processes used during the "
           "runs)" % (rounds, global_batch))
