@@ -11,7 +11,8 @@ layouts:
   * serial: the program without --nranks or --placements, 1 rank, batch G
     (and once more with every core's threads when the ranks get fewer);
   * dp --nranks: `distc --nranks N` (its own transpile, overlapped
-    gradient all-reduces), N ranks of G/N rows;
+    gradient all-reduces), N ranks of G/N rows; "fused": the same with
+    --fuse-all-reduce (one all-reduce of every gradient a step);
   * dp: a 1-D mesh [N] with the feed Shard(0), G/N rows a replica;
   * tp: Megatron tensor parallelism on [N] (bench/sharding_memory.py's
     layout), one replica of G rows that every rank reads;
@@ -125,10 +126,11 @@ def build_model(work, model, global_batch, rng):
     return paths[0], paths[1], data
 
 
-def layouts_of(model, ranks, global_batch, threads, cores):
+def layouts_of(model, ranks, global_batch, threads, cores, fused):
     """The configurations to time: dicts with the layout's name, mesh,
     ranks, rows a replica, threads a rank, and distc's flags or the
-    placements file's content."""
+    placements file's content. `fused`: distc has --fuse-all-reduce, so
+    data parallelism is also timed with one all-reduce a step."""
     out = [dict(layout="serial", mesh=None, ranks=1, batch=global_batch, threads=threads,
                 flags=[], placements=None)]
     if cores > threads:
@@ -137,6 +139,10 @@ def layouts_of(model, ranks, global_batch, threads, cores):
     for n in ranks:
         out.append(dict(layout="dp --nranks", mesh=None, ranks=n, batch=global_batch // n,
                         threads=threads, flags=["--nranks", str(n)], placements=None))
+        if fused:
+            out.append(dict(layout="dp --nranks, fused", mesh=None, ranks=n,
+                            batch=global_batch // n, threads=threads,
+                            flags=["--nranks", str(n), "--fuse-all-reduce"], placements=None))
         mesh_layouts = [("dp", [n], 0, None, None, global_batch // n),
                         ("tp", [n], None, "tp", 0, global_batch)]
         if n == 4:
@@ -242,6 +248,8 @@ def run(work):
     steps_of = QUICK_STEPS if ARGS.quick else STEPS
     cores = len(os.sched_getaffinity(0))
     threads = ARGS.threads_per_rank
+    fused = "--fuse-all-reduce" in subprocess.run([b.distc, "--help"], capture_output=True,
+                                                  text=True).stdout
 
     print("machine: %d cores, %s; distc's BLAS: %s; float32, lr %g"
           % (cores, cpu_model(), blas_description(b.dist_run), LR))
@@ -258,7 +266,7 @@ def run(work):
         warmup, timed = steps_of[model]
         for optimizer in optimizers:
             configs = []
-            for config in layouts_of(model, ranks, global_batch, threads, cores):
+            for config in layouts_of(model, ranks, global_batch, threads, cores, fused):
                 name = tag(model, optimizer, config)
                 artifact, counts, error = b.compile(main, startup, optimizer, config, name)
                 row = dict(config, model=model, optimizer=optimizer, artifact=artifact,
