@@ -121,12 +121,14 @@ def wait_idle(limit):
 # --- Training with dist-run -------------------------------------------------------
 
 def dist_run_train(dist_run, artifact, data, nranks, batch, steps, metrics, log_dir=None,
-                   init_from=None, env=None, timeout=600):
+                   init_from=None, env=None, timeout=600, extra=(), output=None):
     """`dist-run ARTIFACT --mode train` for `steps` steps of `batch` rows
     per rank (per data-parallel replica on a mesh), the files of `data`
     ({feed: .npy path}) in order (--no-shuffle), on `nranks` ranks
-    (--nproc-per-node, a free port, each rank's output under `log_dir`);
-    returns rank 0's records of the `metrics` file it writes, one a step."""
+    (--nproc-per-node, a free port, each rank's output under `log_dir`),
+    with the `extra` flags; returns rank 0's records of the `metrics` file
+    it writes, one a step. `output`: a file for dist-run's own stdout and
+    stderr (a single rank's output)."""
     cmd = [dist_run, artifact, "--mode", "train", "--batch-size", str(batch),
            "--steps", str(steps), "--no-shuffle", "--metrics", metrics]
     for feed, file in data.items():
@@ -137,7 +139,11 @@ def dist_run_train(dist_run, artifact, data, nranks, batch, steps, metrics, log_
         cmd += ["--nproc-per-node", str(nranks), "--master-port", "0"]
         if log_dir:
             cmd += ["--log-dir", log_dir]
+    cmd += list(extra)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    if output:
+        with open(output, "w") as f:
+            f.write(r.stdout + r.stderr)
     if r.returncode != 0:
         raise RuntimeError("dist-run failed: %s\n  command: %s"
                            % (r.stderr.strip() or r.stdout.strip(), " ".join(cmd)))

@@ -59,6 +59,9 @@ RUN_TIMEOUT = 600  # seconds; a hung rank must not hang the benchmark
 COLLECTIVES = ("c_allreduce", "c_allgather", "c_alltoall", "c_broadcast", "c_reduce",
                "c_reducescatter")
 LISTED_OP = re.compile(r"^\s+(?:[^=(]+ = )?(c_\w+)\(")
+# dist-run --profile's table of the train program's kernels.
+PROFILE_HEAD = re.compile(r"^profile of train/[^/]+/main: \d+ runs?, ([\d.]+) ms of kernels")
+PROFILE_KERNEL = re.compile(r"^\s+[\d.]+\s+([\d.]+)\s+[\d.]+%\s+(\w+)\s*$")
 
 
 def parse_args():
@@ -85,6 +88,10 @@ def parse_args():
     p.add_argument("--wait-idle", type=float, default=0, metavar="SECONDS",
                    help="before each timed run, wait up to SECONDS for the other processes' "
                    "load to drop below a quarter of a core (default 0: do not wait)")
+    p.add_argument("--profile", action="store_true",
+                   help="after the timed runs, run every layout once more with dist-run "
+                   "--profile and report the share of rank 0's kernel time spent in "
+                   "collectives and waiting for them")
     p.add_argument("--quick", action="store_true",
                    help="global batch 32, few steps, one round (a smoke run)")
     p.add_argument("--work-dir", help="keep programs, placements, artifacts, data, metrics and "
@@ -206,8 +213,9 @@ class Bench:
                     counts[m.group(1)] = counts.get(m.group(1), 0) + 1
         return artifact, counts, None
 
-    def train(self, artifact, data, config, steps):
-        """dist-run's metrics records of one run."""
+    def train(self, artifact, data, config, steps, profile=False):
+        """dist-run's metrics records of one run; with `profile`, the
+        records and rank 0's output of a run with --profile."""
         self.runs += 1
         env = dict(os.environ)
         for var in ("DISTC_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
@@ -215,9 +223,33 @@ class Bench:
             env[var] = str(config["threads"])
         env.setdefault("GLOO_SOCKET_IFNAME", "lo")
         stem = self.path("run-%d" % self.runs)
-        return dist_run_train(self.dist_run, artifact, data, config["ranks"], config["batch"],
-                              steps, stem + ".metrics.jsonl", log_dir=stem + ".logs",
-                              env=env, timeout=RUN_TIMEOUT)
+        records = dist_run_train(self.dist_run, artifact, data, config["ranks"],
+                                 config["batch"], steps, stem + ".metrics.jsonl",
+                                 log_dir=stem + ".logs", env=env, timeout=RUN_TIMEOUT,
+                                 extra=["--profile"] if profile else [], output=stem + ".out")
+        if not profile:
+            return records
+        first = (os.path.join(stem + ".logs", "workerlog.0") if config["ranks"] > 1
+                 else stem + ".out")
+        with open(first) as f:
+            return records, f.read()
+
+
+def collective_share(text):
+    """(kernel ms a step, of which in collectives and c_wait) of the train
+    program in dist-run --profile's output, or None."""
+    total, comm, inside = None, 0.0, False
+    for line in text.splitlines():
+        head = PROFILE_HEAD.match(line)
+        if head:
+            total, inside = float(head.group(1)), True
+        elif inside and "calls/run" not in line:
+            kernel = PROFILE_KERNEL.match(line)
+            if not kernel:
+                break
+            if kernel.group(2) in COLLECTIVES or kernel.group(2) == "c_wait":
+                comm += float(kernel.group(1))
+    return None if total is None else (total, comm)
 
 
 def rel_diff(ours, serial):
@@ -302,6 +334,19 @@ def run(work):
                     row["medians_ms"].append(
                         median_ms(step_times(records, global_batch, warmup)))
                     row["losses"].append([rec["loss"] for rec in records])
+            if ARGS.profile:
+                for row in configs:
+                    if row["error"]:
+                        continue
+                    log("%s %s: %s %s, %d rank(s), --profile"
+                        % (model, optimizer, row["layout"], mesh_text(row), row["ranks"]))
+                    try:
+                        _, text = b.train(row["artifact"], data, row, warmup + timed, True)
+                    except (RuntimeError, subprocess.TimeoutExpired) as e:
+                        problems.append("%s %s %s %s does not train with --profile: %s"
+                                        % (model, optimizer, row["layout"], mesh_text(row), e))
+                        continue
+                    row["profile"] = collective_share(text)
             # Every run's first losses against the first serial run's.
             serial = configs[0] if configs and configs[0]["layout"] == "serial" else None
             if serial is None or not serial["losses"]:
@@ -327,8 +372,10 @@ def run(work):
 
     print()
     print("| model | opt | layout | mesh | ranks | rows/replica | step ms | runs | vs serial "
-          "| vs dp --nranks | samples/s | collectives/step | other load |")
-    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+          "| vs dp --nranks | samples/s | collectives/step |%s other load |"
+          % (" in collectives |" if ARGS.profile else ""))
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|%s---:|"
+          % ("---:|" if ARGS.profile else ""))
     for row in results:
         peers = [r for r in results if r["model"] == row["model"]
                  and r["optimizer"] == row["optimizer"]]
@@ -341,6 +388,10 @@ def run(work):
                                                                  .items())) or "-"
         spread = ("%.1f-%.1f" % (min(row["medians_ms"]), max(row["medians_ms"]))
                   if row["medians_ms"] else "-")
+        if ARGS.profile:
+            share = row.get("profile")
+            coll += " | " + ("%.0f%%" % (100 * share[1] / share[0])
+                             if share and share[0] and row["ranks"] > 1 else "-")
         print("| %s | %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |"
               % (row["model"], row["optimizer"], row["layout"], mesh_text(row), row["ranks"],
                  row["batch"], fmt(t) if not row["error"] else "error", spread,
@@ -351,8 +402,10 @@ def run(work):
     print("(step ms: median over a run's timed steps, median of %d run(s); runs: the lowest "
           "and highest run's; vs serial, vs dp --nranks: step time over the 1-thread "
           "serial step, over dp --nranks's on the same ranks (below 1: faster); samples/s: %d "
-          "rows over the step time; other load: cores that other processes used during the "
-          "runs)" % (rounds, global_batch))
+          "rows over the step time;%s other load: cores that other processes used during the "
+          "runs)" % (rounds, global_batch, " in collectives: rank 0's kernel time in "
+                     "collectives and waiting for them, of one run with dist-run --profile;"
+                     if ARGS.profile else ""))
     other = total_load.cores()
     print("other processes used %s cores on average while the benchmark ran (0: an otherwise "
           "idle machine)" % fmt(other))
