@@ -161,6 +161,13 @@ def layouts_of(model, ranks, global_batch, threads, cores, fused):
     return out
 
 
+def label(config):
+    """The layout and its mesh, or its ranks when it has no mesh."""
+    if config["mesh"]:
+        return "%s %s" % (config["layout"], mesh_text(config))
+    return "%s, %d rank(s)" % (config["layout"], config["ranks"])
+
+
 def mesh_text(config):
     return "[%s]" % ", ".join(map(str, config["mesh"])) if config["mesh"] else "-"
 
@@ -305,8 +312,8 @@ def run(work):
                            collectives=counts, error=error, medians_ms=[], other_load=[],
                            losses=[])
                 if error:
-                    problems.append("%s %s %s %s does not compile: %s"
-                                    % (model, optimizer, config["layout"], mesh_text(config),
+                    problems.append("%s %s %s does not compile: %s"
+                                    % (model, optimizer, label(config),
                                        error))
                 else:
                     configs.append(row)
@@ -327,8 +334,8 @@ def run(work):
                         records = b.train(row["artifact"], data, row, warmup + timed)
                     except (RuntimeError, subprocess.TimeoutExpired) as e:
                         row["error"] = str(e)
-                        problems.append("%s %s %s %s does not train: %s"
-                                        % (model, optimizer, row["layout"], mesh_text(row), e))
+                        problems.append("%s %s %s does not train: %s"
+                                        % (model, optimizer, label(row), e))
                         continue
                     row["other_load"].append(load.cores())
                     row["medians_ms"].append(
@@ -343,8 +350,8 @@ def run(work):
                     try:
                         _, text = b.train(row["artifact"], data, row, warmup + timed, True)
                     except (RuntimeError, subprocess.TimeoutExpired) as e:
-                        problems.append("%s %s %s %s does not train with --profile: %s"
-                                        % (model, optimizer, row["layout"], mesh_text(row), e))
+                        problems.append("%s %s %s does not train with --profile: %s"
+                                        % (model, optimizer, label(row), e))
                         continue
                     row["profile"] = collective_share(text)
             # Every run's first losses against the first serial run's.
@@ -364,9 +371,9 @@ def run(work):
                                            for ls in row["losses"])
                 if row["check_rel_diff"] > TOLERANCE:
                     problems.append(
-                        "%s %s %s %s: the first %d losses %s differ from the serial run's %s "
+                        "%s %s %s: the first %d losses %s differ from the serial run's %s "
                         "(max rel diff %.1e)"
-                        % (model, optimizer, row["layout"], mesh_text(row), CHECK_STEPS,
+                        % (model, optimizer, label(row), CHECK_STEPS,
                            ["%.7f" % v for v in row["losses"][0][:CHECK_STEPS]],
                            ["%.7f" % v for v in ref[:CHECK_STEPS]], row["check_rel_diff"]))
 
