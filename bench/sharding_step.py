@@ -115,8 +115,8 @@ def build_model(work, model, global_batch, rng):
         classes = layouts.MLP_DIMS[-1]
         feed = rng.standard_normal((rows, layouts.MLP_DIMS[0]), dtype=np.float32)
     else:
-        # No dropout: the layouts draw different masks, and the loss check
-        # needs the serial run's numbers.
+        # No dropout: its masks are random draws, and the loss check needs
+        # the serial run's numbers.
         enc = dict(layouts.ENCODER, dropout=0.0)
         main, startup, loss = programs.transformer(**enc)
         classes = enc["classes"]
@@ -281,8 +281,8 @@ def run(work):
     global_batch = ARGS.global_batch or (32 if ARGS.quick else 128)
     for n in ranks + [2]:
         if n < 2 or global_batch % n:
-            sys.exit("sharding_step.py: error: %d ranks do not divide the global batch %d"
-                     % (n, global_batch))
+            sys.exit("sharding_step.py: error: --ranks takes counts of at least 2 that "
+                     "divide the global batch %d (and so does 2), not %d" % (global_batch, n))
     rounds = 1 if ARGS.quick else ARGS.rounds
     steps_of = QUICK_STEPS if ARGS.quick else STEPS
     cores = len(os.sched_getaffinity(0))
