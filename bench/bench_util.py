@@ -1,5 +1,4 @@
-"""Helpers shared by the benchmark drivers (bench.py, bench_ddp.py,
-sharding_step.py)."""
+"""Helpers shared by the benchmark drivers (bench.py, bench_ddp.py)."""
 
 import json
 import os
