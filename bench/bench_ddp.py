@@ -21,7 +21,6 @@ parallel on CPU".
 import argparse
 import json
 import os
-import resource
 import shlex
 import statistics
 import subprocess
@@ -31,8 +30,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from bench_util import (add_blas_option, blas_description, choose_blas_kernels,  # noqa: E402
-                        cpu_model, log, median_ms, run_in_work_dir)
+from bench_util import (OtherLoad, add_blas_option, blas_description,  # noqa: E402
+                        choose_blas_kernels, cpu_model, dist_run_train, log, median_ms,
+                        run_in_work_dir, step_times, wait_idle)
 
 LR = 0.01
 BATCHES = 8  # global batches in the data; --no-shuffle visits them in order
@@ -217,48 +217,6 @@ def torch_worker(cfg):
 # --- The benchmark --------------------------------------------------------------
 
 
-class OtherLoad:
-    """CPU time that processes other than this benchmark and its children
-    used while it ran: the machine's busy time (/proc/stat) minus our own
-    and our children's (getrusage), in cores. 0 is an otherwise idle
-    machine; the step times of a run with other load are not comparable."""
-
-    def __init__(self):
-        self.start = self.sample()
-
-    @staticmethod
-    def sample():
-        try:
-            with open("/proc/stat") as f:
-                fields = [int(v) for v in f.readline().split()[1:]]
-            busy = (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError, IndexError):
-            busy = None
-        own = sum(getattr(resource.getrusage(who), f) for who in
-                  (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
-        return time.monotonic(), busy, own
-
-    def cores(self):
-        (t0, busy0, own0), (t1, busy1, own1) = self.start, self.sample()
-        if busy0 is None or busy1 is None or t1 <= t0:
-            return None
-        return max(0.0, ((busy1 - busy0) - (own1 - own0)) / (t1 - t0))
-
-
-def wait_idle(limit):
-    """Waits up to `limit` seconds until other processes use less than a
-    quarter of a core over half a second; returns the seconds waited."""
-    start = time.monotonic()
-    while True:
-        probe = OtherLoad()
-        time.sleep(0.5)
-        load = probe.cores()
-        waited = time.monotonic() - start
-        if load is None or load < 0.25 or waited >= limit:
-            return waited
-        time.sleep(min(2.0, max(0.0, limit - waited)))
-
-
 class Bench:
     def __init__(self, work):
         self.work = work
@@ -311,39 +269,16 @@ class Bench:
 
     def dist_run_train(self, artifact, data, nranks, batch, steps, init_from=None):
         """dist-run --mode train on nranks ranks; returns rank 0's metrics."""
-        metrics = self.fresh("metrics") + ".jsonl"
-        cmd = [self.dist_run, artifact, "--mode", "train", "--batch-size", str(batch),
-               "--steps", str(steps), "--no-shuffle", "--metrics", metrics]
-        for feed, file in data.items():
-            cmd += ["--data", "%s=@%s" % (feed, file)]
-        if init_from:
-            cmd += ["--init-from", init_from]
-        if nranks > 1:
-            cmd += ["--nproc-per-node", str(nranks), "--master-port", "0",
-                    "--log-dir", self.fresh("distc-logs")]
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
-        if r.returncode != 0:
-            raise RuntimeError("dist-run failed: " + (r.stderr.strip() or r.stdout.strip()))
-        with open(metrics) as f:
-            records = [json.loads(line) for line in f if line.strip()]
-        if len(records) != steps:
-            raise RuntimeError("dist-run wrote %d metrics records for %d steps"
-                               % (len(records), steps))
-        return records
+        return dist_run_train(self.dist_run, artifact, data, nranks, batch, steps,
+                              self.fresh("metrics") + ".jsonl",
+                              log_dir=self.fresh("distc-logs") if nranks > 1 else None,
+                              init_from=init_from, timeout=RUN_TIMEOUT)
 
     def distc_step_times(self, artifact, data, nranks, batch, warmup, steps):
-        """Seconds per step for steps warmup+1 .. warmup+steps, on rank 0.
-
-        samples_per_sec is the global batch's rows (nranks * batch per step)
-        over the accumulated time of the steps on rank 0: model.step() (the
-        program with its gradient all-reduces) plus the host-side all-reduce
-        of the global loss; batching and metrics writing are outside it. So
-        the time after step s is s * nranks * batch / samples_per_sec and
-        its differences are the per-step times."""
+        """Seconds per step for steps warmup+1 .. warmup+steps, on rank 0
+        (bench_util.step_times)."""
         records = self.dist_run_train(artifact, data, nranks, batch, warmup + steps)
-        rows = nranks * batch
-        elapsed = [r["step"] * rows / r["samples_per_sec"] for r in records]
-        return [t1 - t0 for t0, t1 in zip(elapsed[warmup - 1:], elapsed[warmup:])]
+        return step_times(records, nranks * batch, warmup)
 
     # --- PyTorch -------------------------------------------------------------
 

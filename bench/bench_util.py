@@ -1,7 +1,9 @@
 """Helpers shared by the benchmark drivers."""
 
+import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -80,3 +82,95 @@ def run_in_work_dir(run, work_dir, prefix):
             rc = run(work)
     log("benchmark took %.0f s" % (time.time() - start))
     return rc
+
+
+# --- Other load on the machine ----------------------------------------------------
+
+class OtherLoad:
+    """CPU time that processes other than this benchmark and its children
+    used while it ran: the machine's busy time (/proc/stat) minus our own
+    and our children's (getrusage), in cores. 0 is an otherwise idle
+    machine; the step times of a run with other load are not comparable."""
+
+    def __init__(self):
+        self.start = self.sample()
+
+    @staticmethod
+    def sample():
+        try:
+            with open("/proc/stat") as f:
+                fields = [int(v) for v in f.readline().split()[1:]]
+            busy = (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            busy = None
+        own = sum(getattr(resource.getrusage(who), f) for who in
+                  (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
+        return time.monotonic(), busy, own
+
+    def cores(self):
+        (t0, busy0, own0), (t1, busy1, own1) = self.start, self.sample()
+        if busy0 is None or busy1 is None or t1 <= t0:
+            return None
+        return max(0.0, ((busy1 - busy0) - (own1 - own0)) / (t1 - t0))
+
+
+def wait_idle(limit):
+    """Waits up to `limit` seconds until other processes use less than a
+    quarter of a core over half a second; returns the seconds waited."""
+    start = time.monotonic()
+    while True:
+        probe = OtherLoad()
+        time.sleep(0.5)
+        load = probe.cores()
+        waited = time.monotonic() - start
+        if load is None or load < 0.25 or waited >= limit:
+            return waited
+        time.sleep(min(2.0, max(0.0, limit - waited)))
+
+
+# --- Training with dist-run -------------------------------------------------------
+
+def dist_run_train(dist_run, artifact, data, nranks, batch, steps, metrics, log_dir=None,
+                   init_from=None, env=None, timeout=600, extra=(), output=None):
+    """`dist-run ARTIFACT --mode train` for `steps` steps of `batch` rows
+    per rank (per data-parallel replica on a mesh), the files of `data`
+    ({feed: .npy path}) in order (--no-shuffle), on `nranks` ranks
+    (--nproc-per-node, a free port, each rank's output under `log_dir`),
+    with the `extra` flags; returns rank 0's records of the `metrics` file
+    it writes, one a step. `output`: a file for dist-run's own stdout and
+    stderr (a single rank's output)."""
+    cmd = [dist_run, artifact, "--mode", "train", "--batch-size", str(batch),
+           "--steps", str(steps), "--no-shuffle", "--metrics", metrics]
+    for feed, file in data.items():
+        cmd += ["--data", "%s=@%s" % (feed, file)]
+    if init_from:
+        cmd += ["--init-from", init_from]
+    if nranks > 1:
+        cmd += ["--nproc-per-node", str(nranks), "--master-port", "0"]
+        if log_dir:
+            cmd += ["--log-dir", log_dir]
+    cmd += list(extra)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    if output:
+        with open(output, "w") as f:
+            f.write(r.stdout + r.stderr)
+    if r.returncode != 0:
+        raise RuntimeError("dist-run failed: %s\n  command: %s"
+                           % (r.stderr.strip() or r.stdout.strip(), " ".join(cmd)))
+    with open(metrics) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    if len(records) != steps:
+        raise RuntimeError("dist-run wrote %d metrics records for %d steps"
+                           % (len(records), steps))
+    return records
+
+
+def step_times(records, rows, warmup):
+    """Seconds per step for steps warmup+1 .. of dist-run's metrics records,
+    on rank 0. samples_per_sec is the global batch's rows (`rows` a step)
+    over the accumulated time of rank 0's DistModel::step calls (the train
+    program with its collectives; batching, the loss's sum over the ranks
+    and metrics writing are outside it). So the time after step s is
+    s * rows / samples_per_sec and its differences are the step times."""
+    elapsed = [r["step"] * rows / r["samples_per_sec"] for r in records]
+    return [t1 - t0 for t0, t1 in zip(elapsed[warmup - 1:], elapsed[warmup:])]

@@ -263,7 +263,8 @@ def run(work):
     return 1 if problems else 0
 
 
-ARGS = parse_args()
-
 if __name__ == "__main__":
+    # Parsed here, not on import: bench/sharding_step.py imports the
+    # layouts and has options of its own.
+    ARGS = parse_args()
     sys.exit(run_in_work_dir(run, ARGS.work_dir, "distc-sharding-memory-"))
