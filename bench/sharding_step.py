@@ -46,8 +46,8 @@ sys.path.insert(0, HERE)
 import programs  # noqa: E402
 import sharding_memory as layouts  # noqa: E402
 from bench_util import (OtherLoad, add_blas_option, blas_description,  # noqa: E402
-                        choose_blas_kernels, cpu_model, dist_run_train, log, median_ms,
-                        run_in_work_dir, step_times, wait_idle)
+                        built_tool, choose_blas_kernels, cpu_model, dist_run_train, log,
+                        median_ms, run_in_work_dir, step_times, wait_idle)
 
 LR = 0.01
 BATCHES = 8  # global batches in the data; --no-shuffle visits them in order
@@ -180,13 +180,10 @@ def tag(model, optimizer, config):
 class Bench:
     def __init__(self, work):
         self.work = work
-        bindir = os.path.join(ARGS.build_dir, "bin")
-        self.distc = os.path.join(bindir, "distc")
-        self.dist_run = os.path.join(bindir, "dist-run")
-        for binary in (self.distc, self.dist_run):
-            if not os.access(binary, os.X_OK):
-                sys.exit("sharding_step.py: error: no %s (build first, or give the build "
-                         "directory)" % binary)
+        self.distc = built_tool(ARGS.build_dir, "distc", "sharding_step.py")
+        self.dist_run = built_tool(ARGS.build_dir, "dist-run", "sharding_step.py")
+        if not self.distc or not self.dist_run:
+            sys.exit(2)
         self.runs = 0
 
     def path(self, *parts):
