@@ -30,7 +30,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from bench_util import (OtherLoad, add_blas_option, blas_description,  # noqa: E402
+from bench_util import (OtherLoad, add_blas_option, add_wait_idle_option,  # noqa: E402
+                        blas_description, chosen_models,
                         choose_blas_kernels, cpu_model, dist_run_train, log, median_ms,
                         run_in_work_dir, step_times, wait_idle)
 
@@ -63,9 +64,7 @@ def parse_args():
                    "row each; default: one row with --fuse-all-reduce when distc --help lists it)")
     p.add_argument("--omp-wait-policy", default="PASSIVE", choices=("PASSIVE", "ACTIVE"),
                    help="OMP_WAIT_POLICY for PyTorch's OpenMP pool (default PASSIVE)")
-    p.add_argument("--wait-idle", type=float, default=0, metavar="SECONDS",
-                   help="before each timed run, wait up to SECONDS for the other processes' "
-                   "load to drop below a quarter of a core (default 0: do not wait)")
+    add_wait_idle_option(p)
     p.add_argument("--quick", action="store_true",
                    help="smaller models, few steps, one round (a smoke run)")
     p.add_argument("--work-dir", help="keep programs, artifacts, data and logs here "
@@ -410,14 +409,7 @@ def fmt(v, spec="%.2f"):
 def run(work):
     b = Bench(work)
     shapes = model_shapes(ARGS.quick)
-    models = [m for m in ARGS.models.split(",") if m]
-    optimizers = [o for o in ARGS.optimizers.split(",") if o]
-    for m in models:
-        if m not in shapes:
-            sys.exit("bench: unknown model %r" % m)
-    for o in optimizers:
-        if o not in ("sgd", "adam"):
-            sys.exit("bench: unknown optimizer %r" % o)
+    models, optimizers = chosen_models(ARGS, list(shapes), "bench_ddp.py")
     rounds = 1 if ARGS.quick else ARGS.rounds
     # distc's 2-rank variants: the default compile, then one per --distc-flags.
     extra = ARGS.distc_flags

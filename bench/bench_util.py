@@ -54,6 +54,36 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+def add_wait_idle_option(parser):
+    parser.add_argument("--wait-idle", type=float, default=0, metavar="SECONDS",
+                        help="before each timed run, wait up to SECONDS for the other "
+                        "processes' load to drop below a quarter of a core (default 0: do not "
+                        "wait)")
+
+
+def add_model_options(parser):
+    """--models and --optimizers of the benchmarks over bench/programs.py's
+    MLP and transformer block."""
+    parser.add_argument("--models", default="mlp,transformer",
+                        help="comma-separated, from mlp and transformer (default: both)")
+    parser.add_argument("--optimizers", default="sgd,adam",
+                        help="comma-separated, from sgd and adam (default: sgd,adam)")
+
+
+def chosen_models(args, known, script):
+    """The --models and --optimizers lists of `args` (add_model_options);
+    exits naming the first that is not in `known` or not sgd/adam."""
+    models = [m for m in args.models.split(",") if m]
+    optimizers = [o for o in args.optimizers.split(",") if o]
+    for m in models:
+        if m not in known:
+            sys.exit("%s: error: unknown model '%s' (%s)" % (script, m, ", ".join(known)))
+    for o in optimizers:
+        if o not in ("sgd", "adam"):
+            sys.exit("%s: error: unknown optimizer '%s' (sgd, adam)" % (script, o))
+    return models, optimizers
+
+
 def built_tool(build_dir, name, script):
     """The path of bin/`name` in `build_dir`, or None after logging, as
     `script`, that it is missing."""

@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import programs  # noqa: E402
-from bench_util import built_tool, log, run_in_work_dir  # noqa: E402
+from bench_util import add_model_options, built_tool, log, run_in_work_dir  # noqa: E402
 
 # The models of bench/bench.py (MLP_DIMS, ENC).
 MLP_DIMS = [784, 1024, 1024, 10]
@@ -80,10 +80,7 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--build-dir", default=os.path.join(os.path.dirname(HERE), "build"),
                    help="build directory with bin/distc")
-    p.add_argument("--models", default="mlp,transformer",
-                   help="comma-separated models (default: mlp,transformer)")
-    p.add_argument("--optimizers", default="sgd,adam",
-                   help="comma-separated optimizers (default: sgd,adam)")
+    add_model_options(p)
     p.add_argument("--work-dir", help="keep the programs and placements here (default: a temp dir)")
     p.add_argument("--json", help="also write the results to this JSON file")
     return p.parse_args()

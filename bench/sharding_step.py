@@ -45,8 +45,8 @@ sys.path.insert(0, HERE)
 
 import programs  # noqa: E402
 import sharding_memory as layouts  # noqa: E402
-from bench_util import (OtherLoad, add_blas_option, blas_description,  # noqa: E402
-                        built_tool, choose_blas_kernels, cpu_model, dist_run_train, log,
+from bench_util import (OtherLoad, add_blas_option, add_model_options,  # noqa: E402
+                        add_wait_idle_option, blas_description, built_tool, chosen_models, choose_blas_kernels, cpu_model, dist_run_train, log,
                         median_ms, run_in_work_dir, step_times, wait_idle)
 
 LR = 0.01
@@ -69,10 +69,7 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--build-dir", default=os.path.join(os.path.dirname(HERE), "build"),
                    help="build directory with bin/distc and bin/dist-run")
-    p.add_argument("--models", default="mlp,transformer",
-                   help="comma-separated, from mlp and transformer (default: both)")
-    p.add_argument("--optimizers", default="sgd,adam",
-                   help="comma-separated, from sgd and adam (default: sgd,adam)")
+    add_model_options(p)
     p.add_argument("--ranks", default="2,4",
                    help="comma-separated rank counts N (default 2,4; 4 adds the [2, 2] mesh)")
     p.add_argument("--global-batch", type=int, metavar="G",
@@ -85,9 +82,7 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=3,
                    help="timed runs per layout, in an order that reverses every round; the "
                    "median of the runs' medians counts (default 3)")
-    p.add_argument("--wait-idle", type=float, default=0, metavar="SECONDS",
-                   help="before each timed run, wait up to SECONDS for the other processes' "
-                   "load to drop below a quarter of a core (default 0: do not wait)")
+    add_wait_idle_option(p)
     p.add_argument("--profile", action="store_true",
                    help="after the timed runs, run every layout once more with dist-run "
                    "--profile and report the share of rank 0's kernel time spent in "
@@ -266,15 +261,8 @@ def fmt(v, spec="%.2f"):
 
 def run(work):
     b = Bench(work)
-    models = [m for m in ARGS.models.split(",") if m]
-    optimizers = [o for o in ARGS.optimizers.split(",") if o]
+    models, optimizers = chosen_models(ARGS, list(STEPS), "sharding_step.py")
     ranks = [int(n) for n in ARGS.ranks.split(",") if n]
-    for m in models:
-        if m not in STEPS:
-            sys.exit("sharding_step.py: error: unknown model '%s' (mlp, transformer)" % m)
-    for o in optimizers:
-        if o not in ("sgd", "adam"):
-            sys.exit("sharding_step.py: error: unknown optimizer '%s' (sgd, adam)" % o)
     global_batch = ARGS.global_batch or (32 if ARGS.quick else 128)
     for n in ranks + [2]:
         if n < 2 or global_batch % n:
