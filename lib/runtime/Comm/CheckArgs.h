@@ -35,6 +35,17 @@ Status checkGroup(const std::vector<int> &groupRanks, int ringId, int rank, int 
 /// "ring 2"; " on ring 2" is appended to the names of a sub-group's
 /// collectives in messages.
 std::string ringLabel(int ringId);
+/// A sub-group's options, from its world's (GlooOptions, NcclOptions): the
+/// groups of a ring partition the ranks, so the ring and the group's first
+/// world rank name the group's store keys; failure records stay under the
+/// world's prefix, where the launcher looks for them.
+template <typename Options>
+Options subgroupOptions(const Options &world, int ringId, int firstWorldRank) {
+  Options o = world;
+  o.prefix = world.prefix + "/ring" + std::to_string(ringId) + "/" + std::to_string(firstWorldRank);
+  o.recordsPrefix = world.recordsPrefix.empty() ? world.prefix : world.recordsPrefix;
+  return o;
+}
 
 } // namespace distc::comm::detail
 

@@ -497,12 +497,7 @@ Status GlooCommunicator::makeSubgroup(const std::vector<int> &groupRanks, int ri
   std::vector<int> worldRanks;
   for (int r : groupRanks)
     worldRanks.push_back(m.worldRank(r));
-  // The groups of a ring partition the ranks: its first member names a
-  // group within the ring.
-  GlooOptions o = m.options;
-  o.prefix =
-      m.options.prefix + "/ring" + std::to_string(ringId) + "/" + std::to_string(worldRanks[0]);
-  o.recordsPrefix = m.options.recordsPrefix.empty() ? m.options.prefix : m.options.recordsPrefix;
+  GlooOptions o = subgroupOptions(m.options, ringId, worldRanks[0]);
   auto impl = std::make_unique<Impl>(member, int(groupRanks.size()), m.store, o);
   impl->worldRanks = std::move(worldRanks);
   impl->label = " on " + ringLabel(ringId);

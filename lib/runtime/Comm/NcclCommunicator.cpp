@@ -708,12 +708,8 @@ Status NcclCommunicator::makeSubgroup(const std::vector<int> &groupRanks, int ri
   std::vector<int> worldRanks;
   for (int r : groupRanks)
     worldRanks.push_back(m.worldRank(r));
-  // The groups of a ring partition the ranks: the first member names a
-  // group within the ring (its store keys, its split color).
-  NcclOptions o = m.options;
-  o.prefix =
-      m.options.prefix + "/ring" + std::to_string(ringId) + "/" + std::to_string(worldRanks[0]);
-  o.recordsPrefix = m.options.recordsPrefix.empty() ? m.options.prefix : m.options.recordsPrefix;
+  // The group's first world rank also gives its split color.
+  NcclOptions o = subgroupOptions(m.options, ringId, worldRanks[0]);
   if (o.subgroupTimeout.count() > 0)
     o.connectTimeout = o.subgroupTimeout;
   auto impl =
