@@ -1,14 +1,15 @@
 //===- WholeVariables.cpp - Whole values of mesh-split variables ----------===//
 //
-// A split dim d of size l per rank, over a ring of g members, is the
-// concatenation along d of the members' slices in member order. With the
-// dims before d flattened to `outer` rows and d and the dims after it to a
-// block of l·inner elements, member k's slice of row o is block (o·g + k) of
-// the whole tensor; the gather and the slice move those blocks.
+// A split dim d over a ring of g members is the concatenation along d of
+// the members' slices in member order: the whole tensor's g chunks along d
+// (AxisChunks.h), chunk k member k's slice. The gather unpacks the
+// all-gathered slices into their chunks; the slice copies its own out.
 //
 //===----------------------------------------------------------------------===//
 
 #include "distc/Runtime/WholeVariables.h"
+
+#include "AxisChunks.h"
 
 #include <cstring>
 
@@ -31,15 +32,6 @@ Status splitMembers(const Session &session, const std::string &name,
         return Status::error("variable '" + name + "' is split on dim " + std::to_string(d) +
                              ": " + s.message());
   return Status::success();
-}
-
-/// Elements of the dims before `d`, and bytes of dim d and those after it.
-void blocks(const Tensor &t, size_t d, size_t &outer, size_t &blockBytes) {
-  outer = 1;
-  size_t inner = dtypeSize(t.dtype());
-  for (size_t i = 0; i < t.shape().size(); ++i)
-    (i < d ? outer : inner) *= static_cast<size_t>(t.shape()[i]);
-  blockBytes = inner;
 }
 
 } // namespace
@@ -83,13 +75,10 @@ Status gatherWhole(const Session &session, const std::string &name, Tensor &whol
     Shape shape = current.shape();
     shape[d] *= m.size;
     Tensor next(current.dtype(), shape);
-    size_t outer = 0, block = 0;
-    blocks(current, d, outer, block);
-    const size_t g = static_cast<size_t>(m.size);
-    for (size_t k = 0; k < g; ++k)
-      for (size_t o = 0; o < outer; ++o)
-        std::memcpy(next.data<uint8_t>() + (o * g + k) * block,
-                    host.data() + (k * outer + o) * block, block);
+    forEachChunkRun(shape, dtypeSize(next.dtype()), int(d), m.size,
+                    [&](int, size_t packed, size_t whole, size_t bytes) {
+                      std::memcpy(next.data<uint8_t>() + whole, host.data() + packed, bytes);
+                    });
     current = std::move(next);
   }
   whole = std::move(current);
@@ -117,12 +106,13 @@ Status localSlice(const Session &session, const std::string &name, const Tensor 
     Shape shape = current.shape();
     shape[d] /= m.size;
     Tensor next(current.dtype(), shape);
-    size_t outer = 0, block = 0;
-    blocks(next, d, outer, block);
-    const size_t g = static_cast<size_t>(m.size), k = static_cast<size_t>(m.index);
-    for (size_t o = 0; o < outer; ++o)
-      std::memcpy(next.data<uint8_t>() + o * block,
-                  current.data<uint8_t>() + (o * g + k) * block, block);
+    const size_t base = size_t(m.index) * next.byteSize();
+    forEachChunkRun(current.shape(), dtypeSize(next.dtype()), int(d), m.size,
+                    [&](int chunk, size_t packed, size_t whole, size_t bytes) {
+                      if (chunk == m.index)
+                        std::memcpy(next.data<uint8_t>() + packed - base,
+                                    current.data<uint8_t>() + whole, bytes);
+                    });
     current = std::move(next);
   }
   local = current.defined() && current.data() == whole.data() ? whole.clone() : current;

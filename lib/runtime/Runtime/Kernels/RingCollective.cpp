@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../AxisChunks.h"
 #include "KernelUtils.h"
 #include "Registration.h"
 #include "distc/Runtime/Backend.h"
@@ -51,43 +52,26 @@ bool overlaps(const Tensor &a, const Tensor &b) {
   return a.byteSize() && b.byteSize() && at < bt + b.byteSize() && bt < at + a.byteSize();
 }
 
-/// `shape` seen around `axis`, in elements: `outer` rows of `extent`
-/// slices of `inner` elements.
-struct AxisLayout {
-  AxisLayout(const Shape &shape, int axis)
-      : outer(product(shape, 0, axis)), extent(shape[size_t(axis)]),
-        inner(product(shape, axis + 1, int(shape.size()))) {}
-  int64_t outer, extent, inner;
-};
-
 /// `dst` (numel of `src`) = n chunks, chunk k = slice k of the n equal
 /// slices of `src` along `axis`.
 void packSlices(KernelContext &ctx, const Tensor &src, int axis, int n, void *dst) {
-  const AxisLayout l(src.shape(), axis);
-  const size_t es = dtypeSize(src.dtype());
-  const int64_t m = l.extent / n;
-  const size_t row = size_t(m * l.inner) * es;
   const char *from = static_cast<const char *>(src.data());
   char *to = static_cast<char *>(dst);
-  for (int64_t k = 0; k < n; ++k)
-    for (int64_t o = 0; o < l.outer; ++o)
-      copyBytes(ctx, to + size_t(k * l.outer + o) * row,
-                from + size_t((o * l.extent + k * m) * l.inner) * es, row);
+  forEachChunkRun(src.shape(), dtypeSize(src.dtype()), axis, n,
+                  [&](int, size_t packed, size_t whole, size_t bytes) {
+                    copyBytes(ctx, to + packed, from + whole, bytes);
+                  });
 }
 
 /// The inverse: `dst` = the concatenation along `axis` of the n chunks of
 /// `src` (each of dst's shape with dims[axis] / n).
 void unpackConcat(KernelContext &ctx, const void *src, Tensor &dst, int axis, int n) {
-  const AxisLayout l(dst.shape(), axis);
-  const size_t es = dtypeSize(dst.dtype());
-  const int64_t m = l.extent / n;
-  const size_t row = size_t(m * l.inner) * es;
   const char *from = static_cast<const char *>(src);
   char *to = static_cast<char *>(dst.data());
-  for (int64_t k = 0; k < n; ++k)
-    for (int64_t o = 0; o < l.outer; ++o)
-      copyBytes(ctx, to + size_t((o * l.extent + k * m) * l.inner) * es,
-                from + size_t(k * l.outer + o) * row, row);
+  forEachChunkRun(dst.shape(), dtypeSize(dst.dtype()), axis, n,
+                  [&](int, size_t packed, size_t whole, size_t bytes) {
+                    copyBytes(ctx, to + whole, from + packed, bytes);
+                  });
 }
 
 /// What every kernel here starts with: x and out of one dtype, x of rank
@@ -109,11 +93,16 @@ struct RingCall {
   }
 
   /// Fails unless n divides x.dims[axis].
-  void expectDivisible(int axis, const char *name) const {
+  /// x's shape with `axis` (named by attribute `name`) cut into n equal
+  /// parts; fails when n does not divide it.
+  Shape splitShape(int axis, const char *name) const {
     if (x.shape()[size_t(axis)] % n != 0)
       ctx.fail("x " + x.typeString() + " cannot be split into " + std::to_string(n) +
                " equal parts along " + name + " " + std::to_string(axis) + " (" + groupText() +
                ")");
+    Shape shape = x.shape();
+    shape[size_t(axis)] /= n;
+    return shape;
   }
 
   /// out must have `shape`.
@@ -136,6 +125,17 @@ struct RingCall {
     Tensor t = scratch(ctx, x.dtype(), x.numel());
     copyBytes(ctx, t.data(), x.data(), x.byteSize());
     return t;
+  }
+
+  /// x as n contiguous chunks along `axis`: x itself (source()) when the
+  /// axis is outermost, else its slices packed chunk by chunk into scratch
+  /// memory, which is apart from out already.
+  Tensor chunksAlong(int axis) const {
+    if (AxisLayout(x.shape(), axis).outer == 1)
+      return source();
+    Tensor packed = scratch(ctx, x.dtype(), x.numel());
+    packSlices(ctx, x, axis, n, packed.data());
+    return packed;
   }
 
   /// out = x, for a group of one.
@@ -179,37 +179,21 @@ void reducescatterKernel(KernelContext &ctx) {
   const std::string op = ctx.stringAttr("op");
   if (op != "sum" && op != "max" && op != "min" && op != "prod")
     ctx.fail("unknown reduction '" + op + "' (expected sum, max, min or prod)");
-  k.expectDivisible(axis, "axis");
-  Shape shape = k.x.shape();
-  shape[size_t(axis)] /= k.n;
-  k.expectOut(shape);
+  k.expectOut(k.splitShape(axis, "axis"));
   if (k.n == 1)
     return k.copyThrough();
-  Tensor chunks = k.source();
-  if (AxisLayout(k.x.shape(), axis).outer != 1) {
-    Tensor packed = scratch(ctx, k.x.dtype(), k.x.numel());
-    packSlices(ctx, chunks, axis, k.n, packed.data());
-    chunks = packed;
-  }
-  k.check(k.comm->reduceScatter(chunks, k.out, op));
+  k.check(k.comm->reduceScatter(k.chunksAlong(axis), k.out, op));
 }
 
 void alltoallKernel(KernelContext &ctx) {
   RingCall k(ctx);
   const int split = k.axis("split_axis"), concat = k.axis("concat_axis");
-  k.expectDivisible(split, "split_axis");
-  Shape shape = k.x.shape();
-  shape[size_t(split)] /= k.n;
+  Shape shape = k.splitShape(split, "split_axis");
   shape[size_t(concat)] *= k.n;
   k.expectOut(shape);
   if (k.n == 1)
     return k.copyThrough();
-  Tensor pieces = k.source();
-  if (AxisLayout(k.x.shape(), split).outer != 1) {
-    Tensor packed = scratch(ctx, k.x.dtype(), k.x.numel());
-    packSlices(ctx, pieces, split, k.n, packed.data());
-    pieces = packed;
-  }
+  Tensor pieces = k.chunksAlong(split);
   if (AxisLayout(shape, concat).outer == 1)
     return k.check(k.comm->alltoall(pieces, k.out));
   Tensor received = scratch(ctx, k.x.dtype(), k.x.numel());
@@ -220,22 +204,18 @@ void alltoallKernel(KernelContext &ctx) {
 void splitKernel(KernelContext &ctx) {
   RingCall k(ctx);
   const int axis = k.axis("axis");
-  k.expectDivisible(axis, "axis");
-  Shape shape = k.x.shape();
-  shape[size_t(axis)] /= k.n;
-  k.expectOut(shape);
+  k.expectOut(k.splitShape(axis, "axis"));
   if (k.n == 1)
     return k.copyThrough();
+  // This member's chunk, its runs laid end to end in out.
   const Tensor x = k.source();
-  const AxisLayout l(x.shape(), axis);
-  const size_t es = dtypeSize(x.dtype());
-  const int64_t m = l.extent / k.n;
-  const size_t row = size_t(m * l.inner) * es;
-  for (int64_t o = 0; o < l.outer; ++o)
-    copyBytes(ctx, static_cast<char *>(k.out.data()) + size_t(o) * row,
-              static_cast<const char *>(x.data()) +
-                  size_t((o * l.extent + k.member * m) * l.inner) * es,
-              row);
+  const size_t base = size_t(k.member) * k.out.byteSize();
+  forEachChunkRun(x.shape(), dtypeSize(x.dtype()), axis, k.n,
+                  [&](int chunk, size_t packed, size_t whole, size_t bytes) {
+                    if (chunk == k.member)
+                      copyBytes(ctx, static_cast<char *>(k.out.data()) + packed - base,
+                                static_cast<const char *>(x.data()) + whole, bytes);
+                  });
 }
 
 void rootOnlyKernel(KernelContext &ctx) {
