@@ -10,11 +10,13 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <cmath>
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <mutex>
 #include <netinet/in.h>
+#include <random>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
@@ -147,5 +149,15 @@ std::vector<std::unique_ptr<Communicator>> makeGlooGroup(int n, std::chrono::mil
   return out;
 }
 #endif
+
+std::vector<float> rankData(int rank, size_t count, unsigned seed) {
+  std::mt19937 gen(seed + unsigned(rank));
+  std::uniform_real_distribution<float> mant(-1.f, 1.f);
+  std::uniform_int_distribution<int> exp(-20, 20);
+  std::vector<float> v(count);
+  for (float &x : v)
+    x = std::ldexp(mant(gen), exp(gen));
+  return v;
+}
 
 } // namespace distc::comm::test

@@ -43,6 +43,11 @@ makeGlooGroup(int n, std::chrono::milliseconds timeout = std::chrono::seconds(10
 
 double secondsSince(std::chrono::steady_clock::time_point start);
 
+/// Rank `rank`'s test data: `count` floats spanning many magnitudes, so
+/// that the order of a sum changes its rounding; a function of (seed,
+/// rank).
+std::vector<float> rankData(int rank, size_t count, unsigned seed = 1234);
+
 } // namespace distc::comm::test
 
 #endif // DISTC_UNITTESTS_COMM_COMMTESTUTIL_H

@@ -65,17 +65,6 @@ TEST(ReduceOp, NamesRoundTrip) {
 
 #if DISTC_HAVE_GLOO
 
-/// Values spanning many magnitudes, so that the order of a sum changes
-/// its rounding.
-std::vector<float> rankData(int rank, size_t count) {
-  std::mt19937 gen(1234 + rank);
-  std::uniform_real_distribution<float> mant(-1.f, 1.f);
-  std::uniform_int_distribution<int> exp(-20, 20);
-  std::vector<float> v(count);
-  for (float &x : v)
-    x = std::ldexp(mant(gen), exp(gen));
-  return v;
-}
 
 std::vector<float> foldInRankOrder(int n, size_t count) {
   std::vector<float> acc = rankData(0, count);
