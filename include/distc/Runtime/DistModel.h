@@ -147,6 +147,11 @@ public:
   /// writes). Every one must be initialized.
   Status persistables(TensorMap &out) const;
 
+  /// Deep copies of the whole persistent variables `names` (gathered on a
+  /// mesh, as stateDict). Each must exist and be initialized; the error
+  /// names the first that is not.
+  Status variables(const std::vector<std::string> &names, TensorMap &out) const;
+
   /// Data parallelism with the Reduce strategy: each rank updates the
   /// optimizer state of the parameters it owns only, so the others hold
   /// stale copies. This broadcasts every owned state variable from its
@@ -157,7 +162,6 @@ public:
 private:
   DistModel() = default;
   Status checkLossFetch(const std::string &mode) const;
-  Status copyVariables(const std::vector<std::string> &names, TensorMap &out) const;
 
   std::unique_ptr<Session> session_;
   std::string mode_;

@@ -279,7 +279,7 @@ Status DistModel::stateDictNames(const std::string &mode, std::vector<std::strin
   return Status::success();
 }
 
-Status DistModel::copyVariables(const std::vector<std::string> &names, TensorMap &out) const {
+Status DistModel::variables(const std::vector<std::string> &names, TensorMap &out) const {
   TensorMap copies;
   for (const std::string &name : names) {
     Tensor t = session_->persistent(name);
@@ -321,14 +321,14 @@ Status DistModel::stateDict(const std::string &mode, TensorMap &out) const {
   std::vector<std::string> names;
   if (Status s = stateDictNames(mode, names); !s.ok())
     return s;
-  return copyVariables(names, out);
+  return variables(names, out);
 }
 
 Status DistModel::persistables(TensorMap &out) const {
   std::vector<std::string> names;
   for (const ProgramIO &p : session_->persistentBuffers())
     names.push_back(p.name);
-  return copyVariables(names, out);
+  return variables(names, out);
 }
 
 Status DistModel::setStateDict(const TensorMap &state, bool strict) {

@@ -280,14 +280,8 @@ Status saveInferenceModel(const DistModel &model, const std::string &prefix, boo
     for (const flatbuffers::String *n : *inference->parameters())
       order.push_back(n->str());
   TensorMap params;
-  for (const std::string &name : order) {
-    Tensor t = model.session().persistent(name);
-    if (!t.defined() || !model.session().isInitialized(name))
-      return Status::error("cannot save an inference model: variable '" + name +
-                           (t.defined() ? "' is not initialized" : "' does not exist"));
-    if (Status s = runtime::gatherWhole(model.session(), name, params[name]); !s.ok())
-      return Status::error("cannot save an inference model: " + s.message());
-  }
+  if (Status s = model.variables(order, params); !s.ok())
+    return Status::error("cannot save an inference model: " + s.message());
   if (!write)
     return Status::success();
   std::string parent = detail::parentDirectory(prefix + ".pdmodel");
