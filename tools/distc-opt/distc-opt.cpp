@@ -17,9 +17,10 @@
 #include "distc/Transforms/Passes.h"
 #endif
 #ifdef DISTC_HAVE_PIPELINE
-#include "distc/Sharding/Passes.h"
+#include "distc/ParameterServer/Passes.h"
 #include "distc/Pipeline/Passes.h"
 #include "distc/Pipeline/Pipeline.h"
+#include "distc/Sharding/Passes.h"
 #endif
 
 int main(int argc, char **argv) {
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
 #endif
 #ifdef DISTC_HAVE_PIPELINE
   distc::sharding::registerDistcShardingPasses();
+  distc::ps::registerDistcParameterServerPasses();
   distc::pipeline::registerDistcPipelinePasses();
   distc::pipeline::registerDistcPipelines();
 #endif

@@ -101,10 +101,15 @@ std::vector<Slot> inputSlots(const Operator &op) {
   const Record *def = &op.getDef();
   if (!def->getValueAsListOfStrings("paddleInputs").empty())
     return namedSlots(def, "paddleInputs");
+  llvm::StringSet<> mayBeEmpty;
+  for (llvm::StringRef name : def->getValueAsListOfStrings("optionalInputs"))
+    mayBeEmpty.insert(name);
   std::vector<Slot> slots;
   for (int i = 0; i < op.getNumOperands(); ++i) {
     const tblgen::NamedTypeConstraint &operand = op.getOperand(i);
-    slots.push_back({paddleSlotName(operand.name), operand.isOptional(), operand.isVariadic()});
+    bool optional =
+        operand.isOptional() || (operand.isVariadic() && mayBeEmpty.contains(operand.name));
+    slots.push_back({paddleSlotName(operand.name), optional, operand.isVariadic()});
   }
   return slots;
 }

@@ -106,6 +106,39 @@ void addParallelFlags(CLI::App &app, distc::pipeline::CompileOptions &options) {
       ->group(group);
 }
 
+/// DistributeTranspiler: the parameter-server mode (and nccl2/collective,
+/// which are data parallelism over the trainers).
+void addTranspilerFlags(CLI::App &app, distc::pipeline::CompileOptions &options) {
+  const char *group = "DistributeTranspiler (parameter server)";
+  distc::pipeline::TrainingFlags &flags = options.trainingFlags;
+  app.add_option("--transpiler", flags.transpilerMode,
+                 "pserver: parameter servers hold the parameters (--pservers, --trainers); "
+                 "nccl2 or collective: data parallelism over --trainers (config 'mode')")
+      ->group(group)
+      ->check(CLI::IsMember({"pserver", "nccl2", "collective"}));
+  app.add_option("--pservers", options.pservers, "The servers' endpoints, host:port,...")
+      ->group(group)
+      ->delimiter(',');
+  app.add_option("--trainers", options.trainers, "Number of trainers (default 1)")
+      ->group(group)
+      ->check(CLI::Range(1, 1 << 20))
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--trainer-id", options.trainerId,
+                 "The trainer whose program --emit prints (default 0)")
+      ->group(group)
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--sync-mode", flags.syncMode,
+                 "true (default): synchronous training with barriers; false: asynchronous "
+                 "(config 'sync_mode')")
+      ->group(group);
+  app.add_option("--role", options.role,
+                 "With --emit: trainer (get_trainer_program) or pserver (get_pserver_program, "
+                 "with --endpoint)")
+      ->group(group)
+      ->check(CLI::IsMember({"trainer", "pserver"}));
+  app.add_option("--endpoint", options.endpoint, "With --role pserver: which server")->group(group);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -126,6 +159,7 @@ int main(int argc, char **argv) {
                  "Program random seed for initializers whose seed attribute is 0")
       ->check(distc::tools::unsignedDecimal());
   addParallelFlags(app, options);
+  addTranspilerFlags(app, options);
   app.add_option("--placements", options.placements,
                  "Auto parallel: JSON file of the process mesh and tensor placements "
                  "({\"mesh\": {\"shape\": [2, 2], \"dim_names\": [\"dp\", \"mp\"]}, "

@@ -139,8 +139,8 @@ TEST_F(CatalogOdsTest, OperandAndResultGroupsMatchSlots) {
 }
 
 TEST_F(CatalogOdsTest, EveryRegisteredCatalogLikeOpIsCatalogued) {
-  const std::set<std::string> structural = {"program",   "var",          "read_var",
-                                            "write_var", "fused_slices", "mesh"};
+  const std::set<std::string> structural = {"program",      "var",  "read_var",       "write_var",
+                                            "fused_slices", "mesh", "listen_and_serv"};
   auto *dialect = ctx.getLoadedDialect<PdDialect>();
   for (RegisteredOperationName op : ctx.getRegisteredOperations()) {
     if (&op.getDialect() != dialect)

@@ -49,7 +49,7 @@ distc::pd::detail::verifyInferredResults(Operation *op,
 
   SmallVector<SmallVector<Type, 1>> inferred;
   if (failed(inferResultTypes(op->getContext(), op->getLoc(), opType, operandsBySlot, attrs,
-                              inferred, numVariadic)))
+                              inferred, numVariadic, resultsBySlot)))
     return failure();
 
   for (auto [index, slot] : llvm::enumerate(spec->outputs)) {
@@ -229,6 +229,33 @@ LogicalResult WriteVarOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 //===----------------------------------------------------------------------===//
 // FusedSlicesOp
 //===----------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------===//
+// ListenAndServOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ListenAndServOp::verify() {
+  if (getEndpoint().empty())
+    return emitOpError() << "needs an endpoint";
+  if (getFanin() < 1)
+    return emitOpError() << "Fanin = " << getFanin() << " must be at least 1 trainer";
+  if (getOptimizeBlocks().empty())
+    return emitOpError() << "needs at least one optimize block (Paddle's server requires one, "
+                            "if empty)";
+  int64_t blocks = static_cast<int64_t>(getOptimizeBlocks().size());
+  for (Attribute entry : getGradToBlockId()) {
+    StringRef text = cast<StringAttr>(entry).getValue();
+    auto [grad, id] = text.rsplit(':');
+    int64_t index = 0;
+    if (grad.empty() || id.getAsInteger(10, index) || index < 1 || index > blocks)
+      return emitOpError() << "grad_to_block_id entry '" << text
+                           << "' is not '<gradient>:<optimize block 1.." << blocks << ">'";
+  }
+  int64_t lrBlock = static_cast<int32_t>(getLrDecayBlockId());
+  if (lrBlock != -1 && (lrBlock < 1 || lrBlock > blocks))
+    return emitOpError() << "lr_decay_block_id = " << lrBlock << " is not an optimize block";
+  return success();
+}
 
 LogicalResult FusedSlicesOp::verify() {
   auto fused = cast<RankedTensorType>(getFused().getType());

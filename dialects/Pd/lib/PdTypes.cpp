@@ -75,6 +75,10 @@ RankedTensorType communicatorIdType(MLIRContext *ctx) {
   return RankedTensorType::get({0}, IntegerType::get(ctx, 8, IntegerType::Unsigned));
 }
 
+RankedTensorType controlDependenceType(MLIRContext *ctx) {
+  return RankedTensorType::get({0}, Float32Type::get(ctx));
+}
+
 StringRef paddleDTypeName(int64_t dtype) {
   switch (dtype) {
   case int64_t(VarDataType::BOOL):

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace distc::pipeline {
 
@@ -45,6 +46,17 @@ struct CompileOptions {
   uint64_t seed = 0;
   /// Data parallelism over this many trainer ranks (0: a serial program).
   int nranks = 0;
+  /// DistributeTranspiler (the transpiler mode itself is
+  /// `training.transpilerMode`, from --transpiler or the config's `mode`):
+  /// the servers' endpoints, the number of trainers (0: not given) and the
+  /// trainer whose program is written.
+  std::vector<std::string> pservers;
+  int trainers = 0;
+  int trainerId = 0;
+  /// `--emit=program-json` of a parameter-server program: "trainer" (the
+  /// default) or "pserver", the latter for the server at `endpoint`.
+  std::string role;
+  std::string endpoint;
   /// Auto parallel: a placements file (the process mesh and the
   /// `shard_tensor` annotations, distc/Sharding/Placements.h).
   std::string placements;

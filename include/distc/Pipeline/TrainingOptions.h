@@ -46,6 +46,19 @@ struct TrainingOptions {
   // "one" | "customized"); the config file also takes Paddle's enum names.
   std::string reduceStrategy = "all-reduce";
   std::string gradientScale = "coeff-num-device";
+  // --- DistributeTranspilerConfig: the parameter-server transpile ---------
+  // Paddle's keys and defaults; they apply with `mode` (or --transpiler)
+  // pserver only.
+  std::string transpilerMode;             // mode: "" | pserver | nccl2 | collective
+  bool sliceVarUp = true;                 // slice_var_up
+  std::string splitMethod = "RoundRobin"; // split_method: RoundRobin | HashName
+  int64_t minBlockSize = 8192;            // min_block_size (at least 8192)
+  bool runtimeSplitSendRecv = false;      // runtime_split_send_recv
+  bool syncMode = true;                   // sync_mode
+  bool halfAsync = false;                 // half_async
+  /// The parameter-server keys the config file gave (for the error when
+  /// the program is not transpiled for parameter servers).
+  std::vector<std::string> pserverKeys;
 
   /// The settings as the config file spells them (recorded in the artifact).
   nlohmann::json toJson() const;
@@ -73,6 +86,9 @@ struct TrainingFlags {
   // BuildStrategy's reduce and gradient-scale strategies, already checked
   // against the spellings TrainingOptions lists.
   std::optional<std::string> reduceStrategy, gradientScale;
+  // --- DistributeTranspilerConfig ------------------------------------------
+  std::optional<std::string> transpilerMode;
+  std::optional<bool> syncMode;
 };
 
 /// Merges the config file (if any) and the flags into `out`, checking every

@@ -91,14 +91,19 @@ public:
 
 private:
   LogicalResult assignNames();
-  /// Replays the program; returns the values used after their name was
+  void nameBlock(Block &body, llvm::StringMap<Type> &nameTypes);
+  /// Replays `body`; returns the values used after their name was
   /// overwritten.
-  llvm::DenseSet<Value> findClobbered();
+  llvm::DenseSet<Value> findClobbered(Block &body);
   std::string freshName();
   StringRef outName(Operation *op, unsigned index);
 
   LogicalResult emitVars(proto::BlockDesc &block);
+  /// The variables an optimize block of a listen_and_serv computes (the
+  /// server's persistables are block 0's).
+  LogicalResult emitBlockVars(Block &body, proto::BlockDesc &block);
   LogicalResult emitOp(Operation *op, proto::BlockDesc &block);
+  LogicalResult emitListenAndServ(pd::ListenAndServOp op, proto::BlockDesc &block);
   LogicalResult emitCatalogOp(Operation *op, const pd::OpSpec &spec, proto::OpDesc &desc);
   LogicalResult emitExtraAttrs(Operation *op, const llvm::StringSet<> &skip,
                                std::vector<proto::OpDesc::Attr> &attrs);
@@ -111,6 +116,10 @@ private:
 
   ModuleOp module;
   pd::ProgramOp program;
+  /// The program's blocks: its body, then the optimize blocks of its
+  /// listen_and_serv (a pserver program), which are blocks 1.. in order.
+  SmallVector<Block *> blocks;
+  Block emptyBlock;
   llvm::StringMap<pd::VarOp> persistables;
   SmallVector<pd::VarOp> varOrder;
   llvm::StringSet<> taken;
@@ -137,17 +146,44 @@ StringRef ProgramExporter::outName(Operation *op, unsigned index) {
 }
 
 LogicalResult ProgramExporter::assignNames() {
-  Block &body = program.getBody().front();
   taken.insert(kFeedVar);
   taken.insert(kFetchVar);
   for (auto &[name, var] : persistables)
     taken.insert(name);
-  for (Operation &op : body)
-    for (unsigned i = 0; i < op.getNumResults(); ++i)
-      if (!outName(&op, i).empty())
-        taken.insert(outName(&op, i));
+  // An empty optimize block is a null entry of `blocks`.
+  for (Block *body : blocks)
+    for (Operation &op : body ? *body : emptyBlock)
+      for (unsigned i = 0; i < op.getNumResults(); ++i)
+        if (!outName(&op, i).empty())
+          taken.insert(outName(&op, i));
 
   llvm::StringMap<Type> nameTypes;
+  for (Block *body : blocks)
+    if (body)
+      nameBlock(*body, nameTypes);
+
+  // Replay until every use sees its own value under its name. Each round
+  // gives clobbered values unique names, so at most a couple are needed.
+  for (int round = 0; round < 4; ++round) {
+    llvm::DenseSet<Value> clobbered;
+    for (Block *body : blocks) {
+      if (!body)
+        continue;
+      llvm::DenseSet<Value> inBlock = findClobbered(*body);
+      clobbered.insert(inBlock.begin(), inBlock.end());
+    }
+    if (clobbered.empty())
+      return success();
+    for (Value value : clobbered) {
+      if (isa_and_nonnull<pd::ReadVarOp>(value.getDefiningOp()))
+        copiedReads.insert(value);
+      names[value] = freshName();
+    }
+  }
+  return program.emitError() << "cannot find consistent variable names for export";
+}
+
+void ProgramExporter::nameBlock(Block &body, llvm::StringMap<Type> &nameTypes) {
   auto usable = [&](StringRef name, Type type) {
     if (name.empty() || persistables.count(name) || name == kFeedVar || name == kFetchVar)
       return false;
@@ -190,29 +226,15 @@ LogicalResult ProgramExporter::assignNames() {
         names[result] = ""; // an output slot the program leaves empty
     }
   }
-
-  // Replay until every use sees its own value under its name. Each round
-  // gives clobbered values unique names, so at most a couple are needed.
-  for (int round = 0; round < 4; ++round) {
-    llvm::DenseSet<Value> clobbered = findClobbered();
-    if (clobbered.empty())
-      return success();
-    for (Value value : clobbered) {
-      if (isa_and_nonnull<pd::ReadVarOp>(value.getDefiningOp()))
-        copiedReads.insert(value);
-      names[value] = freshName();
-    }
-  }
-  return program.emitError() << "cannot find consistent variable names for export";
 }
 
-llvm::DenseSet<Value> ProgramExporter::findClobbered() {
+llvm::DenseSet<Value> ProgramExporter::findClobbered(Block &body) {
   llvm::DenseSet<Value> clobbered;
   llvm::StringMap<Value> holder;
   // Values produced under a persistable's name before their write_var: a
   // read of that persistable in between would see them too early.
   llvm::StringMap<Value> pendingWrite;
-  for (Operation &op : program.getBody().front()) {
+  for (Operation &op : body) {
     for (Value operand : op.getOperands()) {
       auto it = names.find(operand);
       if (it == names.end() || it->second.empty())
@@ -307,7 +329,10 @@ LogicalResult ProgramExporter::emitVars(proto::BlockDesc &block) {
 
   // The main program declares every persistable, as Paddle's do; any other
   // program those it touches.
-  bool isMain = program.getSymName() == "main";
+  // A server program (listen_and_serv) declares all of the server's
+  // variables too, its received gradients not persistable.
+  bool serverProgram = !body.getOps<pd::ListenAndServOp>().empty();
+  bool isMain = program.getSymName() == "main" || serverProgram;
   llvm::StringSet<> touched;
   for (Operation &op : body) {
     if (auto read = dyn_cast<pd::ReadVarOp>(op))
@@ -323,7 +348,7 @@ LogicalResult ProgramExporter::emitVars(proto::BlockDesc &block) {
     std::string error;
     if (!importer::exportVarType(var.getType(), *desc->mutable_type(), error))
       return var.emitError() << "variable '" << var.getSymName() << "' " << error;
-    desc->set_persistable(true);
+    desc->set_persistable(!serverProgram || var.getPersistable());
     if (var.getIsParameter())
       desc->set_is_parameter(true);
     if (var.getStopGradient())
@@ -543,6 +568,8 @@ LogicalResult ProgramExporter::emitOp(Operation *op, proto::BlockDesc &block) {
   }
   if (auto slices = dyn_cast<pd::FusedSlicesOp>(op))
     return checkFusedSlices(slices);
+  if (auto listen = dyn_cast<pd::ListenAndServOp>(op))
+    return emitListenAndServ(listen, block);
   if (!isa<pd::PdDialect>(op->getDialect()))
     return op->emitError() << "op '" << op->getName()
                            << "' is not a pd op; only pd programs can be exported";
@@ -556,22 +583,87 @@ LogicalResult ProgramExporter::emitOp(Operation *op, proto::BlockDesc &block) {
   return success();
 }
 
+LogicalResult ProgramExporter::emitBlockVars(Block &body, proto::BlockDesc &block) {
+  llvm::StringSet<> declared;
+  for (Operation &op : body)
+    for (Value result : op.getResults()) {
+      const std::string &name = names[result];
+      if (name.empty() || persistables.count(name) || !declared.insert(name).second)
+        continue;
+      proto::VarDesc *desc = block.add_vars();
+      desc->set_name(name);
+      std::string error;
+      if (!importer::exportVarType(result.getType(), *desc->mutable_type(), error))
+        return op.emitError() << "result '" << name << "' " << error;
+    }
+  return success();
+}
+
+/// Paddle's listen_and_serv: X are the variables the trainers send,
+/// `optimize_blocks` the blocks after block 0, in order.
+LogicalResult ProgramExporter::emitListenAndServ(pd::ListenAndServOp op, proto::BlockDesc &block) {
+  proto::OpDesc *desc = block.add_ops();
+  desc->set_type("listen_and_serv");
+  auto *in = desc->add_inputs();
+  in->set_parameter("X");
+  for (Attribute var : op.getX())
+    in->add_arguments(cast<FlatSymbolRefAttr>(var).getValue().str());
+  std::vector<proto::OpDesc::Attr> attrs;
+  auto attr = [&](const char *name, proto::AttrType type) -> proto::OpDesc::Attr & {
+    attrs.emplace_back();
+    attrs.back().set_name(name);
+    attrs.back().set_type(type);
+    return attrs.back();
+  };
+  proto::OpDesc::Attr &optimizeBlocks = attr("optimize_blocks", proto::BLOCKS);
+  for (unsigned i = 0; i < op.getOptimizeBlocks().size(); ++i)
+    optimizeBlocks.add_blocks_idx(static_cast<int32_t>(i + 1));
+  attr("endpoint", proto::STRING).set_s(op.getEndpoint().str());
+  attr("pserver_id", proto::INT).set_i(op.getPserverId());
+  attr("Fanin", proto::INT).set_i(op.getFanin());
+  attr("sync_mode", proto::BOOLEAN).set_b(op.getSyncMode());
+  attr("distributed_mode", proto::INT).set_i(op.getDistributedMode());
+  attr("lr_decay_block_id", proto::INT).set_i(static_cast<int32_t>(op.getLrDecayBlockId()));
+  auto strings = [&](const char *name, ArrayAttr values) {
+    proto::OpDesc::Attr &a = attr(name, proto::STRINGS);
+    for (Attribute value : values)
+      a.add_strings(cast<StringAttr>(value).getValue().str());
+  };
+  strings("grad_to_block_id", op.getGradToBlockId());
+  strings("sparse_grad_to_param", op.getSparseGradToParam());
+  llvm::StringSet<> inherent;
+  for (StringRef name : pd::ListenAndServOp::getAttributeNames())
+    inherent.insert(name);
+  if (failed(emitExtraAttrs(op, inherent, attrs)))
+    return failure();
+  finishAttrs(attrs, *desc);
+  return success();
+}
+
 LogicalResult ProgramExporter::run(proto::ProgramDesc &out) {
   for (auto var : module.getOps<pd::VarOp>()) {
     persistables[var.getSymName()] = var;
     varOrder.push_back(var);
   }
+  blocks.push_back(&program.getBody().front());
+  for (auto listen : program.getBody().front().getOps<pd::ListenAndServOp>())
+    for (Region &region : listen.getOptimizeBlocks())
+      blocks.push_back(region.empty() ? nullptr : &region.front());
   if (failed(assignNames()))
     return failure();
   out.Clear();
-  proto::BlockDesc *block = out.add_blocks();
-  block->set_idx(0);
-  block->set_parent_idx(-1);
-  if (failed(emitVars(*block)))
-    return failure();
-  for (Operation &op : program.getBody().front())
-    if (failed(emitOp(&op, *block)))
+  for (auto [index, body] : llvm::enumerate(blocks)) {
+    proto::BlockDesc *block = out.add_blocks();
+    block->set_idx(static_cast<int32_t>(index));
+    block->set_parent_idx(index == 0 ? -1 : 0);
+    if (!body)
+      continue; // an empty optimize block
+    if (failed(index == 0 ? emitVars(*block) : emitBlockVars(*body, *block)))
       return failure();
+    for (Operation &op : *body)
+      if (failed(emitOp(&op, *block)))
+        return failure();
+  }
   return success();
 }
 

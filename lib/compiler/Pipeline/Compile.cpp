@@ -16,6 +16,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <optional>
 
 using namespace mlir;
@@ -55,6 +56,69 @@ const Phase &lastPhase(const CompileOptions &options) {
   return *last;
 }
 
+/// DistributeTranspiler's modes: pserver needs its servers and trainers;
+/// nccl2 and collective are data parallelism over the trainers (--nranks).
+LogicalResult resolveTranspiler(CompileOptions &options) {
+  const std::string &mode = options.training.transpilerMode;
+  bool pserver = mode == "pserver";
+  if (!pserver && !options.pservers.empty())
+    return fail("--pservers lists the parameter servers of --transpiler pserver");
+  if (mode.empty() && (options.trainers != 0 || options.trainerId != 0))
+    return fail("--trainers and --trainer-id are DistributeTranspiler's: give --transpiler "
+                "pserver, nccl2 or collective");
+  if (options.trainers < 0 || options.trainerId < 0)
+    return fail("--trainers and --trainer-id must not be negative");
+  if (!pserver && (!options.role.empty() || !options.endpoint.empty()))
+    return fail("--role and --endpoint choose among the programs of --transpiler pserver");
+  if (mode == "nccl2" || mode == "collective") {
+    if (options.trainers == 0 && options.nranks == 0)
+      return fail("--transpiler " + mode + " is data parallelism: give --trainers N");
+    if (options.trainers != 0 && options.nranks != 0 && options.trainers != options.nranks)
+      return fail("--trainers " + std::to_string(options.trainers) + " and --nranks " +
+                  std::to_string(options.nranks) + " disagree");
+    if (options.nranks == 0)
+      options.nranks = options.trainers;
+    if (options.trainerId >= options.nranks)
+      return fail("--trainer-id " + std::to_string(options.trainerId) + " is not one of the " +
+                  std::to_string(options.nranks) + " trainers");
+    if (options.rank < 0 && options.trainerId > 0)
+      options.rank = options.trainerId;
+    return success();
+  }
+  if (!pserver)
+    return success();
+  if (options.pservers.empty())
+    return fail("--transpiler pserver needs the servers' endpoints: --pservers host:port,...");
+  if (options.nranks != 0 || !options.placements.empty())
+    return fail("--transpiler pserver distributes the program by itself; --nranks and "
+                "--placements describe other strategies");
+  if (options.trainers == 0)
+    options.trainers = 1;
+  if (options.trainerId >= options.trainers)
+    return fail("--trainer-id " + std::to_string(options.trainerId) + " is not one of the " +
+                std::to_string(options.trainers) + " trainers");
+  if (options.rank >= 0)
+    return fail("--rank selects a rank's SPMD program; a parameter-server trainer is "
+                "--trainer-id, a server --role pserver --endpoint");
+  if (!options.output.empty())
+    return fail("parameter-server programs are not lowered to an artifact yet; print them "
+                "with --compile-to distributed or --emit=program-json --role trainer|pserver");
+  if (options.role.empty())
+    options.role = "trainer";
+  if (options.role != "trainer" && options.role != "pserver")
+    return fail("unknown --role '" + options.role + "' (expected trainer or pserver)");
+  if (options.role == "pserver") {
+    if (options.endpoint.empty())
+      return fail("--role pserver needs --endpoint, one of --pservers");
+    if (std::find(options.pservers.begin(), options.pservers.end(), options.endpoint) ==
+        options.pservers.end())
+      return fail("--endpoint " + options.endpoint + " is not one of --pservers");
+  } else if (!options.endpoint.empty()) {
+    return fail("--endpoint names a server's programs: give --role pserver");
+  }
+  return success();
+}
+
 } // namespace
 
 LogicalResult resolveCompileOptions(CompileOptions &options) {
@@ -74,10 +138,6 @@ LogicalResult resolveCompileOptions(CompileOptions &options) {
                 ", or distc-dump for the artifact)");
   if (options.output == "-" && (!options.compileTo.empty() || !options.emit.empty()))
     return fail("-o - and --compile-to/--emit would both write to standard output; give -o FILE");
-  if (options.rank >= 0 && options.placements.empty() &&
-      (options.nranks == 0 || options.rank >= options.nranks))
-    return fail("--rank " + std::to_string(options.rank) + " needs --nranks N with N > " +
-                std::to_string(options.rank));
   if (options.explainSharding && options.placements.empty())
     return fail("--explain-sharding explains the shardings of --placements; give a placements "
                 "file");
@@ -88,6 +148,12 @@ LogicalResult resolveCompileOptions(CompileOptions &options) {
   std::string error;
   if (!resolveTrainingOptions(options.trainingFlags, options.training, error))
     return fail(error);
+  if (failed(resolveTranspiler(options)))
+    return failure();
+  if (options.rank >= 0 && options.placements.empty() &&
+      (options.nranks == 0 || options.rank >= options.nranks))
+    return fail("--rank " + std::to_string(options.rank) + " needs --nranks N with N > " +
+                std::to_string(options.rank));
   // --- BuildStrategy: fused all-reduce buckets ---
   if (options.training.fuseAllReduce && options.nranks == 0)
     return fail("--fuse-all-reduce (fuse_all_reduce_ops) fuses the all-reduces of data "

@@ -22,9 +22,11 @@ namespace {
 /// modes phase `@main`/`@startup`, after it `@<mode>.<program>`. Empty (after
 /// reporting what exists) when there is none.
 std::string selectProgram(ModuleOp module, const CompileOptions &options, bool modesDerived) {
-  std::string name = modesDerived
-                         ? (options.mode.empty() ? "predict" : options.mode) + "." + options.program
-                         : options.program;
+  // A parameter-server role's programs are its train programs.
+  std::string defaultMode = options.role.empty() ? "predict" : "train";
+  std::string name =
+      modesDerived ? (options.mode.empty() ? defaultMode : options.mode) + "." + options.program
+                   : options.program;
   for (Operation &op : module.getBody()->getOperations())
     if (op.getName().getStringRef() == "pd.program" && SymbolTable::getSymbolName(&op) == name)
       return name;
@@ -102,6 +104,22 @@ void bindMeshCoordinates(programdesc::ProgramDesc &desc, ModuleOp module, int ra
     }
 }
 
+/// The module that holds the programs of `--role`: the server at
+/// `--endpoint` (a nested module of the parameter-server transpile), else
+/// `module` itself. Null (after reporting) when no server has the endpoint.
+ModuleOp roleModule(ModuleOp module, const CompileOptions &options) {
+  if (options.role != "pserver")
+    return module;
+  for (auto nested : module.getOps<ModuleOp>()) {
+    auto endpoint = nested->getAttrOfType<StringAttr>("pd.endpoint");
+    if (endpoint && endpoint.getValue() == options.endpoint)
+      return nested;
+  }
+  reportError("no parameter-server programs for endpoint " + options.endpoint +
+              " at this phase (the servers' programs exist from the distributed phase on)");
+  return nullptr;
+}
+
 int emitProgramJson(ModuleOp module, llvm::StringRef program, int rank) {
   programdesc::ProgramDesc desc;
   if (failed(exportProgram(module, program, desc)))
@@ -124,9 +142,12 @@ int emitProgramJson(ModuleOp module, llvm::StringRef program, int rank) {
 
 int emitPrograms(ModuleOp module, const CompileOptions &options, PhaseResult result) {
   if (options.emit == "program-json") {
+    ModuleOp programs = roleModule(module, options);
+    if (!programs)
+      return 1;
     std::string program =
-        selectProgram(module, options, /*modesDerived=*/result == PhaseResult::ModePrograms);
-    return program.empty() ? 1 : emitProgramJson(module, program, options.rank);
+        selectProgram(programs, options, /*modesDerived=*/result == PhaseResult::ModePrograms);
+    return program.empty() ? 1 : emitProgramJson(programs, program, options.rank);
   }
   module->print(llvm::outs());
   llvm::outs() << "\n";

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "distc/ParameterServer/Passes.h"
 #include "distc/Pipeline/Passes.h"
 #include "distc/Pipeline/Pipeline.h"
 #include "distc/Sharding/Passes.h"
@@ -106,6 +107,21 @@ void addShardedPasses(OpPassManager &pm, const CompileOptions &) {
 /// without it, a program that already communicates is refused.
 void addDistributedPasses(OpPassManager &pm, const CompileOptions &options) {
   const TrainingOptions &training = options.training;
+  if (training.transpilerMode == "pserver") {
+    ps::TranspilePserverOptions transpile;
+    transpile.pservers.assign(options.pservers.begin(), options.pservers.end());
+    transpile.trainers = options.trainers;
+    transpile.trainerId = options.trainerId;
+    transpile.syncMode = training.syncMode;
+    transpile.sliceVarUp = training.sliceVarUp;
+    transpile.splitMethod = training.splitMethod;
+    transpile.minBlockSize = training.minBlockSize;
+    transpile.runtimeSplitSendRecv = training.runtimeSplitSendRecv;
+    transpile.halfAsync = training.halfAsync;
+    transpile.seed = options.seed;
+    pm.addPass(ps::createTranspilePserver(transpile));
+    return;
+  }
   if (!options.placements.empty()) {
     sharding::PartitionOptions partition;
     partition.explain = options.explainSharding;
@@ -162,7 +178,9 @@ const Phase kPhases[] = {
     {"distributed",
      "the programs every rank runs: data parallelism with --nranks (distc-data-parallel), or "
      "with --placements the sharded programs partitioned into the one every rank of the mesh "
-     "runs, local shapes and reshard collectives (distc-partition)",
+     "runs, local shapes and reshard collectives (distc-partition), or with --transpiler "
+     "pserver the trainer program and one nested module of programs per server "
+     "(distc-transpile-pserver)",
      PhaseResult::ModePrograms, addDistributedPasses},
     {"optimized", "BuildStrategy's optimizations: fused all-reduce buckets (distc-fuse-all-reduce)",
      PhaseResult::ModePrograms, addOptimizedPasses},

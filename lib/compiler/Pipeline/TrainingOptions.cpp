@@ -3,6 +3,7 @@
 #include "distc/Pipeline/TrainingOptions.h"
 #include "distc/Support/InputFile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -84,10 +85,30 @@ bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &
     return fail();
   }
   if (!checkKeys(json,
-                 {"optimizer", "loss", "lr", "momentum", "nesterov", "beta1", "beta2", "epsilon",
-                  "weight_decay", "clip_norm", "no_grad", "lr_schedule", "fuse_all_reduce_ops",
-                  "fuse_grad_size_in_MB", "sync_batch_norm", "reduce_strategy",
-                  "gradient_scale_strategy"},
+                 {"optimizer",
+                  "loss",
+                  "lr",
+                  "momentum",
+                  "nesterov",
+                  "beta1",
+                  "beta2",
+                  "epsilon",
+                  "weight_decay",
+                  "clip_norm",
+                  "no_grad",
+                  "lr_schedule",
+                  "fuse_all_reduce_ops",
+                  "fuse_grad_size_in_MB",
+                  "sync_batch_norm",
+                  "reduce_strategy",
+                  "gradient_scale_strategy",
+                  "mode",
+                  "slice_var_up",
+                  "split_method",
+                  "min_block_size",
+                  "runtime_split_send_recv",
+                  "sync_mode",
+                  "half_async"},
                  "the config", error) ||
       !read(json, "optimizer", out.optimizer, error) || !read(json, "loss", out.loss, error) ||
       !read(json, "lr", out.lr, error) || !read(json, "momentum", out.momentum, error) ||
@@ -137,6 +158,19 @@ bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &
                    {"customized", "customized"}},
                   out.gradientScale))
     return fail();
+  // --- DistributeTranspilerConfig (Paddle's key names) ---
+  if (!read(json, "mode", out.transpilerMode, error) ||
+      !read(json, "slice_var_up", out.sliceVarUp, error) ||
+      !read(json, "split_method", out.splitMethod, error) ||
+      !read(json, "min_block_size", out.minBlockSize, error) ||
+      !read(json, "runtime_split_send_recv", out.runtimeSplitSendRecv, error) ||
+      !read(json, "sync_mode", out.syncMode, error) ||
+      !read(json, "half_async", out.halfAsync, error))
+    return fail();
+  for (const char *key : {"slice_var_up", "split_method", "min_block_size",
+                          "runtime_split_send_recv", "sync_mode", "half_async"})
+    if (json.contains(key))
+      out.pserverKeys.push_back(key);
   if (auto it = json.find("lr_schedule"); it != json.end()) {
     out.hasSchedule = true;
     if (!readSchedule(*it, out.schedule, error))
@@ -190,6 +224,26 @@ bool validate(TrainingOptions &o, std::string &error) {
       o.gradientScale != "customized")
     return bad("unknown gradient scale strategy '" + o.gradientScale +
                "' (expected coeff-num-device, one or customized)");
+  if (!o.transpilerMode.empty() && o.transpilerMode != "pserver" && o.transpilerMode != "nccl2" &&
+      o.transpilerMode != "collective")
+    return bad("--transpiler (config 'mode'): unknown mode '" + o.transpilerMode +
+               "' (expected pserver, nccl2 or collective)");
+  if (o.transpilerMode != "pserver" && !o.pserverKeys.empty())
+    return bad("config key '" + o.pserverKeys.front() +
+               "' configures the parameter-server transpile; give --transpiler pserver (config "
+               "'mode')");
+  if (o.splitMethod != "RoundRobin" && o.splitMethod != "HashName")
+    return bad("config 'split_method' is '" + o.splitMethod + "', not RoundRobin or HashName");
+  if (o.minBlockSize < 8192)
+    return bad("config 'min_block_size' = " + std::to_string(o.minBlockSize) +
+               " is below Paddle's smallest, 8192");
+  // Paddle's config refuses these combinations when they are set.
+  if (o.runtimeSplitSendRecv && o.syncMode)
+    return bad("config 'runtime_split_send_recv' needs asynchronous training (sync_mode "
+               "false, --sync-mode false)");
+  if (o.halfAsync && (o.syncMode || !o.runtimeSplitSendRecv))
+    return bad("config 'half_async' applies to asynchronous training with "
+               "runtime_split_send_recv only");
   if (!o.hasSchedule)
     return true;
   artifact::LRScheduleDesc &s = o.schedule;
@@ -262,6 +316,12 @@ bool resolveTrainingOptions(const TrainingFlags &f, TrainingOptions &o, std::str
     o.syncBatchNorm = true;
   set(o.reduceStrategy, f.reduceStrategy);
   set(o.gradientScale, f.gradientScale);
+  set(o.transpilerMode, f.transpilerMode);
+  if (f.syncMode) {
+    o.syncMode = *f.syncMode;
+    if (std::find(o.pserverKeys.begin(), o.pserverKeys.end(), "sync_mode") == o.pserverKeys.end())
+      o.pserverKeys.push_back("sync_mode");
+  }
   return validate(o, error);
 }
 

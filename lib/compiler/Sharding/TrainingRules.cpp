@@ -225,6 +225,15 @@ llvm::Expected<SpmdInfo> inferCommInit(const SpmdCall &call) {
   return info;
 }
 
+/// send, recv, the barriers and split_byref: the parameter-server transpile
+/// writes them into a program meant for one process, which then has no
+/// mesh to shard over.
+llvm::Expected<SpmdInfo> inferParameterServerOp(const SpmdCall &) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "parameter-server ops (send, recv, the barriers) are placed by "
+                                 "the pserver transpile; such a program cannot also be sharded");
+}
+
 } // namespace
 
 void appendTrainingRules(std::vector<SpmdRule> &rules) {
@@ -241,6 +250,7 @@ void appendTrainingRules(std::vector<SpmdRule> &rules) {
     rules.push_back({name, inferStreamSync, inferStreamSyncReverse, 1});
   rules.push_back({"c_gen_nccl_id", inferGenNcclId, nullptr, -1});
   rules.push_back({"c_comm_init", inferCommInit, nullptr, -1});
+  rules.push_back({"parameter_server", inferParameterServerOp, nullptr, -1});
 }
 
 } // namespace distc::sharding::detail

@@ -190,6 +190,9 @@ public:
   mlir::LogicalResult lowerMatmulV1Grad(mlir::Operation *op);
   mlir::LogicalResult lowerArgMax(mlir::Operation *op);
 
+  // --- parameter-server communication (LowerParameterServer.cpp) --------
+  mlir::LogicalResult lowerParameterServerOp(mlir::Operation *op);
+
   // --- fused gradient buckets, in-place updates (LowerFusion.cpp) -------
   mlir::LogicalResult lowerCoalesceTensor(mlir::Operation *op);
   mlir::LogicalResult lowerFusedSlices(mlir::Operation *op);

@@ -806,3 +806,35 @@ pd.program @main {
   // expected-error @below {{attribute 'nranks' = 0 must be at least 1}}
   %0 = pd.c_allgather %x {nranks = 0 : i32} : (tensor<4x4xf32>) -> tensor<4x4xf32>
 }
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<6x4xf32>
+  // expected-error @below {{attribute 'sections' = [2, 2] sums to 4, not dim 0 (6) of input slot 'X'}}
+  %0:2 = pd.split_byref %x {sections = array<i32: 2, 2>} : (tensor<6x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+}
+
+// -----
+
+pd.program @main {
+  // expected-error @below {{output slot 'Out' must be tensors of static shape}}
+  %0 = pd.recv : () -> tensor<?x4xf32>
+}
+
+// -----
+
+pd.var @g : tensor<4xf32>
+pd.program @main {
+  // expected-error @below {{grad_to_block_id entry 'g:2' is not '<gradient>:<optimize block 1..1>'}}
+  pd.listen_and_serv attributes {Fanin = 1 : i32, X = [@g], distributed_mode = 0 : i32, endpoint = "127.0.0.1:6174", grad_to_block_id = ["g:2"], pserver_id = 0 : i32, sync_mode = true} {
+  }
+}
+
+// -----
+
+pd.program @main {
+  // expected-error @below {{Fanin = 0 must be at least 1 trainer}}
+  pd.listen_and_serv attributes {Fanin = 0 : i32, X = [], distributed_mode = 0 : i32, endpoint = "127.0.0.1:6174", grad_to_block_id = [], pserver_id = 0 : i32, sync_mode = true} {
+  }
+}

@@ -33,15 +33,24 @@ public:
                llvm::ArrayRef<llvm::SmallVector<mlir::Type, 1>> operands,
                mlir::DictionaryAttr attrs,
                llvm::SmallVectorImpl<llvm::SmallVector<mlir::Type, 1>> &results,
-               unsigned numVariadicResults)
+               unsigned numVariadicResults,
+               llvm::ArrayRef<llvm::SmallVector<mlir::Type, 1>> declaredResults = {})
       : ctx(ctx), loc(loc), spec(spec), operands(operands), attrs(ctx, attrs, &spec),
-        results(results), numVariadicResults(numVariadicResults) {
+        results(results), numVariadicResults(numVariadicResults),
+        declaredResults_(declaredResults) {
     results.assign(spec.outputs.size(), {});
   }
 
   mlir::MLIRContext *getContext() const { return ctx; }
   const OpSpec &getSpec() const { return spec; }
   unsigned getNumVariadicResults() const { return numVariadicResults; }
+  /// The types result slot `slot` already has when an existing op is
+  /// verified; empty while an op is being built or imported.
+  llvm::ArrayRef<mlir::Type> declaredResults(unsigned slot) const {
+    if (slot >= declaredResults_.size())
+      return {};
+    return declaredResults_[slot];
+  }
 
   /// An error at the op's location, prefixed with "pd.<type>: ". Rules add
   /// the slot(s), the offending shapes or attribute, and return failure.
@@ -93,6 +102,7 @@ private:
   OpAttributes attrs;
   llvm::SmallVectorImpl<llvm::SmallVector<mlir::Type, 1>> &results;
   unsigned numVariadicResults;
+  llvm::ArrayRef<llvm::SmallVector<mlir::Type, 1>> declaredResults_;
 };
 
 /// Prints dims as Paddle would: [2, -1, 3].

@@ -58,12 +58,14 @@ static LogicalResult checkOperands(InferContext &c, ArrayRef<SmallVector<Type, 1
 LogicalResult inferResultTypes(MLIRContext *ctx, Location loc, StringRef opType,
                                ArrayRef<SmallVector<Type, 1>> operandsBySlot, DictionaryAttr attrs,
                                SmallVectorImpl<SmallVector<Type, 1>> &resultsBySlot,
-                               unsigned numVariadicResults) {
+                               unsigned numVariadicResults,
+                               ArrayRef<SmallVector<Type, 1>> declaredResults) {
   const OpSpec *spec = lookupOp(std::string_view(opType.data(), opType.size()));
   RuleFn rule = lookupRule(opType);
   if (!spec || !rule)
     return emitError(loc) << "pd." << opType << ": no Paddle shape inference for this op type";
-  InferContext c(ctx, loc, *spec, operandsBySlot, attrs, resultsBySlot, numVariadicResults);
+  InferContext c(ctx, loc, *spec, operandsBySlot, attrs, resultsBySlot, numVariadicResults,
+                 declaredResults);
   if (failed(checkOperands(c, operandsBySlot)) || failed(rule(c)))
     return failure();
   return success();

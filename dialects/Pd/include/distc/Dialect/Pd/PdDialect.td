@@ -49,6 +49,9 @@ class Pd_Op<string mnemonic, list<Trait> traits = []>
   // fetch, whose feed/fetch-list variable is implicit in the IR).
   list<string> paddleInputs = [];
   list<string> paddleOutputs = [];
+  // Variadic input slots a Paddle program may leave empty (recv's control
+  // dependences); other variadic slots need at least one tensor.
+  list<string> optionalInputs = [];
   // Output slots a Paddle program may leave out (every one is a result).
   list<string> optionalOutputs = [];
   bit allOutputsOptional = 0;

@@ -1017,5 +1017,6 @@ def Pd_TruncatedGaussianRandomOp : Pd_RandomOp<"truncated_gaussian_random",
 include "distc/Dialect/Pd/PdShapeOps.td"
 include "distc/Dialect/Pd/PdNormOps.td"
 include "distc/Dialect/Pd/PdConvOps.td"
+include "distc/Dialect/Pd/PdPsOps.td"
 
 #endif // DISTC_DIALECT_PD_PDOPS_TD

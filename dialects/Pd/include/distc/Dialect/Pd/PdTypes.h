@@ -47,6 +47,11 @@ mlir::FailureOr<VarDataType> getPaddleDType(mlir::Type type);
 /// holds no data the program could read.
 mlir::RankedTensorType communicatorIdType(mlir::MLIRContext *ctx);
 
+/// The type of Paddle's dummy "control dependence" variables (send's and
+/// send_barrier's Out), which carry no data but order the parameter-server
+/// ops: an empty float32 tensor.
+mlir::RankedTensorType controlDependenceType(mlir::MLIRContext *ctx);
+
 /// Paddle's name of a data type ("float32", "int64", ...); "unknown" for
 /// values outside VarDataType. Meant for diagnostics and exported JSON.
 llvm::StringRef paddleDTypeName(int64_t dtype);

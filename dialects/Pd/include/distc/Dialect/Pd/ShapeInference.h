@@ -33,12 +33,16 @@ namespace distc::pd {
 /// type, the slot(s) and the offending shapes/attr, and returns failure.
 /// `numVariadicResults` is the expected count for a variadic output slot
 /// (split's Out) when the attributes do not fix it (num = 0 and no sections).
+/// `declaredResults`, when given, are the result types the op already has:
+/// the few ops whose results no input determines (recv: what a server
+/// sends) take them from there; every other rule ignores them.
 mlir::LogicalResult
 inferResultTypes(mlir::MLIRContext *ctx, mlir::Location loc, llvm::StringRef opType,
                  llvm::ArrayRef<llvm::SmallVector<mlir::Type, 1>> operandsBySlot,
                  mlir::DictionaryAttr attrs,
                  llvm::SmallVectorImpl<llvm::SmallVector<mlir::Type, 1>> &resultsBySlot,
-                 unsigned numVariadicResults = 0);
+                 unsigned numVariadicResults = 0,
+                 llvm::ArrayRef<llvm::SmallVector<mlir::Type, 1>> declaredResults = {});
 
 /// True when a value of type `actual` may stand where inference gives
 /// `inferred`: same element type and compatible shapes (a dynamic dim matches

@@ -1,0 +1,81 @@
+//===- ParameterServerRules.cpp - Parameter-server op inference -----------===//
+//
+// send and send_barrier write one dummy control-dependence value each
+// (PdTypes.h); fetch_barrier passes its inputs through; recv's results are
+// what the servers hold, which the transpiler declares; split_byref cuts X
+// along dim 0 like split.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Inference/InferContext.h"
+
+#include "distc/Dialect/Pd/PdTypes.h"
+
+using namespace mlir;
+
+namespace distc::pd::infer {
+
+LogicalResult inferSend(InferContext &c) {
+  c.setResult(0, controlDependenceType(c.getContext()));
+  return success();
+}
+
+LogicalResult inferRecv(InferContext &c) {
+  ArrayRef<Type> declared = c.declaredResults(0);
+  if (declared.empty())
+    return c.error() << "the types of output slot 'Out' are what the servers hold: the "
+                        "parameter-server transpile declares them, they cannot be inferred";
+  for (Type type : declared) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return c.error() << "output slot 'Out' must be tensors of static shape, got " << type;
+    c.addResult(0, tensor.getShape(), tensor.getElementType());
+  }
+  return success();
+}
+
+LogicalResult inferFetchBarrier(InferContext &c) {
+  for (RankedTensorType x : c.inputs(0))
+    c.addResult(0, x.getShape(), x.getElementType());
+  return success();
+}
+
+LogicalResult inferSplitByref(InferContext &c) {
+  RankedTensorType x = c.input(0);
+  if (x.getRank() < 1)
+    return c.error() << "input slot 'X' " << x << " has no dim 0 to split";
+  int64_t rows = x.getDimSize(0);
+  SmallVector<int64_t> sections = c.getInts("sections");
+  Dims part(x.getShape());
+  if (sections.empty()) {
+    int64_t num = c.getInt("num");
+    if (num <= 0)
+      num = c.getNumVariadicResults();
+    if (num <= 0)
+      return c.error() << "needs attribute 'num' > 0 or 'sections' to split input slot 'X' " << x;
+    if (!ShapedType::isDynamic(rows) && rows % num != 0)
+      return c.error() << "attribute 'num' = " << num << " does not divide dim 0 (" << rows
+                       << ") of input slot 'X' " << x;
+    part[0] = ShapedType::isDynamic(rows) ? kDyn : rows / num;
+    for (int64_t i = 0; i < num; ++i)
+      c.addResult(0, part, x.getElementType());
+    return success();
+  }
+  int64_t total = 0;
+  for (int64_t s : sections) {
+    if (s <= 0)
+      return c.error() << "attribute 'sections' = " << formatDims(sections)
+                       << " must hold positive row counts";
+    total += s;
+  }
+  if (!ShapedType::isDynamic(rows) && total != rows)
+    return c.error() << "attribute 'sections' = " << formatDims(sections) << " sums to " << total
+                     << ", not dim 0 (" << rows << ") of input slot 'X' " << x;
+  for (int64_t s : sections) {
+    part[0] = s;
+    c.addResult(0, part, x.getElementType());
+  }
+  return success();
+}
+
+} // namespace distc::pd::infer
