@@ -446,6 +446,47 @@ def vision_ops():
                 "flatten": ("BOOLEAN", False), "dtype": ("INT", 3)})
 
 
+def optimizer_ops():
+    """Paddle's adaptive-rate optimizer ops as their optimizers append them
+    (fluid's Adagrad, DecayedAdagrad, RMSProp, Ftrl): each reads the
+    parameter, its gradient, `learning_rate_0` and its accumulators
+    `<param>_<name>_0`, and writes them back in place."""
+    f32 = "FP32"
+    shape = [4, 3]
+    cases = [
+        ("adagrad", {"Param": "w", "Grad": "w@GRAD", "Moment": "w_moment_0",
+                     "LearningRate": "learning_rate_0"},
+         {"ParamOut": "w", "MomentOut": "w_moment_0"},
+         {"epsilon": ("FLOAT", 1e-6), "multi_precision": ("BOOLEAN", False)}),
+        ("decayed_adagrad", {"Param": "w", "Grad": "w@GRAD", "Moment": "w_moment_0",
+                             "LearningRate": "learning_rate_0"},
+         {"ParamOut": "w", "MomentOut": "w_moment_0"},
+         {"decay": ("FLOAT", 0.9), "epsilon": ("FLOAT", 1e-6)}),
+        ("rmsprop", {"Param": "w", "Grad": "w@GRAD", "Moment": "w_momentum_0",
+                     "MeanSquare": "w_mean_square_0", "MeanGrad": "w_mean_grad_0",
+                     "LearningRate": "learning_rate_0"},
+         {"ParamOut": "w", "MomentOut": "w_momentum_0", "MeanSquareOut": "w_mean_square_0",
+          "MeanGradOut": "w_mean_grad_0"},
+         {"epsilon": ("FLOAT", 1e-6), "decay": ("FLOAT", 0.95), "momentum": ("FLOAT", 0.5),
+          "centered": ("BOOLEAN", True)}),
+        ("ftrl", {"Param": "w", "Grad": "w@GRAD", "SquaredAccumulator": "w_squared_0",
+                  "LinearAccumulator": "w_linear_0", "LearningRate": "learning_rate_0"},
+         {"ParamOut": "w", "SquaredAccumOut": "w_squared_0", "LinearAccumOut": "w_linear_0"},
+         {"l1": ("FLOAT", 0.01), "l2": ("FLOAT", 0.02), "lr_power": ("FLOAT", -0.5)}),
+    ]
+    for type_, inputs, outputs, attrs in cases:
+        p = Program()
+        p.feed("w@GRAD", shape, f32, 0)
+        p.param("w", shape, f32)
+        p.var("learning_rate_0", [1], f32, persistable=True)
+        for name in sorted(set(inputs.values()) - {"w", "w@GRAD", "learning_rate_0"}):
+            p.var(name, shape, f32, persistable=True)
+        p.op(type_, {slot: [name] for slot, name in inputs.items()},
+             {slot: [name] for slot, name in outputs.items()}, attrs, role=OPTIMIZE)
+        p.fetch("w", 0)
+        write("test/Inputs/programs/ops/%s.json" % type_, p)
+
+
 def catalog_ops():
     f32 = "FP32"
     x = ("x", [-1, 4, 8], f32)
@@ -507,6 +548,7 @@ def catalog_ops():
                             "Label": [("label", [-1, 1], "INT64")]},
                {"Accuracy": ["acc.tmp_0"], "Correct": ["acc.tmp_1"], "Total": ["acc.tmp_2"]})
     vision_ops()
+    optimizer_ops()
     conv_attrs = {"strides": ("INTS", [2, 2]), "paddings": ("INTS", [1, 0, 1, 2]),
                   "padding_algorithm": ("STRING", "EXPLICIT"), "dilations": ("INTS", [1, 1]),
                   "data_format": ("STRING", "NCHW"),

@@ -10,6 +10,24 @@
 // RUN: distc-opt %s --split-input-file --verify-diagnostics \
 // RUN:   --distc-apply-optimizer="program=main startup=startup optimizer=adamw weight-decay=0.1" \
 // RUN:   | FileCheck %s --check-prefix=ADAMW
+// RUN: distc-opt %s --split-input-file --verify-diagnostics \
+// RUN:   --distc-apply-optimizer="program=main startup=startup optimizer=adagrad initial-accumulator-value=0.1 weight-decay=0.01" \
+// RUN:   | FileCheck %s --check-prefix=ADAGRAD
+// RUN: distc-opt %s --split-input-file --verify-diagnostics \
+// RUN:   --distc-apply-optimizer="program=main startup=startup optimizer=decayed_adagrad decay=0.9 epsilon=1e-5" \
+// RUN:   | FileCheck %s --check-prefix=DECAYED
+// RUN: distc-opt %s --split-input-file --verify-diagnostics \
+// RUN:   --distc-apply-optimizer="program=main startup=startup optimizer=rmsprop" \
+// RUN:   | FileCheck %s --check-prefix=RMSPROP
+// RUN: distc-opt %s --split-input-file --verify-diagnostics \
+// RUN:   --distc-apply-optimizer="program=main startup=startup optimizer=rmsprop rho=0.9 momentum=0.5 centered=true epsilon=1e-10" \
+// RUN:   | FileCheck %s --check-prefix=CENTERED
+// RUN: distc-opt %s --split-input-file --verify-diagnostics \
+// RUN:   --distc-apply-optimizer="program=main startup=startup optimizer=ftrl l1=0.01 l2=0.02 lr-power=-0.6" \
+// RUN:   | FileCheck %s --check-prefix=FTRL
+// RUN: not distc-opt %s --split-input-file \
+// RUN:   --distc-apply-optimizer="program=main startup=startup optimizer=lamb" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=UNKNOWN
 
 // SGD: pd.var @learning_rate_0 persistable : tensor<1xf32>
 // SGD-LABEL: pd.program @main
@@ -47,6 +65,54 @@
 // AdamW decays decoupled, through its coeff attribute, not the gradient.
 // ADAMW-NOT: L2_DECAY
 // ADAMW: pd.adamw {{.*}}{coeff = 1.000000e-01 : f32, op_role = 2 : i32
+// Adagrad: L2 decay into the gradient, then the update; Paddle's
+// accumulator `<p>_moment_0` starts at initial_accumulator_value; epsilon
+// is Paddle's default (1e-6, the op's default too: elided).
+// ADAGRAD: pd.var @w_moment_0 persistable : tensor<4x2xf32>
+// ADAGRAD: %[[G:.*]] = pd.sum {{.*}}["w@GRAD@L2"]
+// ADAGRAD: %[[P:.*]], %[[M:.*]] = pd.adagrad %{{.*}}, %[[G]], %{{.*}}, %{{.*}} {op_role = 2 : i32, pd.out_names = ["w", "w_moment_0"]}
+// ADAGRAD-DAG: pd.write_var @w, %[[P]]
+// ADAGRAD-DAG: pd.write_var @w_moment_0, %[[M]]
+// ADAGRAD-LABEL: pd.program @startup
+// ADAGRAD: pd.fill_constant {pd.out_names = ["w_moment_0"], shape = array<i64: 4, 2>, value = 1.000000e-01 : f32}
+
+// DECAYED-NOT: L2_DECAY
+// DECAYED: pd.decayed_adagrad {{.*}} {decay = 0.899999976 : f32, epsilon = 9.99999974E-6 : f32, op_role = 2 : i32, pd.out_names = ["w", "w_moment_0"]}
+// DECAYED-LABEL: pd.program @startup
+// DECAYED: pd.fill_constant {pd.out_names = ["w_moment_0"], shape = array<i64: 4, 2>} : () -> tensor<4x2xf32>
+
+// RMSProp: Paddle's accumulators momentum, mean_square and mean_grad (passed
+// centered or not), all starting at 0; Paddle's Python defaults rho = 0.95,
+// epsilon = 1e-6, momentum = 0 (the op's default: elided).
+// RMSPROP: pd.var @w_momentum_0 persistable : tensor<4x2xf32>
+// RMSPROP: pd.var @w_mean_square_0 persistable : tensor<4x2xf32>
+// RMSPROP: pd.var @w_mean_grad_0 persistable : tensor<4x2xf32>
+// RMSPROP: %[[MOM:.*]] = pd.read_var @w_momentum_0
+// RMSPROP: %[[MS:.*]] = pd.read_var @w_mean_square_0
+// RMSPROP: %[[MG:.*]] = pd.read_var @w_mean_grad_0
+// RMSPROP: %[[P:.*]], %[[V:.*]], %[[S:.*]], %[[A:.*]] = pd.rmsprop %{{.*}}, %[[MS]], %[[MG]], %{{.*}}, %{{.*}}, %[[MOM]] {decay = 0.949999988 : f32, epsilon = 9.99999997E-7 : f32, op_role = 2 : i32, pd.out_names = ["w", "w_momentum_0", "w_mean_square_0", "w_mean_grad_0"]}
+// RMSPROP-DAG: pd.write_var @w, %[[P]]
+// RMSPROP-DAG: pd.write_var @w_momentum_0, %[[V]]
+// RMSPROP-DAG: pd.write_var @w_mean_square_0, %[[S]]
+// RMSPROP-DAG: pd.write_var @w_mean_grad_0, %[[A]]
+// RMSPROP-LABEL: pd.program @startup
+// RMSPROP-DAG: pd.fill_constant {pd.out_names = ["w_momentum_0"], shape = array<i64: 4, 2>} : () -> tensor<4x2xf32>
+// RMSPROP-DAG: pd.fill_constant {pd.out_names = ["w_mean_square_0"], shape = array<i64: 4, 2>} : () -> tensor<4x2xf32>
+// RMSPROP-DAG: pd.fill_constant {pd.out_names = ["w_mean_grad_0"], shape = array<i64: 4, 2>} : () -> tensor<4x2xf32>
+
+// CENTERED: pd.rmsprop {{.*}} {centered = true, momentum = 5.000000e-01 : f32, op_role = 2 : i32
+
+// FTRL: pd.var @w_squared_0 persistable : tensor<4x2xf32>
+// FTRL: pd.var @w_linear_0 persistable : tensor<4x2xf32>
+// FTRL: %[[P:.*]], %[[SQ:.*]], %[[LIN:.*]] = pd.ftrl {{.*}} {l1 = 0.00999999977 : f32, l2 = 2.000000e-02 : f32, lr_power = -6.000000e-01 : f32, op_role = 2 : i32, pd.out_names = ["w", "w_squared_0", "w_linear_0"]}
+// FTRL-DAG: pd.write_var @w_squared_0, %[[SQ]]
+// FTRL-DAG: pd.write_var @w_linear_0, %[[LIN]]
+// FTRL-LABEL: pd.program @startup
+// FTRL-DAG: pd.fill_constant {pd.out_names = ["w_squared_0"], shape = array<i64: 4, 2>} : () -> tensor<4x2xf32>
+// FTRL-DAG: pd.fill_constant {pd.out_names = ["w_linear_0"], shape = array<i64: 4, 2>} : () -> tensor<4x2xf32>
+
+// UNKNOWN: error: unknown optimizer 'lamb' (expected sgd, momentum, adam, adamw, adagrad, decayed_adagrad, rmsprop, ftrl)
+
 module {
   pd.var @w persistable is_parameter : tensor<4x2xf32>
   pd.var @frozen persistable is_parameter stop_gradient : tensor<2xf32>

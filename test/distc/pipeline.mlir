@@ -12,7 +12,7 @@
 // RUN: diff %t.distc.txt %t.opt.txt
 // RUN: distc %s --loss loss --optimizer sgd --compile-to=artifact --timing 2>&1 >/dev/null \
 // RUN:   | FileCheck %s --check-prefix=TIMING
-// RUN: not distc-opt %s --distc-pipeline-modes="optimizer=rmsprop" 2>&1 \
+// RUN: not distc-opt %s --distc-pipeline-modes="optimizer=lamb" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADOPT
 // RUN: distc-opt --help | FileCheck %s --check-prefix=HELP
 
@@ -26,7 +26,7 @@
 // TIMING-NEXT: LowerToArtifact
 // TIMING: Total
 
-// BADOPT: unknown optimizer 'rmsprop' (expected sgd, momentum, adam or adamw)
+// BADOPT: unknown optimizer 'lamb' (expected sgd, momentum, adam, adamw, adagrad, decayed_adagrad, rmsprop, ftrl)
 
 // HELP: --distc-lower-to-artifact
 // HELP: --distc-pipeline-artifact

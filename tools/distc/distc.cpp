@@ -25,10 +25,13 @@ void addTrainingFlags(CLI::App &app, distc::pipeline::TrainingFlags &flags) {
       ->group(group)
       ->check(distc::tools::nonEmptyPath());
   app.add_option("--optimizer", flags.optimizer,
-                 "Adds the train mode: sgd, momentum, adam or adamw")
+                 "Adds the train mode: sgd, momentum, adam, adamw, adagrad, decayed_adagrad, "
+                 "rmsprop or ftrl")
       ->group(group);
   app.add_option("--lr", flags.lr, "Learning rate (default 0.01)")->group(group);
-  app.add_option("--momentum", flags.momentum, "Momentum's mu (default 0.9)")->group(group);
+  app.add_option("--momentum", flags.momentum,
+                 "Momentum's mu (default 0.9); RMSProp's momentum (default 0)")
+      ->group(group);
   // A callback, not add_flag(std::optional<bool>&): CLI11 treats an
   // optional<bool> as a counter and sets it (to false) even when the flag is
   // absent, which would override "nesterov": true from --config.
@@ -37,7 +40,23 @@ void addTrainingFlags(CLI::App &app, distc::pipeline::TrainingFlags &flags) {
       ->group(group);
   app.add_option("--beta1", flags.beta1, "Adam's beta1 (default 0.9)")->group(group);
   app.add_option("--beta2", flags.beta2, "Adam's beta2 (default 0.999)")->group(group);
-  app.add_option("--epsilon", flags.epsilon, "Adam's epsilon (default 1e-8)")->group(group);
+  app.add_option("--epsilon", flags.epsilon,
+                 "Adam's epsilon (default 1e-8); Adagrad's, DecayedAdagrad's and RMSProp's "
+                 "(default 1e-6)")
+      ->group(group);
+  app.add_option("--initial-accumulator-value", flags.initialAccumulatorValue,
+                 "Adagrad's initial moment (default 0)")
+      ->group(group);
+  app.add_option("--decay", flags.decay, "DecayedAdagrad's decay (default 0.95)")->group(group);
+  app.add_option("--rho", flags.rho, "RMSProp's rho (default 0.95)")->group(group);
+  // A callback for the reason --nesterov is one.
+  app.add_flag_callback(
+         "--centered", [&flags] { flags.centered = true; }, "Centered RMSProp")
+      ->group(group);
+  app.add_option("--l1", flags.l1, "FTRL's L1 strength (default 0)")->group(group);
+  app.add_option("--l2", flags.l2, "FTRL's L2 strength (default 0)")->group(group);
+  app.add_option("--lr-power", flags.lrPower, "FTRL's learning rate power (default -0.5)")
+      ->group(group);
   app.add_option("--weight-decay", flags.weightDecay,
                  "L2 decay coefficient (decoupled for adamw; default 0)")
       ->group(group);

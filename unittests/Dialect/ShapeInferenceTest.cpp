@@ -112,6 +112,28 @@ TEST_F(ShapeInferenceTest, BatchNormStatisticsFollowTheLayout) {
   EXPECT_EQ(infer("affine_channel", {{t("tensor<?x3x4xf32>")}, c, c}), "tensor<?x3x4xf32>");
 }
 
+TEST_F(ShapeInferenceTest, OptimizerOutputsTakeTheirStatesTypes) {
+  const SmallVector<Type, 1> p = {t("tensor<4x3xf32>")}, lr = {t("tensor<1xf32>")};
+  EXPECT_EQ(infer("adagrad", {p, p, p, lr}), "tensor<4x3xf32>;tensor<4x3xf32>");
+  EXPECT_EQ(infer("decayed_adagrad", {p, p, p, lr}), "tensor<4x3xf32>;tensor<4x3xf32>");
+  // ftrl's SquaredAccumOut and LinearAccumOut update SquaredAccumulator and
+  // LinearAccumulator.
+  EXPECT_EQ(infer("ftrl", {p, p, p, p, lr}), "tensor<4x3xf32>;tensor<4x3xf32>;tensor<4x3xf32>");
+  // rmsprop (Param, MeanSquare, MeanGrad, LearningRate, Grad, Moment): without
+  // MeanGrad, MeanGradOut still has the parameter's type.
+  EXPECT_EQ(infer("rmsprop", {p, p, p, lr, p, p}),
+            "tensor<4x3xf32>;tensor<4x3xf32>;tensor<4x3xf32>;tensor<4x3xf32>");
+  EXPECT_EQ(infer("rmsprop", {p, p, {}, lr, p, p}),
+            "tensor<4x3xf32>;tensor<4x3xf32>;tensor<4x3xf32>;tensor<4x3xf32>");
+  EXPECT_EQ(
+      infer("rmsprop", {p, p, {}, lr, p, p}, {b.getNamedAttr("centered", b.getBoolAttr(true))}),
+      "error: pd.rmsprop: centered RMSProp needs input slot 'MeanGrad' (the moving "
+      "average of the gradient)");
+  EXPECT_EQ(
+      infer("ftrl", {p, p, p, {t("tensor<3x4xf32>")}, lr}),
+      "error: pd.ftrl: Param 'tensor<4x3xf32>' and Grad 'tensor<3x4xf32>' must have one type");
+}
+
 TEST_F(ShapeInferenceTest, MatmulV1BatchAndVectors) {
   EXPECT_EQ(infer("matmul", {{t("tensor<?x3x4xf32>")}, {t("tensor<5x4xf32>")}},
                   {b.getNamedAttr("transpose_Y", b.getBoolAttr(true))}),

@@ -1,4 +1,4 @@
-//===- OptimizerKernelTest.cpp - sgd, momentum, adam ----------------------===//
+//===- OptimizerKernelTest.cpp - sgd, momentum, adam, adagrad, rmsprop, ftrl ===//
 //
 // Each optimizer against a float64 transcription of Paddle's update over
 // several consecutive steps, feeding every step's outputs back as the next
@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace distc::testing;
@@ -197,6 +198,195 @@ TEST(AdamKernel, WeightDecayOnlyAppliesWhenDecoupled) {
   expectClose(withDecay[0], valuesOf(plain[0]), 0, 0);
 }
 
+//===----------------------------------------------------------------------===//
+// adagrad / decayed_adagrad, rmsprop, ftrl: Paddle's formulas in float64
+//===----------------------------------------------------------------------===//
+
+TEST(AdagradKernel, AdagradAndDecayedSeveralStepsAgainstReference) {
+  std::mt19937_64 rng(205);
+  const Shape shape = {3, 5};
+  const double lr = 0.05, eps = 1e-6, decay = 0.9;
+  for (DType dt : {DType::Float32, DType::Float64})
+    for (bool decayed : {false, true}) {
+      SCOPED_TRACE(decayed ? "decayed_adagrad" : "adagrad");
+      std::vector<AttrDesc> attrs = {AttrDesc::ofFloat("epsilon", eps)};
+      if (decayed) {
+        attrs.push_back(AttrDesc::ofFloat("decay", decay));
+        attrs.push_back(AttrDesc::ofInt("decayed", 1));
+      }
+      Tensor param = randomTensor(dt, shape, rng);
+      // Adagrad's moment may start above 0 (initial_accumulator_value).
+      Tensor moment = randomTensor(dt, shape, rng, 0, 0.5);
+      for (int step = 0; step < 4; ++step) {
+        Tensor grad = randomTensor(dt, shape, rng);
+        std::vector<double> p = valuesOf(param), m = valuesOf(moment);
+        for (size_t i = 0; i < p.size(); ++i) {
+          const double g = elementAt(grad, int64_t(i));
+          m[i] = decayed ? decay * m[i] + (1 - decay) * g * g : m[i] + g * g;
+          p[i] -= lr * g / (std::sqrt(m[i]) + eps);
+        }
+        std::vector<Tensor> out;
+        Status s = runKernel("adagrad", {param, grad, moment, scalar(DType::Float32, lr)},
+                             {{dt, shape}, {dt, shape}}, attrs, out);
+        ASSERT_TRUE(s.ok()) << s.message();
+        // lr is read as float32, as Paddle's learning-rate variable is.
+        const double tol = dt == DType::Float32 ? 1e-5 : 1e-7;
+        expectClose(out[0], p, tol, tol);
+        expectClose(out[1], m, tol, tol);
+        param = out[0];
+        moment = out[1];
+      }
+    }
+}
+
+/// Paddle's rmsprop in float64 on (p, moment, mean_square, mean_grad).
+struct RmspropState {
+  std::vector<double> p, mom, ms, mg;
+};
+
+struct RmspropConfig {
+  double rho, eps, momentum;
+  bool centered;
+};
+
+void rmspropReference(RmspropState &s, const Tensor &grad, double lr, const RmspropConfig &c) {
+  for (size_t i = 0; i < s.p.size(); ++i) {
+    const double g = elementAt(grad, int64_t(i));
+    s.ms[i] = c.rho * s.ms[i] + (1 - c.rho) * g * g;
+    double denominator = s.ms[i] + c.eps;
+    if (c.centered) {
+      s.mg[i] = c.rho * s.mg[i] + (1 - c.rho) * g;
+      denominator -= s.mg[i] * s.mg[i];
+    }
+    s.mom[i] = c.momentum * s.mom[i] + lr * g / std::sqrt(denominator);
+    s.p[i] -= s.mom[i];
+  }
+}
+
+std::vector<AttrDesc> rmspropAttrs(const RmspropConfig &c) {
+  return {AttrDesc::ofFloat("decay", c.rho), AttrDesc::ofFloat("epsilon", c.eps),
+          AttrDesc::ofFloat("momentum", c.momentum), AttrDesc::ofInt("centered", c.centered)};
+}
+
+TEST(RmspropKernel, PlainAndCenteredSeveralStepsAgainstReference) {
+  std::mt19937_64 rng(206);
+  const Shape shape = {4, 3};
+  const double lr = 0.01;
+  for (DType dt : {DType::Float32, DType::Float64})
+    for (RmspropConfig c :
+         {RmspropConfig{0.9, 1e-10, 0.0, false}, RmspropConfig{0.95, 1e-6, 0.5, false},
+          RmspropConfig{0.95, 1e-6, 0.3, true}}) {
+      SCOPED_TRACE(std::string(c.centered ? "centered" : "plain") + " momentum " +
+                   std::to_string(c.momentum));
+      Tensor param = randomTensor(dt, shape, rng);
+      // Centered, the mean gradient starts at 0 as Paddle's accumulator does
+      // (ms - mg^2 stays positive); not centered, any value passes through.
+      Tensor moment(dt, shape), meanSquare(dt, shape);
+      Tensor meanGrad = c.centered ? Tensor(dt, shape) : randomTensor(dt, shape, rng);
+      for (int step = 0; step < 4; ++step) {
+        Tensor grad = randomTensor(dt, shape, rng);
+        RmspropState ref{valuesOf(param), valuesOf(moment), valuesOf(meanSquare),
+                         valuesOf(meanGrad)};
+        rmspropReference(ref, grad, lr, c);
+        std::vector<Tensor> out;
+        Status s = runKernel(
+            "rmsprop", {param, grad, moment, meanSquare, scalar(DType::Float64, lr), meanGrad},
+            {{dt, shape}, {dt, shape}, {dt, shape}, {dt, shape}}, rmspropAttrs(c), out);
+        ASSERT_TRUE(s.ok()) << s.message();
+        const double tol = dt == DType::Float32 ? 1e-5 : 1e-12;
+        expectClose(out[0], ref.p, tol, tol);
+        expectClose(out[1], ref.mom, tol, tol);
+        expectClose(out[2], ref.ms, tol, tol);
+        // Not centered, MeanGrad passes through unchanged.
+        expectClose(out[3], ref.mg, tol, tol);
+        param = out[0];
+        moment = out[1];
+        meanSquare = out[2];
+        meanGrad = out[3];
+      }
+    }
+}
+
+TEST(RmspropKernel, MeanGradIsOptionalUnlessCentered) {
+  std::mt19937_64 rng(207);
+  const Shape shape = {5};
+  Tensor param = randomTensor(DType::Float64, shape, rng);
+  Tensor grad = randomTensor(DType::Float64, shape, rng);
+  Tensor zeros(DType::Float64, shape);
+  const RmspropConfig plain{0.9, 1e-10, 0.1, false};
+  RmspropState ref{valuesOf(param), valuesOf(zeros), valuesOf(zeros), valuesOf(zeros)};
+  rmspropReference(ref, grad, 0.02, plain);
+  std::vector<Tensor> out;
+  Status s = runKernel("rmsprop", {param, grad, zeros, zeros, scalar(DType::Float64, 0.02)},
+                       {{DType::Float64, shape}, {DType::Float64, shape}, {DType::Float64, shape}},
+                       rmspropAttrs(plain), out);
+  ASSERT_TRUE(s.ok()) << s.message();
+  expectClose(out[0], ref.p, 1e-12, 1e-12);
+  s = runKernel("rmsprop", {param, grad, zeros, zeros, scalar(DType::Float64, 0.02)},
+                {{DType::Float64, shape}, {DType::Float64, shape}, {DType::Float64, shape}},
+                rmspropAttrs({0.9, 1e-10, 0.1, true}), out);
+  ASSERT_FALSE(s.ok());
+  EXPECT_CONTAINS(s.message(), "centered rmsprop needs mean_grad and mean_grad_out");
+}
+
+/// Paddle's ftrl in float64 (test_ftrl_op.py's ftrl_step): l1 and l2 each
+/// carry 1e-10 more, and the parameter is 0 where |linear| <= l1.
+struct FtrlConfig {
+  double l1, l2, lrPower;
+};
+
+void ftrlReference(std::vector<double> &p, std::vector<double> &sq, std::vector<double> &lin,
+                   const Tensor &grad, double lr, const FtrlConfig &c) {
+  const double l1 = c.l1 + 1e-10, l2 = c.l2 + 1e-10, k = -c.lrPower;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const double g = elementAt(grad, int64_t(i));
+    const double n = sq[i] + g * g;
+    lin[i] += g - (std::pow(n, k) - std::pow(sq[i], k)) / lr * p[i];
+    const double sign = lin[i] > 0 ? 1 : lin[i] < 0 ? -1 : 0;
+    p[i] = std::abs(lin[i]) > l1 ? (l1 * sign - lin[i]) / (std::pow(n, k) / lr + 2 * l2) : 0.0;
+    sq[i] = n;
+  }
+}
+
+TEST(FtrlKernel, SeveralStepsAgainstReference) {
+  std::mt19937_64 rng(208);
+  const Shape shape = {6, 4};
+  const double lr = 0.1;
+  for (DType dt : {DType::Float32, DType::Float64})
+    for (FtrlConfig c :
+         {FtrlConfig{0, 0, -0.5}, FtrlConfig{0.1, 0.2, -0.5}, FtrlConfig{0.5, 0.1, -0.6}}) {
+      SCOPED_TRACE("l1 " + std::to_string(c.l1) + " lr_power " + std::to_string(c.lrPower));
+      std::vector<AttrDesc> attrs = {AttrDesc::ofFloat("l1", c.l1), AttrDesc::ofFloat("l2", c.l2),
+                                     AttrDesc::ofFloat("lr_power", c.lrPower)};
+      Tensor param = randomTensor(dt, shape, rng);
+      // Paddle's op test starts both accumulators at 0.1; the optimizer at 0.
+      Tensor squared = tensorOf(dt, shape, std::vector<double>(24, 0.1));
+      Tensor linear = tensorOf(dt, shape, std::vector<double>(24, 0.1));
+      int zeros = 0;
+      for (int step = 0; step < 4; ++step) {
+        Tensor grad = randomTensor(dt, shape, rng);
+        std::vector<double> p = valuesOf(param), sq = valuesOf(squared), lin = valuesOf(linear);
+        ftrlReference(p, sq, lin, grad, lr, c);
+        std::vector<Tensor> out;
+        Status s = runKernel("ftrl", {param, grad, squared, linear, scalar(DType::Float64, lr)},
+                             {{dt, shape}, {dt, shape}, {dt, shape}}, attrs, out);
+        ASSERT_TRUE(s.ok()) << s.message();
+        const double tol = dt == DType::Float32 ? 1e-5 : 1e-12;
+        expectClose(out[0], p, tol, tol);
+        expectClose(out[1], sq, tol, tol);
+        expectClose(out[2], lin, tol, tol);
+        zeros += int(std::count(p.begin(), p.end(), 0.0));
+        param = out[0];
+        squared = out[1];
+        linear = out[2];
+      }
+      // l1 shrinks some parameters to exactly 0.
+      if (c.l1 > 0) {
+        EXPECT_GT(zeros, 0);
+      }
+    }
+}
+
 TEST(OptimizerKernels, RejectBadOperands) {
   Tensor param(DType::Float32, {2, 3}), grad(DType::Float32, {3, 2}),
       shortGrad(DType::Float32, {5});
@@ -224,6 +414,16 @@ TEST(OptimizerKernels, RejectBadOperands) {
                  {DType::Float32, {1}}},
                 adamAttrs({0.9, 0.999, 1e-8, 0, false}), out);
   EXPECT_CONTAINS(s.message(), "beta1_pow_out has dtype i64");
+  s = runKernel("adagrad", {param, param, Tensor(DType::Float32, {5}), one},
+                {{DType::Float32, {2, 3}}, {DType::Float32, {2, 3}}},
+                {AttrDesc::ofFloat("epsilon", 1e-6)}, out);
+  EXPECT_CONTAINS(s.message(), "moment has 5 elements");
+  s = runKernel(
+      "ftrl", {param, param, param, Tensor(DType::Float64, {2, 3}), one},
+      {{DType::Float32, {2, 3}}, {DType::Float32, {2, 3}}, {DType::Float32, {2, 3}}},
+      {AttrDesc::ofFloat("l1", 0), AttrDesc::ofFloat("l2", 0), AttrDesc::ofFloat("lr_power", -0.5)},
+      out);
+  EXPECT_CONTAINS(s.message(), "linear_accum has dtype f64 but param has f32");
 }
 
 //===----------------------------------------------------------------------===//

@@ -24,11 +24,21 @@ struct TrainingOptions {
   std::string optimizer; // empty: no train mode
   std::string loss;
   double lr = 0.01;
-  double momentum = 0.9;
+  /// Momentum's mu and RMSProp's momentum; unset: the optimizer's default
+  /// (momentumValue()).
+  std::optional<double> momentum;
   bool nesterov = false;
   double beta1 = 0.9;
   double beta2 = 0.999;
-  double epsilon = 1e-8;
+  /// Adam's, Adagrad's, DecayedAdagrad's and RMSProp's; unset: the
+  /// optimizer's default (epsilonValue()).
+  std::optional<double> epsilon;
+  double initialAccumulatorValue = 0; // Adagrad's initial moment
+  double decay = 0.95;                // DecayedAdagrad's
+  double rho = 0.95;                  // RMSProp's (its op's `decay`)
+  bool centered = false;              // RMSProp's
+  double l1 = 0, l2 = 0;              // FTRL's
+  double lrPower = -0.5;              // FTRL's
   double weightDecay = 0;
   double clipNorm = 0;
   std::vector<std::string> noGrad;
@@ -62,6 +72,9 @@ struct TrainingOptions {
 
   /// The settings as the config file spells them (recorded in the artifact).
   nlohmann::json toJson() const;
+  /// momentum and epsilon as given, else Paddle's default for `optimizer`.
+  double momentumValue() const;
+  double epsilonValue() const;
 };
 
 /// Values that override the config file (distc's flags); unset ones do not.
@@ -71,8 +84,9 @@ struct TrainingFlags {
   std::optional<std::string> optimizer, loss, schedule;
   std::optional<double> lr, momentum, beta1, beta2, epsilon, weightDecay, clipNorm, gamma, endLr,
       warmupStartLr;
+  std::optional<double> initialAccumulatorValue, decay, rho, l1, l2, lrPower;
   std::optional<int64_t> stepSize, decaySteps, warmupSteps;
-  std::optional<bool> nesterov;
+  std::optional<bool> nesterov, centered;
   std::vector<int64_t> boundaries;
   std::vector<double> values;
   std::vector<std::string> noGrad;

@@ -19,6 +19,17 @@ namespace distc {
 #define GEN_PASS_DECL
 #include "distc/Transforms/Passes.h.inc"
 
+/// The optimizers distc-apply-optimizer appends, by their Paddle op type:
+/// sgd, momentum, adam, adamw, adagrad, decayed_adagrad, rmsprop, ftrl.
+llvm::ArrayRef<llvm::StringRef> knownOptimizers();
+
+/// Paddle's Python default of a hyper-parameter that several optimizers
+/// take under one name, for `optimizer`: epsilon (Adam and AdamW 1e-8;
+/// Adagrad, DecayedAdagrad and RMSProp 1e-6) and momentum (Momentum's mu
+/// 0.9, RMSProp's 0).
+double optimizerDefaultEpsilon(llvm::StringRef optimizer);
+double optimizerDefaultMomentum(llvm::StringRef optimizer);
+
 /// Erases ops of `program` (a pd.program) that no fetch or variable write
 /// transitively needs.
 void pruneDeadOps(mlir::Operation *program);

@@ -106,8 +106,12 @@ def ApplyOptimizer : Pass<"distc-apply-optimizer", "mlir::ModuleOp"> {
     optional L2 decay, then the optimizer op, whose outputs are written back
     to `p` and its state variables. State variables (`learning_rate_0`,
     `p_velocity_0`, `p_moment1_0`, `p_moment2_0`, `p_beta1_pow_acc_0`,
-    `p_beta2_pow_acc_0`) are declared and initialized in the startup
-    program. All added ops have op_role optimize.
+    `p_beta2_pow_acc_0`; `p_moment_0` of adagrad and decayed_adagrad;
+    `p_momentum_0`, `p_mean_square_0`, `p_mean_grad_0` of rmsprop;
+    `p_squared_0`, `p_linear_0` of ftrl) are declared and initialized in the
+    startup program. All added ops have op_role optimize. `epsilon` and
+    `momentum` not given take the optimizer's default in Paddle's Python
+    API (optimizerDefaultEpsilon, optimizerDefaultMomentum).
 
     After (`optimizer=sgd`), appended to the train program:
     ```mlir
@@ -123,13 +127,23 @@ def ApplyOptimizer : Pass<"distc-apply-optimizer", "mlir::ModuleOp"> {
     Option<"startup", "startup", "std::string", /*default=*/"\"train.startup\"",
            "Symbol of its startup program (gets the state initializers)">,
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
-           "sgd, momentum, adam or adamw">,
+           "sgd, momentum, adam, adamw, adagrad, decayed_adagrad, rmsprop or ftrl">,
     Option<"lr", "lr", "double", /*default=*/"0.01", "Initial learning rate">,
-    Option<"momentum", "momentum", "double", /*default=*/"0.9", "Momentum's mu">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.9",
+           "Momentum's mu (0.9), RMSProp's momentum (0) when not given">,
     Option<"nesterov", "nesterov", "bool", /*default=*/"false", "Nesterov momentum">,
     Option<"beta1", "beta1", "double", /*default=*/"0.9", "Adam's beta1">,
     Option<"beta2", "beta2", "double", /*default=*/"0.999", "Adam's beta2">,
-    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8", "Adam's epsilon">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8",
+           "Adam's (1e-8), Adagrad's, DecayedAdagrad's and RMSProp's (1e-6) when not given">,
+    Option<"initialAccumulatorValue", "initial-accumulator-value", "double", /*default=*/"0",
+           "Adagrad's initial moment">,
+    Option<"decay", "decay", "double", /*default=*/"0.95", "DecayedAdagrad's decay">,
+    Option<"rho", "rho", "double", /*default=*/"0.95", "RMSProp's rho (its op's decay)">,
+    Option<"centered", "centered", "bool", /*default=*/"false", "Centered RMSProp">,
+    Option<"l1", "l1", "double", /*default=*/"0", "FTRL's L1 strength">,
+    Option<"l2", "l2", "double", /*default=*/"0", "FTRL's L2 strength">,
+    Option<"lrPower", "lr-power", "double", /*default=*/"-0.5", "FTRL's learning rate power">,
     Option<"weightDecay", "weight-decay", "double", /*default=*/"0",
            "L2 decay coefficient (decoupled for adamw)">,
     Option<"clipNorm", "clip-norm", "double", /*default=*/"0",

@@ -37,11 +37,18 @@ ApplyOptimizerOptions optimizerOptions(const TrainingOptions &training) {
   ApplyOptimizerOptions o;
   o.optimizer = training.optimizer;
   o.lr = initialLearningRate(training);
-  o.momentum = training.momentum;
+  o.momentum = training.momentumValue();
   o.nesterov = training.nesterov;
   o.beta1 = training.beta1;
   o.beta2 = training.beta2;
-  o.epsilon = training.epsilon;
+  o.epsilon = training.epsilonValue();
+  o.initialAccumulatorValue = training.initialAccumulatorValue;
+  o.decay = training.decay;
+  o.rho = training.rho;
+  o.centered = training.centered;
+  o.l1 = training.l1;
+  o.l2 = training.l2;
+  o.lrPower = training.lrPower;
   o.weightDecay = training.weightDecay;
   o.clipNorm = training.clipNorm;
   return o;
@@ -196,7 +203,9 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
                              llvm::cl::desc("JSON training config, as distc --config")};
   Option<std::string> loss{*this, "loss", llvm::cl::desc("Loss variable")};
   Option<std::string> optimizer{
-      *this, "optimizer", llvm::cl::desc("Adds the train mode: sgd, momentum, adam or adamw")};
+      *this, "optimizer",
+      llvm::cl::desc("Adds the train mode: sgd, momentum, adam, adamw, adagrad, decayed_adagrad, "
+                     "rmsprop or ftrl")};
   Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate")};
   Option<int> nranks{*this, "nranks", llvm::cl::desc("Data-parallel trainer ranks (0: serial)"),
                      llvm::cl::init(0)};

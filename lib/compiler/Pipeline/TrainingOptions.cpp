@@ -2,6 +2,10 @@
 
 #include "distc/Pipeline/TrainingOptions.h"
 #include "distc/Support/InputFile.h"
+#include "distc/Transforms/Passes.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +16,39 @@
 namespace distc::pipeline {
 namespace {
 
-const std::set<std::string> kOptimizers = {"sgd", "momentum", "adam", "adamw"};
+/// The config file's top-level keys: distc's flags in Paddle's spelling
+/// (the optimizers' keys are their Python arguments' names).
+const std::set<std::string> kConfigKeys = {"optimizer",
+                                           "loss",
+                                           "lr",
+                                           "momentum",
+                                           "nesterov",
+                                           "beta1",
+                                           "beta2",
+                                           "epsilon",
+                                           "initial_accumulator_value",
+                                           "decay",
+                                           "rho",
+                                           "centered",
+                                           "l1",
+                                           "l2",
+                                           "lr_power",
+                                           "weight_decay",
+                                           "clip_norm",
+                                           "no_grad",
+                                           "lr_schedule",
+                                           "fuse_all_reduce_ops",
+                                           "fuse_grad_size_in_MB",
+                                           "sync_batch_norm",
+                                           "reduce_strategy",
+                                           "gradient_scale_strategy",
+                                           "mode",
+                                           "slice_var_up",
+                                           "split_method",
+                                           "min_block_size",
+                                           "runtime_split_send_recv",
+                                           "sync_mode",
+                                           "half_async"};
 const std::set<std::string> kSchedules = {"constant", "step", "piecewise", "cosine"};
 
 /// Reads `key` of `object` into `out` when present; fails naming the key
@@ -29,6 +65,18 @@ bool read(const nlohmann::json &object, const char *key, T &out, std::string &er
     error = std::string("key '") + key + "' has the wrong type (" + it->type_name() + ")";
     return false;
   }
+}
+
+/// read() for a setting whose absence means "the optimizer's default".
+bool read(const nlohmann::json &object, const char *key, std::optional<double> &out,
+          std::string &error) {
+  if (!object.contains(key))
+    return true;
+  double value = 0;
+  if (!read(object, key, value, error))
+    return false;
+  out = value;
+  return true;
 }
 
 bool checkKeys(const nlohmann::json &object, const std::set<std::string> &known,
@@ -84,38 +132,19 @@ bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &
     error = "the top level must be an object";
     return fail();
   }
-  if (!checkKeys(json,
-                 {"optimizer",
-                  "loss",
-                  "lr",
-                  "momentum",
-                  "nesterov",
-                  "beta1",
-                  "beta2",
-                  "epsilon",
-                  "weight_decay",
-                  "clip_norm",
-                  "no_grad",
-                  "lr_schedule",
-                  "fuse_all_reduce_ops",
-                  "fuse_grad_size_in_MB",
-                  "sync_batch_norm",
-                  "reduce_strategy",
-                  "gradient_scale_strategy",
-                  "mode",
-                  "slice_var_up",
-                  "split_method",
-                  "min_block_size",
-                  "runtime_split_send_recv",
-                  "sync_mode",
-                  "half_async"},
-                 "the config", error) ||
+  if (!checkKeys(json, kConfigKeys, "the config", error) ||
       !read(json, "optimizer", out.optimizer, error) || !read(json, "loss", out.loss, error) ||
       !read(json, "lr", out.lr, error) || !read(json, "momentum", out.momentum, error) ||
       !read(json, "nesterov", out.nesterov, error) || !read(json, "beta1", out.beta1, error) ||
       !read(json, "beta2", out.beta2, error) || !read(json, "epsilon", out.epsilon, error) ||
       !read(json, "weight_decay", out.weightDecay, error) ||
       !read(json, "clip_norm", out.clipNorm, error) || !read(json, "no_grad", out.noGrad, error))
+    return fail();
+  // --- Adagrad, DecayedAdagrad, RMSProp, FTRL (Paddle's argument names) ---
+  if (!read(json, "initial_accumulator_value", out.initialAccumulatorValue, error) ||
+      !read(json, "decay", out.decay, error) || !read(json, "rho", out.rho, error) ||
+      !read(json, "centered", out.centered, error) || !read(json, "l1", out.l1, error) ||
+      !read(json, "l2", out.l2, error) || !read(json, "lr_power", out.lrPower, error))
     return fail();
   // --- BuildStrategy: fused all-reduce buckets (Paddle's key names) ---
   if (!read(json, "fuse_all_reduce_ops", out.fuseAllReduce, error) ||
@@ -191,20 +220,39 @@ bool validate(TrainingOptions &o, std::string &error) {
     error = message;
     return false;
   };
-  if (!o.optimizer.empty() && !kOptimizers.count(o.optimizer))
+  if (!o.optimizer.empty() && !llvm::is_contained(knownOptimizers(), o.optimizer))
     return bad("--optimizer (config 'optimizer'): unknown optimizer '" + o.optimizer +
-               "' (expected sgd, momentum, adam or adamw)");
+               "' (expected " + llvm::join(knownOptimizers(), ", ") + ")");
   if (!(o.lr > 0) || !std::isfinite(o.lr))
     return bad("--lr (config 'lr'): the learning rate must be positive and finite, got " +
                number(o.lr));
-  if (!(o.momentum >= 0 && o.momentum < 1))
-    return bad("--momentum (config 'momentum') must be in [0, 1), got " + number(o.momentum));
+  if (!(o.momentumValue() >= 0 && o.momentumValue() < 1))
+    return bad("--momentum (config 'momentum') must be in [0, 1), got " +
+               number(o.momentumValue()));
   if (!(o.beta1 >= 0 && o.beta1 < 1))
     return bad("--beta1 (config 'beta1') must be in [0, 1), got " + number(o.beta1));
   if (!(o.beta2 >= 0 && o.beta2 < 1))
     return bad("--beta2 (config 'beta2') must be in [0, 1), got " + number(o.beta2));
-  if (!(o.epsilon > 0))
-    return bad("--epsilon (config 'epsilon') must be positive, got " + number(o.epsilon));
+  if (!(o.epsilonValue() > 0) || !std::isfinite(o.epsilonValue()))
+    return bad("--epsilon (config 'epsilon') must be positive and finite, got " +
+               number(o.epsilonValue()));
+  // Adagrad's moment is under a square root; decay and rho weigh the old
+  // average against the new gradient; FTRL's powers of the accumulated
+  // squares start from 0, which a positive lr_power would divide by.
+  if (!(o.initialAccumulatorValue >= 0) || !std::isfinite(o.initialAccumulatorValue))
+    return bad("--initial-accumulator-value (config 'initial_accumulator_value') must be "
+               "finite and not negative, got " +
+               number(o.initialAccumulatorValue));
+  if (!(o.decay >= 0 && o.decay < 1))
+    return bad("--decay (config 'decay') must be in [0, 1), got " + number(o.decay));
+  if (!(o.rho >= 0 && o.rho < 1))
+    return bad("--rho (config 'rho') must be in [0, 1), got " + number(o.rho));
+  if (!(o.l1 >= 0) || !std::isfinite(o.l1) || !(o.l2 >= 0) || !std::isfinite(o.l2))
+    return bad("--l1 and --l2 (config 'l1', 'l2') must be finite and not negative, got " +
+               number(o.l1) + " and " + number(o.l2));
+  if (!(o.lrPower <= 0) || !std::isfinite(o.lrPower))
+    return bad("--lr-power (config 'lr_power') must be finite and not positive, got " +
+               number(o.lrPower));
   if (!(o.weightDecay >= 0) || !std::isfinite(o.weightDecay))
     return bad("--weight-decay (config 'weight_decay') must be finite and not negative, got " +
                number(o.weightDecay));
@@ -288,6 +336,13 @@ bool resolveTrainingOptions(const TrainingFlags &f, TrainingOptions &o, std::str
   set(o.beta1, f.beta1);
   set(o.beta2, f.beta2);
   set(o.epsilon, f.epsilon);
+  set(o.initialAccumulatorValue, f.initialAccumulatorValue);
+  set(o.decay, f.decay);
+  set(o.rho, f.rho);
+  set(o.centered, f.centered);
+  set(o.l1, f.l1);
+  set(o.l2, f.l2);
+  set(o.lrPower, f.lrPower);
   set(o.weightDecay, f.weightDecay);
   set(o.clipNorm, f.clipNorm);
   if (!f.noGrad.empty())
@@ -328,13 +383,32 @@ bool resolveTrainingOptions(const TrainingFlags &f, TrainingOptions &o, std::str
 nlohmann::json TrainingOptions::toJson() const {
   nlohmann::json j = {{"optimizer", optimizer}, {"lr", lr}};
   if (optimizer == "momentum") {
-    j["momentum"] = momentum;
+    j["momentum"] = momentumValue();
     j["nesterov"] = nesterov;
   }
   if (optimizer == "adam" || optimizer == "adamw") {
     j["beta1"] = beta1;
     j["beta2"] = beta2;
-    j["epsilon"] = epsilon;
+    j["epsilon"] = epsilonValue();
+  }
+  if (optimizer == "adagrad") {
+    j["epsilon"] = epsilonValue();
+    j["initial_accumulator_value"] = initialAccumulatorValue;
+  }
+  if (optimizer == "decayed_adagrad") {
+    j["decay"] = decay;
+    j["epsilon"] = epsilonValue();
+  }
+  if (optimizer == "rmsprop") {
+    j["rho"] = rho;
+    j["epsilon"] = epsilonValue();
+    j["momentum"] = momentumValue();
+    j["centered"] = centered;
+  }
+  if (optimizer == "ftrl") {
+    j["l1"] = l1;
+    j["l2"] = l2;
+    j["lr_power"] = lrPower;
   }
   j["weight_decay"] = weightDecay;
   j["clip_norm"] = clipNorm;
@@ -360,6 +434,14 @@ nlohmann::json TrainingOptions::toJson() const {
     j["lr_schedule"] = js;
   }
   return j;
+}
+
+double TrainingOptions::momentumValue() const {
+  return momentum ? *momentum : optimizerDefaultMomentum(optimizer);
+}
+
+double TrainingOptions::epsilonValue() const {
+  return epsilon ? *epsilon : optimizerDefaultEpsilon(optimizer);
 }
 
 } // namespace distc::pipeline

@@ -1,8 +1,9 @@
 //===- TrainingRules.cpp - SPMD rules of optimizers and collectives -------===//
 //
 // The optimizer updates (Paddle's spmd_rules/optimizer.cc: sgd, adam,
-// adamw; distc's momentum by the same reasoning) and the communication and
-// bookkeeping ops of distc's data-parallel programs.
+// adamw; distc's momentum, adagrad, decayed_adagrad, rmsprop and ftrl by
+// the same reasoning) and the communication and bookkeeping ops of distc's
+// data-parallel programs.
 //
 // An optimizer updates each element of the parameter from the same element
 // of its gradient and moments, so they all take one layout: the parameter's
@@ -153,6 +154,72 @@ llvm::Expected<SpmdInfo> inferMomentum(const SpmdCall &call) {
   return info;
 }
 
+/// The part an operand plays in an element-wise optimizer update.
+enum class Role {
+  Param,
+  Grad,
+  State,  // element for element the parameter's (a moment, an accumulator)
+  Scalar, // the learning rate: keeps its own layout
+};
+
+/// An update whose parameter, gradient and states line up element for
+/// element (as momentum's): one layout for all of them, Adam's, and every
+/// output -- the new parameter and states -- in it. `slots` names the
+/// inputs for the arity error.
+llvm::Expected<SpmdInfo> elementwiseUpdate(const SpmdCall &call, llvm::ArrayRef<Role> roles,
+                                           size_t numOutputs, llvm::StringRef slots) {
+  if (call.inputs.size() != roles.size())
+    return spmdError(call,
+                     "takes " + slots + ", got " + llvm::Twine(call.inputs.size()) + " inputs");
+  const DistTensorSpec *param = nullptr, *grad = nullptr;
+  std::vector<const DistTensorSpec *> states;
+  for (size_t i = 0; i < roles.size(); ++i) {
+    if (roles[i] == Role::Param)
+      param = &call.inputs[i];
+    else if (roles[i] == Role::Grad)
+      grad = &call.inputs[i];
+    else if (roles[i] == Role::State)
+      states.push_back(&call.inputs[i]);
+  }
+  auto layout = optimizerLayout(call, *param, *grad, states);
+  if (!layout)
+    return layout.takeError();
+  TensorDistAttr attr = makeDistAttr(*layout);
+  SpmdInfo info;
+  for (size_t i = 0; i < roles.size(); ++i)
+    info.inputs.push_back(roles[i] == Role::Scalar ? asGiven(call.inputs[i]) : attr);
+  info.outputs.assign(numOutputs, attr);
+  return info;
+}
+
+/// adagrad and decayed_adagrad (distc; Paddle has no rule): inputs (Param,
+/// Grad, Moment, LearningRate), outputs (ParamOut, MomentOut).
+llvm::Expected<SpmdInfo> inferAdagrad(const SpmdCall &call) {
+  return elementwiseUpdate(call, {Role::Param, Role::Grad, Role::State, Role::Scalar}, 2,
+                           "Param, Grad, Moment and LearningRate");
+}
+
+/// rmsprop (distc): inputs (Param, MeanSquare, [MeanGrad], LearningRate,
+/// Grad, Moment), outputs (ParamOut, MomentOut, MeanSquareOut,
+/// MeanGradOut); the mean square, mean gradient and moment are states.
+llvm::Expected<SpmdInfo> inferRmsprop(const SpmdCall &call) {
+  if (call.inputs.size() == 5)
+    return elementwiseUpdate(
+        call, {Role::Param, Role::State, Role::Scalar, Role::Grad, Role::State}, 4,
+        "Param, MeanSquare, optionally MeanGrad, LearningRate, Grad and Moment");
+  return elementwiseUpdate(
+      call, {Role::Param, Role::State, Role::State, Role::Scalar, Role::Grad, Role::State}, 4,
+      "Param, MeanSquare, optionally MeanGrad, LearningRate, Grad and Moment");
+}
+
+/// ftrl (distc): inputs (Param, SquaredAccumulator, LinearAccumulator,
+/// Grad, LearningRate), outputs (ParamOut, SquaredAccumOut, LinearAccumOut).
+llvm::Expected<SpmdInfo> inferFtrl(const SpmdCall &call) {
+  return elementwiseUpdate(call, {Role::Param, Role::State, Role::State, Role::Grad, Role::Scalar},
+                           3,
+                           "Param, SquaredAccumulator, LinearAccumulator, Grad and LearningRate");
+}
+
 //===----------------------------------------------------------------------===//
 // Communication and bookkeeping ops of distc's data-parallel programs
 //===----------------------------------------------------------------------===//
@@ -241,6 +308,10 @@ void appendTrainingRules(std::vector<SpmdRule> &rules) {
   rules.push_back({"momentum", inferMomentum, nullptr, -1});
   rules.push_back({"adam", inferAdam, nullptr, -1});
   rules.push_back({"adamw", inferAdam, nullptr, -1});
+  rules.push_back({"adagrad", inferAdagrad, nullptr, -1});
+  rules.push_back({"decayed_adagrad", inferAdagrad, nullptr, -1});
+  rules.push_back({"rmsprop", inferRmsprop, nullptr, -1});
+  rules.push_back({"ftrl", inferFtrl, nullptr, -1});
 
   for (std::string_view name :
        {"c_allreduce_sum", "c_allreduce_max", "c_allreduce_min", "c_allreduce_prod", "c_broadcast",

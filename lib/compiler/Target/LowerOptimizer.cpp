@@ -1,5 +1,8 @@
 //===- LowerOptimizer.cpp - optimizer ops to update kernels ---------------===//
 //
+// sgd, momentum, adam and adamw (lowerOptimizer); adagrad and
+// decayed_adagrad, one kernel; rmsprop; ftrl.
+//
 // Each `<S>Out` result is usually written back to S's persistable variable
 // by a `pd.write_var`; defineResult then binds it to that variable's
 // persistent buffer, so the kernel updates parameters and state in place.
@@ -8,9 +11,18 @@
 
 #include "ProgramLowering.h"
 
+#include "distc/Dialect/Pd/PdOps.h"
+
 using namespace mlir;
 
 namespace distc::target {
+
+/// Binds optimizer output `result`, the new value of `input`, to a buffer
+/// of `input`'s dims: the variable's own when it is written back, so the
+/// update is in place (the kernels read each element before writing it).
+static FailureOr<int32_t> defineUpdated(ProgramLowering &l, Value result, Value input) {
+  return l.defineResult(result, l.dimsOf(input), /*elementwiseInPlace=*/true);
+}
 
 LogicalResult ProgramLowering::lowerOptimizer(Operation *op) {
   StringRef type = op->getName().getStringRef();
@@ -67,6 +79,80 @@ LogicalResult ProgramLowering::lowerOptimizer(Operation *op) {
     kernelAttrs.push_back(AttrDesc::ofInt("decoupled", 1));
   }
   emit("adam", {in(0), in(1), in(3), in(4), in(5), in(6), in(2)}, outs, kernelAttrs);
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerAdagrad(Operation *op) {
+  // adagrad and decayed_adagrad: Param, Grad, Moment, LearningRate.
+  pd::OpAttributes attrs(op);
+  FailureOr<int32_t> paramOut = defineUpdated(*this, op->getResult(0), op->getOperand(0));
+  FailureOr<int32_t> momentOut = defineUpdated(*this, op->getResult(1), op->getOperand(2));
+  if (failed(paramOut) || failed(momentOut))
+    return failure();
+  std::vector<AttrDesc> kernelAttrs = {AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon"))};
+  if (isa<pd::DecayedAdagradOp>(op)) {
+    kernelAttrs.push_back(AttrDesc::ofFloat("decay", attrs.getFloat("decay")));
+    kernelAttrs.push_back(AttrDesc::ofInt("decayed", 1));
+  }
+  emit("adagrad",
+       {bufferOf(op->getOperand(0)), bufferOf(op->getOperand(1)), bufferOf(op->getOperand(2)),
+        bufferOf(op->getOperand(3))},
+       {*paramOut, *momentOut}, kernelAttrs);
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerRmsprop(Operation *op) {
+  auto rms = cast<pd::RmspropOp>(op);
+  pd::OpAttributes attrs(op);
+  bool centered = attrs.getBool("centered");
+  Value meanGrad = rms.getMeanGrad();
+  // Inference refused a centered op without MeanGrad. Not centered, the
+  // kernel carries MeanGrad over to MeanGradOut, which needs MeanGrad.
+  if (!meanGrad && isNeeded(rms.getMeanGradOut()))
+    return error(op) << "output slot 'MeanGradOut' of rmsprop is used, but input slot "
+                        "'MeanGrad' is not given";
+  FailureOr<int32_t> paramOut = defineUpdated(*this, rms.getParamOut(), rms.getParam());
+  FailureOr<int32_t> momentOut = defineUpdated(*this, rms.getMomentOut(), rms.getMoment());
+  FailureOr<int32_t> meanSquareOut =
+      defineUpdated(*this, rms.getMeanSquareOut(), rms.getMeanSquare());
+  if (failed(paramOut) || failed(momentOut) || failed(meanSquareOut))
+    return failure();
+  std::vector<int32_t> inputs = {bufferOf(rms.getParam()), bufferOf(rms.getGrad()),
+                                 bufferOf(rms.getMoment()), bufferOf(rms.getMeanSquare()),
+                                 bufferOf(rms.getLearningRate())};
+  std::vector<int32_t> outputs = {*paramOut, *momentOut, *meanSquareOut};
+  if (meanGrad && (centered || isNeeded(rms.getMeanGradOut()))) {
+    FailureOr<int32_t> meanGradOut = defineUpdated(*this, rms.getMeanGradOut(), meanGrad);
+    if (failed(meanGradOut))
+      return failure();
+    inputs.push_back(bufferOf(meanGrad));
+    outputs.push_back(*meanGradOut);
+  }
+  emit("rmsprop", inputs, outputs,
+       {AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon")),
+        AttrDesc::ofFloat("decay", attrs.getFloat("decay")),
+        AttrDesc::ofFloat("momentum", attrs.getFloat("momentum")),
+        AttrDesc::ofInt("centered", centered)});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerFtrl(Operation *op) {
+  auto ftrl = cast<pd::FtrlOp>(op);
+  pd::OpAttributes attrs(op);
+  FailureOr<int32_t> paramOut = defineUpdated(*this, ftrl.getParamOut(), ftrl.getParam());
+  FailureOr<int32_t> squaredOut =
+      defineUpdated(*this, ftrl.getSquaredAccumOut(), ftrl.getSquaredAccumulator());
+  FailureOr<int32_t> linearOut =
+      defineUpdated(*this, ftrl.getLinearAccumOut(), ftrl.getLinearAccumulator());
+  if (failed(paramOut) || failed(squaredOut) || failed(linearOut))
+    return failure();
+  emit("ftrl",
+       {bufferOf(ftrl.getParam()), bufferOf(ftrl.getGrad()), bufferOf(ftrl.getSquaredAccumulator()),
+        bufferOf(ftrl.getLinearAccumulator()), bufferOf(ftrl.getLearningRate())},
+       {*paramOut, *squaredOut, *linearOut},
+       {AttrDesc::ofFloat("l1", attrs.getFloat("l1")),
+        AttrDesc::ofFloat("l2", attrs.getFloat("l2")),
+        AttrDesc::ofFloat("lr_power", attrs.getFloat("lr_power"))});
   return success();
 }
 

@@ -176,6 +176,11 @@ public:
   mlir::LogicalResult lowerSoftmaxCrossEntropyGrad(mlir::Operation *op);
   mlir::LogicalResult lowerSum(mlir::Operation *op);
   mlir::LogicalResult lowerOptimizer(mlir::Operation *op);
+  /// adagrad and decayed_adagrad (one kernel), rmsprop, ftrl
+  /// (LowerOptimizer.cpp).
+  mlir::LogicalResult lowerAdagrad(mlir::Operation *op);
+  mlir::LogicalResult lowerRmsprop(mlir::Operation *op);
+  mlir::LogicalResult lowerFtrl(mlir::Operation *op);
 
   // --- normalization, activations, matmul v1, arg_max (LowerNorm.cpp) ---
   /// Whether batch_norm (or its gradient) `op` normalizes with Mean and

@@ -11,13 +11,17 @@
 //      momentum takes it as its own `regularization_method` attribute and
 //      adamw decays decoupled through `coeff`;
 //   3. one optimizer op per parameter reading `learning_rate_0` and its
-//      state variables (`<p>_velocity_0`, `<p>_moment1_0`, `<p>_moment2_0`,
-//      `<p>_beta1_pow_acc_0`, `<p>_beta2_pow_acc_0`), each written back with
-//      `pd.write_var` so the update is in place.
+//      state variables (Paddle's accumulators `<p>_<name>_0`: velocity;
+//      moment1, moment2, beta1_pow_acc, beta2_pow_acc; moment (adagrad,
+//      decayed_adagrad); momentum, mean_square, mean_grad (rmsprop); squared,
+//      linear (ftrl)), each written back with `pd.write_var` so the update
+//      is in place.
 //
 // New state variables get `fill_constant` initializers in the startup
-// program. The learning rate variable starts at `lr`; a runtime with a
-// schedule overwrites it before each step.
+// program, with the initial values of Paddle's optimizers (0, but beta
+// powers start at beta1/beta2 and adagrad's moment at
+// initial_accumulator_value). The learning rate variable starts at `lr`; a
+// runtime with a schedule overwrites it before each step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +35,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <map>
 
@@ -214,40 +220,52 @@ struct ApplyOptimizerPass : impl::ApplyOptimizerBase<ApplyOptimizerPass> {
     return success();
   }
 
-  LogicalResult update(OptimizerBuilder &b, const ParamGrad &p, Value lr) {
+  /// Appends optimizer `type` on `slots` and writes its result i back to
+  /// variable `writes[i]` (the parameter, then its state).
+  LogicalResult appendUpdate(OptimizerBuilder &b, StringRef type,
+                             ArrayRef<SmallVector<Value, 1>> slots,
+                             SmallVector<NamedAttribute> attrs, ArrayRef<std::string> writes) {
+    FailureOr<Operation *> op = b.op(type, slots, std::move(attrs), writes);
+    if (failed(op))
+      return failure();
+    for (auto [i, name] : llvm::enumerate(writes))
+      b.writeVar(name, (*op)->getResult(i));
+    return success();
+  }
+
+  NamedAttribute floatAttr(OpBuilder &ob, StringRef name, double value) {
+    return ob.getNamedAttr(name, ob.getF32FloatAttr(static_cast<float>(value)));
+  }
+
+  double epsilonValue() {
+    return epsilon.hasValue() ? double(epsilon) : optimizerDefaultEpsilon(optimizer);
+  }
+  double momentumValue() {
+    return momentum.hasValue() ? double(momentum) : optimizerDefaultMomentum(optimizer);
+  }
+
+  LogicalResult updateMomentum(OptimizerBuilder &b, const ParamGrad &p, Value lr) {
+    OpBuilder &ob = b.mainBuilder();
+    std::string velocityName = p.name + "_velocity_0";
+    FailureOr<Value> velocity =
+        b.stateVariable(velocityName, cast<RankedTensorType>(p.param.getType()), 0.0);
+    if (failed(velocity))
+      return failure();
+    SmallVector<NamedAttribute> attrs = {floatAttr(ob, "mu", momentumValue()),
+                                         ob.getNamedAttr("use_nesterov", ob.getBoolAttr(nesterov))};
+    if (weightDecay != 0) {
+      attrs.push_back(ob.getNamedAttr("regularization_method", ob.getStringAttr("l2_decay")));
+      attrs.push_back(floatAttr(ob, "regularization_coeff", weightDecay));
+    }
+    return appendUpdate(b, "momentum", {{p.param}, {p.grad}, {*velocity}, {lr}}, attrs,
+                        {p.name, velocityName});
+  }
+
+  /// adam and adamw.
+  LogicalResult updateAdam(OptimizerBuilder &b, const ParamGrad &p, Value lr) {
     OpBuilder &ob = b.mainBuilder();
     auto paramType = cast<RankedTensorType>(p.param.getType());
     auto scalarType = RankedTensorType::get({1}, paramType.getElementType());
-    auto f = [&](StringRef name, double v) {
-      return ob.getNamedAttr(name, ob.getF32FloatAttr(static_cast<float>(v)));
-    };
-    if (optimizer == "sgd") {
-      auto op = b.op("sgd", {{p.param}, {lr}, {p.grad}}, {}, {p.name});
-      if (failed(op))
-        return failure();
-      b.writeVar(p.name, (*op)->getResult(0));
-      return success();
-    }
-    if (optimizer == "momentum") {
-      std::string velocityName = p.name + "_velocity_0";
-      FailureOr<Value> velocity = b.stateVariable(velocityName, paramType, 0.0);
-      if (failed(velocity))
-        return failure();
-      SmallVector<NamedAttribute> attrs = {f("mu", momentum),
-                                           ob.getNamedAttr("use_nesterov", ob.getBoolAttr(nesterov))};
-      if (weightDecay != 0) {
-        attrs.push_back(ob.getNamedAttr("regularization_method", ob.getStringAttr("l2_decay")));
-        attrs.push_back(f("regularization_coeff", weightDecay));
-      }
-      auto op = b.op("momentum", {{p.param}, {p.grad}, {*velocity}, {lr}}, attrs,
-                     {p.name, velocityName});
-      if (failed(op))
-        return failure();
-      b.writeVar(p.name, (*op)->getResult(0));
-      b.writeVar(velocityName, (*op)->getResult(1));
-      return success();
-    }
-    // adam / adamw
     std::string m1 = p.name + "_moment1_0", m2 = p.name + "_moment2_0";
     std::string b1 = p.name + "_beta1_pow_acc_0", b2 = p.name + "_beta2_pow_acc_0";
     FailureOr<Value> m1v = b.stateVariable(m1, paramType, 0.0);
@@ -256,19 +274,81 @@ struct ApplyOptimizerPass : impl::ApplyOptimizerBase<ApplyOptimizerPass> {
     FailureOr<Value> b2v = b.stateVariable(b2, scalarType, beta2);
     if (failed(m1v) || failed(m2v) || failed(b1v) || failed(b2v))
       return failure();
-    SmallVector<NamedAttribute> attrs = {f("beta1", beta1), f("beta2", beta2), f("epsilon", epsilon)};
+    SmallVector<NamedAttribute> attrs = {floatAttr(ob, "beta1", beta1),
+                                         floatAttr(ob, "beta2", beta2),
+                                         floatAttr(ob, "epsilon", epsilonValue())};
     if (optimizer == "adamw") {
-      attrs.push_back(f("coeff", weightDecay));
+      attrs.push_back(floatAttr(ob, "coeff", weightDecay));
       attrs.push_back(ob.getNamedAttr("with_decay", ob.getBoolAttr(weightDecay != 0)));
     }
-    auto op = b.op(optimizer, {{p.param}, {p.grad}, {lr}, {*m1v}, {*m2v}, {*b1v}, {*b2v}}, attrs,
-                   {p.name, m1, m2, b1, b2});
-    if (failed(op))
+    return appendUpdate(b, optimizer, {{p.param}, {p.grad}, {lr}, {*m1v}, {*m2v}, {*b1v}, {*b2v}},
+                        attrs, {p.name, m1, m2, b1, b2});
+  }
+
+  /// adagrad and decayed_adagrad: one moment, `<p>_moment_0`.
+  LogicalResult updateAdagrad(OptimizerBuilder &b, const ParamGrad &p, Value lr) {
+    OpBuilder &ob = b.mainBuilder();
+    bool decayed = optimizer == "decayed_adagrad";
+    std::string momentName = p.name + "_moment_0";
+    FailureOr<Value> moment = b.stateVariable(momentName, cast<RankedTensorType>(p.param.getType()),
+                                              decayed ? 0.0 : double(initialAccumulatorValue));
+    if (failed(moment))
       return failure();
-    const std::string *names[] = {&p.name, &m1, &m2, &b1, &b2};
-    for (unsigned i = 0; i < 5; ++i)
-      b.writeVar(*names[i], (*op)->getResult(i));
-    return success();
+    SmallVector<NamedAttribute> attrs = {floatAttr(ob, "epsilon", epsilonValue())};
+    if (decayed)
+      attrs.push_back(floatAttr(ob, "decay", decay));
+    return appendUpdate(b, optimizer, {{p.param}, {p.grad}, {*moment}, {lr}}, attrs,
+                        {p.name, momentName});
+  }
+
+  /// rmsprop: Paddle's RMSProp creates all three accumulators, centered or
+  /// not, and passes MeanGrad either way.
+  LogicalResult updateRmsprop(OptimizerBuilder &b, const ParamGrad &p, Value lr) {
+    OpBuilder &ob = b.mainBuilder();
+    auto paramType = cast<RankedTensorType>(p.param.getType());
+    std::string momentName = p.name + "_momentum_0", meanSquareName = p.name + "_mean_square_0",
+                meanGradName = p.name + "_mean_grad_0";
+    FailureOr<Value> moment = b.stateVariable(momentName, paramType, 0.0);
+    FailureOr<Value> meanSquare = b.stateVariable(meanSquareName, paramType, 0.0);
+    FailureOr<Value> meanGrad = b.stateVariable(meanGradName, paramType, 0.0);
+    if (failed(moment) || failed(meanSquare) || failed(meanGrad))
+      return failure();
+    SmallVector<NamedAttribute> attrs = {floatAttr(ob, "epsilon", epsilonValue()),
+                                         floatAttr(ob, "decay", rho),
+                                         floatAttr(ob, "momentum", momentumValue()),
+                                         ob.getNamedAttr("centered", ob.getBoolAttr(centered))};
+    return appendUpdate(b, "rmsprop",
+                        {{p.param}, {*meanSquare}, {*meanGrad}, {lr}, {p.grad}, {*moment}}, attrs,
+                        {p.name, momentName, meanSquareName, meanGradName});
+  }
+
+  /// ftrl: `<p>_squared_0` and `<p>_linear_0`, both starting at 0.
+  LogicalResult updateFtrl(OptimizerBuilder &b, const ParamGrad &p, Value lr) {
+    OpBuilder &ob = b.mainBuilder();
+    auto paramType = cast<RankedTensorType>(p.param.getType());
+    std::string squaredName = p.name + "_squared_0", linearName = p.name + "_linear_0";
+    FailureOr<Value> squared = b.stateVariable(squaredName, paramType, 0.0);
+    FailureOr<Value> linear = b.stateVariable(linearName, paramType, 0.0);
+    if (failed(squared) || failed(linear))
+      return failure();
+    SmallVector<NamedAttribute> attrs = {floatAttr(ob, "l1", l1), floatAttr(ob, "l2", l2),
+                                         floatAttr(ob, "lr_power", lrPower)};
+    return appendUpdate(b, "ftrl", {{p.param}, {*squared}, {*linear}, {p.grad}, {lr}}, attrs,
+                        {p.name, squaredName, linearName});
+  }
+
+  LogicalResult update(OptimizerBuilder &b, const ParamGrad &p, Value lr) {
+    if (optimizer == "sgd")
+      return appendUpdate(b, "sgd", {{p.param}, {lr}, {p.grad}}, {}, {p.name});
+    if (optimizer == "momentum")
+      return updateMomentum(b, p, lr);
+    if (optimizer == "adagrad" || optimizer == "decayed_adagrad")
+      return updateAdagrad(b, p, lr);
+    if (optimizer == "rmsprop")
+      return updateRmsprop(b, p, lr);
+    if (optimizer == "ftrl")
+      return updateFtrl(b, p, lr);
+    return updateAdam(b, p, lr);
   }
 
   void runOnOperation() override {
@@ -280,10 +360,9 @@ struct ApplyOptimizerPass : impl::ApplyOptimizerBase<ApplyOptimizerPass> {
                          << "' to add the optimizer to";
       return signalPassFailure();
     }
-    if (optimizer != "sgd" && optimizer != "momentum" && optimizer != "adam" &&
-        optimizer != "adamw") {
-      module.emitError() << "unknown optimizer '" << optimizer
-                         << "' (expected sgd, momentum, adam or adamw)";
+    if (!llvm::is_contained(knownOptimizers(), StringRef(optimizer))) {
+      module.emitError() << "unknown optimizer '" << optimizer << "' (expected "
+                         << llvm::join(knownOptimizers(), ", ") << ")";
       return signalPassFailure();
     }
     // One symbol table for all lookups: SymbolTable::lookupSymbolIn scans
@@ -301,7 +380,9 @@ struct ApplyOptimizerPass : impl::ApplyOptimizerBase<ApplyOptimizerPass> {
     }
     if (clipNorm > 0 && failed(clipByGlobalNorm(b, params)))
       return signalPassFailure();
-    bool decayInGradient = weightDecay != 0 && (optimizer == "sgd" || optimizer == "adam");
+    // Paddle appends L2Decay to the gradient for every optimizer but these
+    // two, which take it as their own attributes.
+    bool decayInGradient = weightDecay != 0 && optimizer != "momentum" && optimizer != "adamw";
     if (decayInGradient && failed(l2Decay(b, params)))
       return signalPassFailure();
     auto lrType = RankedTensorType::get({1}, Float32Type::get(module.getContext()));
@@ -315,4 +396,17 @@ struct ApplyOptimizerPass : impl::ApplyOptimizerBase<ApplyOptimizerPass> {
 };
 
 } // namespace
+
+ArrayRef<StringRef> knownOptimizers() {
+  static const StringRef names[] = {"sgd",     "momentum",        "adam",    "adamw",
+                                    "adagrad", "decayed_adagrad", "rmsprop", "ftrl"};
+  return names;
+}
+
+double optimizerDefaultEpsilon(StringRef optimizer) {
+  return optimizer == "adam" || optimizer == "adamw" ? 1e-8 : 1e-6;
+}
+
+double optimizerDefaultMomentum(StringRef optimizer) { return optimizer == "rmsprop" ? 0.0 : 0.9; }
+
 } // namespace distc

@@ -171,6 +171,27 @@ std::vector<KernelSignature> declareKernels() {
        "param_out = p − lr_t·m/(sqrt(v) + epsilon·sqrt(1−beta2_pow)); moment outputs m, v; "
        "beta1_pow_out = beta1_pow·beta1, beta2_pow_out = beta2_pow·beta2 (Paddle starts "
        "beta1_pow at beta1)"},
+      {"adagrad", kTraining, "param, grad, moment, lr", "param_out, moment_out",
+       {opt("decay", T::Float, "0"), opt("decayed", T::Int, "0"), req("epsilon", T::Float)},
+       "Paddle's adagrad, or decayed_adagrad when decayed: m = moment + grad², or decay·moment + "
+       "(1−decay)·grad² if decayed (decay is unused otherwise); param_out = param − "
+       "lr·grad/(sqrt(m) + epsilon); moment_out = m"},
+      {"rmsprop", kTraining, "param, grad, moment, mean_square, lr, mean_grad?",
+       "param_out, moment_out, mean_square_out, mean_grad_out?",
+       {opt("centered", T::Int, "0"), req("decay", T::Float), req("epsilon", T::Float),
+        opt("momentum", T::Float, "0")},
+       "Paddle's rmsprop: ms = decay·mean_square + (1−decay)·grad²; if centered (mean_grad "
+       "and mean_grad_out required), mg = decay·mean_grad + (1−decay)·grad and v = "
+       "momentum·moment + lr·grad/sqrt(ms − mg² + epsilon), else v = momentum·moment + "
+       "lr·grad/sqrt(ms + epsilon) and mean_grad_out (if given) = mean_grad; param_out = param "
+       "− v; moment_out = v, mean_square_out = ms, mean_grad_out = mg"},
+      {"ftrl", kTraining, "param, grad, squared_accum, linear_accum, lr",
+       "param_out, squared_accum_out, linear_accum_out",
+       {req("l1", T::Float), req("l2", T::Float), req("lr_power", T::Float)},
+       "Paddle's ftrl, with l1' = l1 + 1e-10, l2' = l2 + 1e-10 and k = −lr_power: n = "
+       "squared_accum + grad²; z = linear_accum + grad − (n^k − squared_accum^k)/lr·param; "
+       "param_out = (l1'·sign(z) − z)/(n^k/lr + 2·l2') if |z| > l1', else 0; "
+       "squared_accum_out = n, linear_accum_out = z"},
 
       // --- Vision models: normalization, activations with attributes, arg_max
       {"batch_norm", kForward, "x, scale, bias, mean, variance",

@@ -719,6 +719,36 @@ pd.program @main {
 
 // -----
 
+// --- Optimizers -----------------------------------------------------------------
+
+pd.program @main {
+  %p = pd.feed : tensor<4x3xf32>
+  %lr = pd.feed {col = 1 : i32} : tensor<1xf32>
+  // expected-error @below {{centered RMSProp needs input slot 'MeanGrad'}}
+  %0:4 = pd.rmsprop %p, %p, %lr, %p, %p {centered = true} : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<1xf32>, tensor<4x3xf32>, tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %p = pd.feed : tensor<4x3xf32>
+  %g = pd.feed {col = 1 : i32} : tensor<3x4xf32>
+  %lr = pd.feed {col = 2 : i32} : tensor<1xf32>
+  // expected-error @below {{Param 'tensor<4x3xf32>' and Grad 'tensor<3x4xf32>' must have one type}}
+  %0:3 = pd.ftrl %p, %p, %p, %g, %lr : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<3x4xf32>, tensor<1xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %p = pd.feed : tensor<4x3xf32>
+  %lr = pd.feed {col = 1 : i32} : tensor<1xf32>
+  // expected-error @below {{attribute 'decay' failed to satisfy constraint: 32-bit float attribute}}
+  %0:2 = pd.decayed_adagrad %p, %p, %p, %lr {decay = "high"} : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<1xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
+}
+
+// -----
+
 // --- Meshes and shardings ------------------------------------------------------
 
 // expected-error @below {{mesh @m: mesh axis 1 has size 0; sizes must be positive}}

@@ -13,8 +13,15 @@ Paddle's optimizer semantics, independent of distc.
 The update rules are Paddle's: sgd; momentum (v = mu v + g, nesterov
 p -= lr (g + mu v), L2 decay folded into g); adam (beta powers start at
 beta1/beta2, lr_t = lr sqrt(1 - b2^t) / (1 - b1^t), epsilon scaled by
-sqrt(1 - b2^t)); adamw (p -= lr coeff p first); global-norm clipping before
-L2 decay; learning-rate schedules as in artifact.fbs (LRSchedule).
+sqrt(1 - b2^t)); adamw (p -= lr coeff p first); adagrad (m starts at
+initial-accumulator-value, m += g^2, p -= lr g / (sqrt(m) + eps));
+decayed_adagrad (m = decay m + (1 - decay) g^2); rmsprop (ms = rho ms +
+(1 - rho) g^2, centered mg = rho mg + (1 - rho) g, v = momentum v +
+lr g / sqrt(ms [- mg^2] + eps), p -= v); ftrl (test_ftrl_op.py's
+ftrl_step: l1 and l2 carry 1e-10 more, p = 0 where |linear| <= l1);
+global-norm clipping before L2 decay (added to the gradient for every
+optimizer but adamw); learning-rate schedules as in artifact.fbs
+(LRSchedule). Defaults are those of Paddle's Python optimizers.
 """
 import json
 import math
@@ -91,9 +98,15 @@ def train(out, steps, batch, s):
     label = np.load(os.path.join(out, "label.npy"))[:, 0]
     p = {n: np.load(os.path.join(out, "params", n + ".npy")).astype(np.float64) for n in NAMES}
     opt = s["optimizer"]
-    mu, b1, b2 = s.get("momentum", 0.9), s.get("beta1", 0.9), s.get("beta2", 0.999)
-    eps, decay, clip = s.get("epsilon", 1e-8), s.get("weight-decay", 0.0), s.get("clip-norm", 0.0)
+    mu = s.get("momentum", 0.0 if opt == "rmsprop" else 0.9)
+    b1, b2 = s.get("beta1", 0.9), s.get("beta2", 0.999)
+    eps = s.get("epsilon", 1e-8 if opt in ("adam", "adamw") else 1e-6)
+    decay, clip = s.get("weight-decay", 0.0), s.get("clip-norm", 0.0)
+    m0 = s.get("initial-accumulator-value", 0.0)
     state = {n: {"v": np.zeros_like(p[n]), "m1": np.zeros_like(p[n]), "m2": np.zeros_like(p[n]),
+                 "m": np.full_like(p[n], m0 if opt == "adagrad" else 0.0),
+                 "ms": np.zeros_like(p[n]), "mg": np.zeros_like(p[n]),
+                 "sq": np.zeros_like(p[n]), "lin": np.zeros_like(p[n]),
                  "b1": b1, "b2": b2} for n in NAMES}
     losses, lrs = [], []
     rows = len(x)
@@ -110,7 +123,7 @@ def train(out, steps, batch, s):
         for n in NAMES:
             st = state[n]
             gn = g[n]
-            if decay and opt in ("sgd", "adam", "momentum"):
+            if decay and opt != "adamw":
                 gn = gn + decay * p[n]
             if opt == "sgd":
                 p[n] = p[n] - lr * gn
@@ -118,6 +131,31 @@ def train(out, steps, batch, s):
                 st["v"] = mu * st["v"] + gn
                 step_dir = gn + mu * st["v"] if s.get("nesterov") else st["v"]
                 p[n] = p[n] - lr * step_dir
+            elif opt == "adagrad":
+                st["m"] = st["m"] + gn * gn
+                p[n] = p[n] - lr * gn / (np.sqrt(st["m"]) + eps)
+            elif opt == "decayed_adagrad":
+                rate = s.get("decay", 0.95)
+                st["m"] = rate * st["m"] + (1 - rate) * gn * gn
+                p[n] = p[n] - lr * gn / (np.sqrt(st["m"]) + eps)
+            elif opt == "rmsprop":
+                rho = s.get("rho", 0.95)
+                st["ms"] = rho * st["ms"] + (1 - rho) * gn * gn
+                denominator = st["ms"] + eps
+                if s.get("centered"):
+                    st["mg"] = rho * st["mg"] + (1 - rho) * gn
+                    denominator = denominator - st["mg"] ** 2
+                st["v"] = mu * st["v"] + lr * gn / np.sqrt(denominator)
+                p[n] = p[n] - st["v"]
+            elif opt == "ftrl":
+                l1 = s.get("l1", 0.0) + 1e-10
+                l2 = s.get("l2", 0.0) + 1e-10
+                k = -s.get("lr-power", -0.5)
+                new_sq = st["sq"] + gn * gn
+                st["lin"] = st["lin"] + gn - (new_sq ** k - st["sq"] ** k) / lr * p[n]
+                shrunk = (l1 * np.sign(st["lin"]) - st["lin"]) / (new_sq ** k / lr + 2 * l2)
+                p[n] = np.where(np.abs(st["lin"]) > l1, shrunk, 0.0)
+                st["sq"] = new_sq
             else:
                 if opt == "adamw":
                     p[n] = p[n] - lr * decay * p[n]

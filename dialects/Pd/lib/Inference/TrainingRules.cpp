@@ -4,7 +4,8 @@
 // rules mostly copy: `S@GRAD` takes the type of input S (the forward value
 // the backward op receives). reshape2/transpose2 receive XShape instead of
 // X and recover X's dims from it. Optimizer outputs `<S>Out` take input S's
-// type, after checking that Param and Grad agree.
+// type, after checking that Param and Grad agree (ftrl abbreviates: its
+// `SquaredAccumOut` updates `SquaredAccumulator`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,6 +87,25 @@ LogicalResult inferGrad(InferContext &c) {
   return success();
 }
 
+/// The input slot an optimizer output `<S>Out` is the new value of: S, or
+/// the one input slot whose name S begins (ftrl's `SquaredAccum`).
+static std::optional<unsigned> updatedSlot(InferContext &c, StringRef output) {
+  StringRef stem = output;
+  if (!stem.consume_back("Out"))
+    return std::nullopt;
+  if (std::optional<unsigned> exact = inputSlot(c, stem))
+    return exact;
+  std::optional<unsigned> found;
+  const OpSpec &spec = c.getSpec();
+  for (unsigned i = 0; i < spec.inputs.size(); ++i)
+    if (StringRef(spec.inputs[i].name.data(), spec.inputs[i].name.size()).starts_with(stem)) {
+      if (found)
+        return std::nullopt;
+      found = i;
+    }
+  return found;
+}
+
 LogicalResult inferOptimizer(InferContext &c) {
   const OpSpec &spec = c.getSpec();
   auto param = inputSlot(c, "Param"), grad = inputSlot(c, "Grad");
@@ -96,14 +116,27 @@ LogicalResult inferOptimizer(InferContext &c) {
   }
   for (unsigned out = 0; out < spec.outputs.size(); ++out) {
     StringRef name(spec.outputs[out].name.data(), spec.outputs[out].name.size());
-    std::optional<unsigned> source;
-    if (name.consume_back("Out"))
-      source = inputSlot(c, name);
+    std::optional<unsigned> source = updatedSlot(c, name);
     if (!source)
       return c.error() << "output '" << spec.outputs[out].name << "' updates no input";
-    c.setResult(out, c.input(*source));
+    RankedTensorType type = c.input(*source);
+    // The new value of an absent optional state (rmsprop's MeanGradOut
+    // without MeanGrad) is the parameter's shape, as Paddle declares it.
+    if (!type && param)
+      type = c.input(*param);
+    if (!type)
+      return c.error() << "output '" << spec.outputs[out].name << "' updates no input";
+    c.setResult(out, type);
   }
   return success();
+}
+
+LogicalResult inferRmsprop(InferContext &c) {
+  std::optional<unsigned> meanGrad = inputSlot(c, "MeanGrad");
+  if (c.getBool("centered") && meanGrad && !c.input(*meanGrad))
+    return c.error() << "centered RMSProp needs input slot 'MeanGrad' (the moving average of "
+                        "the gradient)";
+  return inferOptimizer(c);
 }
 
 LogicalResult inferSum(InferContext &c) {

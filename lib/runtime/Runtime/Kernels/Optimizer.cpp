@@ -1,4 +1,4 @@
-//===- Optimizer.cpp - sgd, momentum, adam --------------------------------===//
+//===- Optimizer.cpp - sgd, momentum, adam, adagrad, rmsprop, ftrl --------===//
 //
 // Paddle's optimizer updates. Each output is normally the same buffer as
 // the corresponding input (parameters and optimizer state are updated in
@@ -15,6 +15,7 @@
 #include "KernelUtils.h"
 #include "Registration.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace distc::runtime::kernels {
@@ -187,12 +188,217 @@ void adamKernel(KernelContext &ctx) {
   setFloatScalar(ctx.output(4), b2pow * b2);
 }
 
+/// The per-step constants of an adagrad update, combined in double.
+struct AdagradCoeffs {
+  double lr, eps;
+  double keep, add; // m = keep·moment + add·grad²
+};
+
+template <typename T>
+DISTC_ALWAYS_INLINE void adagradUpdate(const T *p, const T *gr, const T *mo, T *po, T *mout,
+                                       int64_t n, const AdagradCoeffs &c) {
+  const T lr = T(c.lr), eps = T(c.eps), keep = T(c.keep), add = T(c.add);
+  DISTC_VECTORIZE_LOOP
+  for (int64_t i = 0; i < n; ++i) {
+    const T g = gr[i];
+    const T m = keep * mo[i] + add * g * g;
+    mout[i] = m;
+    po[i] = p[i] - lr * g / (std::sqrt(m) + eps);
+  }
+}
+
+/// Paddle's adagrad (m = moment + g^2), or decayed_adagrad when `decayed`
+/// (m = decay moment + (1-decay) g^2); then param -= lr g / (sqrt(m) + eps).
+void adagradKernel(KernelContext &ctx) {
+  const Tensor &param = ctx.input(0);
+  const Tensor &grad = ctx.input(1);
+  const Tensor &moment = ctx.input(2);
+  const double lr = floatScalar(ctx, ctx.input(3), "lr");
+  Tensor &paramOut = ctx.output(0);
+  Tensor &momentOut = ctx.output(1);
+  expectLikeParam(
+      ctx, param,
+      {{&grad, "grad"}, {&moment, "moment"}, {&paramOut, "param_out"}, {&momentOut, "moment_out"}});
+  const bool decayed = ctx.intAttr("decayed") != 0;
+  const double decay = ctx.floatAttr("decay");
+  const AdagradCoeffs c{lr, ctx.floatAttr("epsilon"), decayed ? decay : 1.0,
+                        decayed ? 1 - decay : 1.0};
+  dispatchFloat(ctx, param.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *p = param.data<T>(), *g = grad.data<T>(), *m = moment.data<T>();
+    T *po = paramOut.data<T>(), *mo = momentOut.data<T>();
+    vectorizedFor(param.numel(), kCostlyGrain, [=, &c](int64_t b, int64_t e) {
+      adagradUpdate<T>(p + b, g + b, m + b, po + b, mo + b, e - b, c);
+    });
+  });
+}
+
+/// The per-step constants of an rmsprop update, combined in double.
+struct RmspropCoeffs {
+  double lr, eps, rho, momentum;
+};
+
+/// ms = rho ms + (1-rho) g^2; v = momentum v + lr g / sqrt(ms + eps);
+/// param -= v.
+template <typename T>
+DISTC_ALWAYS_INLINE void rmspropUpdate(const T *p, const T *gr, const T *mom, const T *ms, T *po,
+                                       T *momo, T *mso, int64_t n, const RmspropCoeffs &c) {
+  const T lr = T(c.lr), eps = T(c.eps), rho = T(c.rho), oneMinusRho = T(1 - c.rho);
+  const T momentum = T(c.momentum);
+  DISTC_VECTORIZE_LOOP
+  for (int64_t i = 0; i < n; ++i) {
+    const T g = gr[i];
+    const T msNew = rho * ms[i] + oneMinusRho * g * g;
+    const T v = momentum * mom[i] + lr * g / std::sqrt(msNew + eps);
+    mso[i] = msNew;
+    momo[i] = v;
+    po[i] = p[i] - v;
+  }
+}
+
+/// The centered form: also mg = rho mg + (1-rho) g, and the denominator is
+/// sqrt(ms - mg^2 + eps).
+template <typename T>
+DISTC_ALWAYS_INLINE void centeredRmspropUpdate(const T *p, const T *gr, const T *mom, const T *ms,
+                                               const T *mg, T *po, T *momo, T *mso, T *mgo,
+                                               int64_t n, const RmspropCoeffs &c) {
+  const T lr = T(c.lr), eps = T(c.eps), rho = T(c.rho), oneMinusRho = T(1 - c.rho);
+  const T momentum = T(c.momentum);
+  DISTC_VECTORIZE_LOOP
+  for (int64_t i = 0; i < n; ++i) {
+    const T g = gr[i];
+    const T msNew = rho * ms[i] + oneMinusRho * g * g;
+    const T mgNew = rho * mg[i] + oneMinusRho * g;
+    const T v = momentum * mom[i] + lr * g / std::sqrt(msNew - mgNew * mgNew + eps);
+    mso[i] = msNew;
+    mgo[i] = mgNew;
+    momo[i] = v;
+    po[i] = p[i] - v;
+  }
+}
+
+/// Paddle's rmsprop. Not centered, mean_grad_out (when given) keeps
+/// mean_grad, as Paddle leaves its in-place MeanGrad untouched.
+void rmspropKernel(KernelContext &ctx) {
+  const Tensor &param = ctx.input(0);
+  const Tensor &grad = ctx.input(1);
+  const Tensor &moment = ctx.input(2);
+  const Tensor &meanSquare = ctx.input(3);
+  const double lr = floatScalar(ctx, ctx.input(4), "lr");
+  const Tensor *meanGrad = ctx.optionalInput(5);
+  Tensor &paramOut = ctx.output(0);
+  Tensor &momentOut = ctx.output(1);
+  Tensor &meanSquareOut = ctx.output(2);
+  Tensor *meanGradOut = ctx.optionalOutput(3);
+  expectLikeParam(ctx, param,
+                  {{&grad, "grad"},
+                   {&moment, "moment"},
+                   {&meanSquare, "mean_square"},
+                   {&paramOut, "param_out"},
+                   {&momentOut, "moment_out"},
+                   {&meanSquareOut, "mean_square_out"}});
+  const bool centered = ctx.intAttr("centered") != 0;
+  if (centered && (!meanGrad || !meanGradOut))
+    ctx.fail("centered rmsprop needs mean_grad and mean_grad_out");
+  if (meanGradOut && !meanGrad)
+    ctx.fail("mean_grad_out needs mean_grad");
+  if (meanGrad)
+    expectLikeParam(ctx, param, {{meanGrad, "mean_grad"}});
+  if (meanGradOut)
+    expectLikeParam(ctx, param, {{meanGradOut, "mean_grad_out"}});
+  const RmspropCoeffs c{lr, ctx.floatAttr("epsilon"), ctx.floatAttr("decay"),
+                        ctx.floatAttr("momentum")};
+  dispatchFloat(ctx, param.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *p = param.data<T>(), *g = grad.data<T>(), *mom = moment.data<T>();
+    const T *ms = meanSquare.data<T>();
+    T *po = paramOut.data<T>(), *momo = momentOut.data<T>(), *mso = meanSquareOut.data<T>();
+    if (centered) {
+      const T *mg = meanGrad->data<T>();
+      T *mgo = meanGradOut->data<T>();
+      vectorizedFor(param.numel(), kCostlyGrain, [=, &c](int64_t b, int64_t e) {
+        centeredRmspropUpdate<T>(p + b, g + b, mom + b, ms + b, mg + b, po + b, momo + b, mso + b,
+                                 mgo + b, e - b, c);
+      });
+      return;
+    }
+    vectorizedFor(param.numel(), kCostlyGrain, [=, &c](int64_t b, int64_t e) {
+      rmspropUpdate<T>(p + b, g + b, mom + b, ms + b, po + b, momo + b, mso + b, e - b, c);
+    });
+    if (meanGradOut && meanGradOut->data<T>() != meanGrad->data<T>())
+      std::copy(meanGrad->data<T>(), meanGrad->data<T>() + param.numel(), meanGradOut->data<T>());
+  });
+}
+
+/// The per-step constants of an ftrl update, in the parameter's dtype as
+/// Paddle computes them (its l1 and l2 each carry 1e-10 more).
+template <typename T> struct FtrlCoeffs {
+  T lr, l1, l2, power; // power = -lr_power
+  bool sqrtPower;      // lr_power = -0.5: n^power is sqrt(n)
+};
+
+template <typename T> DISTC_ALWAYS_INLINE T ftrlPow(T x, const FtrlCoeffs<T> &c) {
+  return c.sqrtPower ? std::sqrt(x) : std::pow(x, c.power);
+}
+
+/// n = s + g^2; z = l + g - (n^k - s^k) / lr * p;
+/// p = (l1 sign(z) - z) / (n^k / lr + 2 l2) where |z| > l1, else 0.
+template <typename T>
+void ftrlUpdate(const T *p, const T *gr, const T *sq, const T *lin, T *po, T *sqo, T *lino,
+                int64_t n, const FtrlCoeffs<T> &c) {
+  for (int64_t i = 0; i < n; ++i) {
+    const T g = gr[i], s = sq[i];
+    const T sNew = s + g * g;
+    const T sNewPow = ftrlPow(sNew, c);
+    const T z = lin[i] + g - (sNewPow - ftrlPow(s, c)) / c.lr * p[i];
+    const T sign = z > T(0) ? T(1) : z < T(0) ? T(-1) : T(0);
+    const T pNew = std::abs(z) > c.l1 ? (c.l1 * sign - z) / (sNewPow / c.lr + T(2) * c.l2) : T(0);
+    lino[i] = z;
+    sqo[i] = sNew;
+    po[i] = pNew;
+  }
+}
+
+void ftrlKernel(KernelContext &ctx) {
+  const Tensor &param = ctx.input(0);
+  const Tensor &grad = ctx.input(1);
+  const Tensor &squared = ctx.input(2);
+  const Tensor &linear = ctx.input(3);
+  const double lr = floatScalar(ctx, ctx.input(4), "lr");
+  Tensor &paramOut = ctx.output(0);
+  Tensor &squaredOut = ctx.output(1);
+  Tensor &linearOut = ctx.output(2);
+  expectLikeParam(ctx, param,
+                  {{&grad, "grad"},
+                   {&squared, "squared_accum"},
+                   {&linear, "linear_accum"},
+                   {&paramOut, "param_out"},
+                   {&squaredOut, "squared_accum_out"},
+                   {&linearOut, "linear_accum_out"}});
+  const double lrPower = ctx.floatAttr("lr_power");
+  const double l1 = ctx.floatAttr("l1"), l2 = ctx.floatAttr("l2");
+  dispatchFloat(ctx, param.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const FtrlCoeffs<T> c{T(lr), T(l1) + T(1e-10), T(l2) + T(1e-10), T(-lrPower),
+                          T(lrPower) == T(-0.5)};
+    const T *p = param.data<T>(), *g = grad.data<T>();
+    const T *sq = squared.data<T>(), *lin = linear.data<T>();
+    T *po = paramOut.data<T>(), *sqo = squaredOut.data<T>(), *lino = linearOut.data<T>();
+    parallelFor(param.numel(), kCostlyGrain, [=, &c](int64_t b, int64_t e) {
+      ftrlUpdate<T>(p + b, g + b, sq + b, lin + b, po + b, sqo + b, lino + b, e - b, c);
+    });
+  });
+}
+
 } // namespace
 
 void registerOptimizerKernels(KernelRegistry &r) {
   r.add("sgd", sgdKernel);
   r.add("momentum", momentumKernel);
   r.add("adam", adamKernel);
+  r.add("adagrad", adagradKernel);
+  r.add("rmsprop", rmspropKernel);
+  r.add("ftrl", ftrlKernel);
 }
 
 } // namespace distc::runtime::kernels

@@ -813,6 +813,59 @@ def Pd_AdamOp : Pd_AdamBase<"adam", "Adam update", (ins)>;
 def Pd_AdamwOp : Pd_AdamBase<"adamw", "Adam with decoupled weight decay (`coeff`)",
     (ins PdFloat<"0.01">:$coeff, PdFloat<"1">:$lr_ratio, PdBool<"true">:$with_decay)>;
 
+// The adaptive-rate updates of Paddle's fluid optimizers (adagrad_op.cc,
+// decayed_adagrad_op.cc, rmsprop_op.cc, ftrl_op.cc), which the parameter
+// servers of Paddle's pserver mode run as well.
+def Pd_AdagradOp : Pd_CatalogOp<"adagrad", [Pure]> {
+  let summary = "Adagrad: Moment + Grad², then Param − lr·Grad/(sqrt(Moment) + epsilon)";
+  let arguments = (ins PdTensor:$Param, PdTensor:$Grad, PdTensor:$Moment,
+                       PdTensor:$LearningRate, PdFloat<"1e-06">:$epsilon,
+                       PdBool<"false">:$multi_precision);
+  let results = (outs PdTensor:$ParamOut, PdTensor:$MomentOut);
+  let hasPirForm = 0;
+  let inferRule = "inferOptimizer";
+  let lowering = [{ lowerAdagrad(op) }];
+  let spmdRule = "adagrad";
+}
+def Pd_DecayedAdagradOp : Pd_CatalogOp<"decayed_adagrad", [Pure]> {
+  let summary = "Adagrad over a decayed Moment: decay·Moment + (1 − decay)·Grad²";
+  let arguments = (ins PdTensor:$Param, PdTensor:$Grad, PdTensor:$Moment,
+                       PdTensor:$LearningRate, PdFloat<"0.95">:$decay,
+                       PdFloat<"1e-06">:$epsilon);
+  let results = (outs PdTensor:$ParamOut, PdTensor:$MomentOut);
+  let hasPirForm = 0;
+  let inferRule = "inferOptimizer";
+  let lowering = [{ lowerAdagrad(op) }];
+  let spmdRule = "decayed_adagrad";
+}
+// MeanGrad, the moving average of the gradient, is what `centered` divides
+// by; Paddle's RMSProp optimizer always gives it.
+def Pd_RmspropOp : Pd_CatalogOp<"rmsprop", [Pure]> {
+  let summary = "RMSProp with momentum (centered when `centered`)";
+  let arguments = (ins PdTensor:$Param, PdTensor:$MeanSquare, Optional<PdTensor>:$MeanGrad,
+                       PdTensor:$LearningRate, PdTensor:$Grad, PdTensor:$Moment,
+                       PdFloat<"1e-10">:$epsilon, PdFloat<"0.9">:$decay,
+                       PdFloat<"0">:$momentum, PdBool<"false">:$centered);
+  let results = (outs PdTensor:$ParamOut, PdTensor:$MomentOut, PdTensor:$MeanSquareOut,
+                      PdTensor:$MeanGradOut);
+  let optionalOutputs = ["MeanGradOut"];
+  let hasPirForm = 0;
+  let inferRule = "inferRmsprop";
+  let lowering = [{ lowerRmsprop(op) }];
+  let spmdRule = "rmsprop";
+}
+def Pd_FtrlOp : Pd_CatalogOp<"ftrl", [Pure]> {
+  let summary = "FTRL-Proximal (Follow The Regularized Leader) with l1 and l2";
+  let arguments = (ins PdTensor:$Param, PdTensor:$SquaredAccumulator,
+                       PdTensor:$LinearAccumulator, PdTensor:$Grad, PdTensor:$LearningRate,
+                       PdFloat<"0">:$l1, PdFloat<"0">:$l2, PdFloat<"-0.5">:$lr_power);
+  let results = (outs PdTensor:$ParamOut, PdTensor:$SquaredAccumOut, PdTensor:$LinearAccumOut);
+  let hasPirForm = 0;
+  let inferRule = "inferOptimizer";
+  let lowering = [{ lowerFtrl(op) }];
+  let spmdRule = "ftrl";
+}
+
 // --- Collective communication ---------------------------------------------------
 //
 // Paddle's c_* ops over the communicator ring `ring_id`. They are not Pure:
