@@ -9,6 +9,9 @@
 namespace distc::comm::detail {
 
 FailureReport describeFailure(const FailureFacts &f) {
+  auto name = [&](int rank) {
+    return f.rankName ? f.rankName(rank) : "rank " + std::to_string(rank);
+  };
   FailureReport r;
   std::string reporter;
   const Departure *first = nullptr;
@@ -18,28 +21,28 @@ FailureReport describeFailure(const FailureFacts &f) {
       break;
     }
   if (first && first->lost) {
-    r.cause = "rank " + std::to_string(first->rank) + " exited or lost its connection";
+    r.cause = name(first->rank) + " exited or lost its connection";
   } else if (first && !first->reason.empty()) {
     r.cause = first->reason;
-    reporter = " (reported by rank " + std::to_string(first->rank) + ")";
+    reporter = " (reported by " + name(first->rank) + ")";
   } else if (first) {
-    r.cause = "rank " + std::to_string(first->rank) +
-              " closed its communicator while this rank was still in a collective";
+    r.cause =
+        name(first->rank) + " " +
+        (f.leftEarly.empty() ? "closed its communicator while this rank was still in a collective"
+                             : f.leftEarly);
   } else if (f.storeGone && f.rank != 0) {
-    r.cause = "rank 0 exited or lost its connection (the rendezvous store it served at " +
+    r.cause = name(0) + " exited or lost its connection (the rendezvous store it served at " +
               f.storeWhere + " is gone too)";
   } else if (f.peer.peer >= 0 && f.peer.timedOut) {
-    r.cause = "timed out after " + formatSeconds(f.timeout) + " waiting for rank " +
-              std::to_string(f.peer.peer) +
+    r.cause = "timed out after " + formatSeconds(f.timeout) + " waiting for " + name(f.peer.peer) +
               " (stuck, or calling a different collective, count or root)";
     r.waitedFor = f.peer.peer;
   } else if (f.peer.peer >= 0) {
-    r.cause =
-        "lost the connection to rank " + std::to_string(f.peer.peer) + " (" + f.peer.what + ")";
+    r.cause = "lost the connection to " + name(f.peer.peer) + " (" + f.peer.what + ")";
   } else {
     r.cause = f.peer.what.empty() ? "unknown error" : f.peer.what;
   }
-  r.message = f.what + " failed on rank " + std::to_string(f.rank) + ": " + r.cause + reporter;
+  r.message = f.what + " failed on " + name(f.rank) + ": " + r.cause + reporter;
   return r;
 }
 

@@ -16,6 +16,7 @@
 #include "GlooExchange.h"
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,13 @@ struct FailureFacts {
   /// Querying the store failed: its host (rank 0) is gone too.
   bool storeGone = false;
   std::string storeWhere;
+  /// How ranks are named in the message ("trainer 1 at 10.0.0.2:6174");
+  /// empty: "rank 1".
+  std::function<std::string(int)> rankName;
+  /// What a rank that left without a reason while this one still needed
+  /// it did; empty: "closed its communicator while this rank was still in
+  /// a collective".
+  std::string leftEarly;
 };
 
 struct FailureReport {

@@ -12,10 +12,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "distc/Comm/GlooCommunicator.h"
-#include "distc/Comm/GlooStore.h"
 
 #include "CheckArgs.h"
 #include "FailureReport.h"
+#include "GlooContext.h"
 #include "GlooExchange.h"
 #include "PeerWatch.h"
 #include "ReduceKernels.h"
@@ -23,7 +23,6 @@
 #include "Socket.h"
 
 #include <gloo/rendezvous/context.h>
-#include <gloo/transport/tcp/device.h>
 
 #include <algorithm>
 #include <cstring>
@@ -108,14 +107,8 @@ public:
   bool connect(milliseconds bound, std::string &error) {
     SigpipeGuard guard;
     try {
-      context = std::make_shared<gloo::rendezvous::Context>(rank, size);
-      // Gloo waits five times its context timeout for a pair to connect
-      // (a peer that died during setup would hold us that long); scale it
-      // so setup as a whole stays within the bound.
-      context->setTimeout(std::max<milliseconds>(bound / 5, milliseconds(1000)));
-      GlooStore glooStore(*store, options.prefix, bound);
-      context->connectFullMesh(glooStore, device);
-      context->setTimeout(options.timeout);
+      context =
+          connectGlooContext(rank, size, *store, options.prefix, device, bound, options.timeout);
       watch = PeerWatch::start(*store, worldRank(rank), error);
       return watch != nullptr;
     } catch (const std::exception &e) {
@@ -255,14 +248,7 @@ std::unique_ptr<GlooCommunicator> GlooCommunicator::create(int rank, int size,
     // the blocked SIGPIPE from this thread.
     SigpipeGuard guard;
     try {
-      gloo::transport::tcp::attr attr;
-      if (!options.host.empty())
-        attr.hostname = options.host;
-      else if (!options.iface.empty())
-        attr.iface = options.iface;
-      else
-        attr.hostname = store->localAddress();
-      impl->device = gloo::transport::tcp::CreateDevice(attr);
+      impl->device = createGlooDevice(options.host, options.iface, *store);
     } catch (const std::exception &e) {
       PeerFailure failure;
       failure.what = stripGlooLocation(e.what());

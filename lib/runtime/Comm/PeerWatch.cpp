@@ -15,16 +15,22 @@ constexpr milliseconds kPollWait{100};
 constexpr milliseconds kAbortGrace{1000};
 
 std::unique_ptr<PeerWatch> PeerWatch::start(const Store &store, int selfRank, std::string &error) {
+  return start(
+      store, [selfRank](const Departure &d) { return d.rank != selfRank; }, 0, kAbortGrace, error);
+}
+
+std::unique_ptr<PeerWatch> PeerWatch::start(const Store &store, Filter matters, size_t skip,
+                                            milliseconds grace, std::string &error) {
   std::unique_ptr<Store> own = store.connectAnother(error);
   if (!own)
     return nullptr;
-  std::unique_ptr<PeerWatch> watch(new PeerWatch(std::move(own), selfRank));
+  std::unique_ptr<PeerWatch> watch(new PeerWatch(std::move(own), std::move(matters), skip, grace));
   watch->thread_ = std::thread([w = watch.get()] { w->follow(); });
   return watch;
 }
 
-PeerWatch::PeerWatch(std::unique_ptr<Store> store, int selfRank)
-    : store_(std::move(store)), self_(selfRank) {}
+PeerWatch::PeerWatch(std::unique_ptr<Store> store, Filter matters, size_t skip, milliseconds grace)
+    : store_(std::move(store)), matters_(std::move(matters)), skip_(skip), grace_(grace) {}
 
 PeerWatch::~PeerWatch() {
   {
@@ -45,12 +51,17 @@ void PeerWatch::follow() {
     }
     std::vector<Departure> log;
     bool gone = !store_->departures(kPollWait, log).ok();
-    for (const Departure &d : log)
-      if (d.rank != self_)
-        gone = true;
+    for (size_t i = skip_; i < log.size() && !gone; ++i)
+      gone = matters_(log[i]);
     if (gone)
       break;
+    // A log with entries answers at once: wait before asking again.
+    if (!log.empty()) {
+      std::unique_lock<std::mutex> lock(mu_);
+      stopped_.wait_for(lock, kPollWait, [&] { return stop_; });
+    }
   }
+  tripped_ = true;
   // Some rank is gone for good. A transfer that completed just before it
   // left may not have been waited for yet, and an aborted wait reports
   // failure even then: abort only waits registered for longer than a grace
@@ -59,7 +70,7 @@ void PeerWatch::follow() {
   while (!stop_) {
     const Clock::time_point now = Clock::now();
     for (Watched &w : watched_)
-      if (!w.aborted && now - w.since >= kAbortGrace) {
+      if (!w.aborted && now - w.since >= grace_) {
         if (w.send)
           w.buffer->abortWaitSend();
         else
