@@ -173,6 +173,40 @@ std::map<std::string, std::string> rankVariables(const JobLayout &job, int local
   return v;
 }
 
+/// A parameter-server job's process `local`: trainers first, then servers,
+/// with Paddle's role variables (and the rendezvous's).
+std::map<std::string, std::string> parameterServerVariables(const JobLayout &job,
+                                                            const LaunchOptions &o, int local) {
+  std::map<std::string, std::string> v = rankVariables(job, 0);
+  for (const char *name : {"PADDLE_TRAINER_ENDPOINTS", "PADDLE_CURRENT_ENDPOINT", "PADDLE_MASTER",
+                           "PADDLE_GLOBAL_RANK", "PADDLE_GLOBAL_SIZE", "PADDLE_LOCAL_SIZE",
+                           "PADDLE_NNODES", "RANK", "WORLD_SIZE", "LOCAL_RANK",
+                           "LOCAL_WORLD_SIZE", "PADDLE_RANK_IN_NODE", "PADDLE_LOCAL_RANK"})
+    v.erase(name);
+  std::string servers;
+  for (const std::string &e : o.serverEndpoints)
+    servers += (servers.empty() ? "" : ",") + e;
+  v["PADDLE_PSERVERS_IP_PORT_LIST"] = servers;
+  v["PADDLE_TRAINERS_NUM"] = std::to_string(o.workerNum);
+  const bool server = local >= o.workerNum;
+  v["TRAINING_ROLE"] = server ? "PSERVER" : "TRAINER";
+  v["PADDLE_TRAINING_ROLE"] = v["TRAINING_ROLE"];
+  if (server) {
+    const std::string &endpoint = o.serverEndpoints[size_t(local - o.workerNum)];
+    const size_t colon = endpoint.rfind(':');
+    v["POD_IP"] = endpoint.substr(0, colon);
+    v["PADDLE_PORT"] = endpoint.substr(colon + 1);
+    v.erase("PADDLE_TRAINER_ID");
+  } else {
+    v["PADDLE_TRAINER_ID"] = std::to_string(local);
+    v["POD_IP"] = job.masterAddr;
+  }
+  // The node's cores are shared by its processes unless the user said otherwise.
+  if (!std::getenv("DISTC_NUM_THREADS"))
+    v["DISTC_NUM_THREADS"] = std::to_string(std::max(1, usableCores() / job.nprocPerNode));
+  return v;
+}
+
 /// The launcher's environment with `overrides` applied, as "NAME=value".
 std::vector<std::string> composeEnvironment(const std::map<std::string, std::string> &overrides) {
   std::vector<std::string> env;
@@ -775,9 +809,12 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
   for (int local = 0; local < o.nprocPerNode; ++local) {
     RankProcess r;
     r.rank = o.nodeRank * o.nprocPerNode + local;
+    const bool psServer = o.serverNum > 0 && local >= o.workerNum;
     if (!o.logDir.empty())
-      r.logPath =
-          (std::filesystem::path(o.logDir) / ("workerlog." + std::to_string(r.rank))).string();
+      r.logPath = (std::filesystem::path(o.logDir) /
+                   (psServer ? "serverlog." + std::to_string(local - o.workerNum)
+                             : "workerlog." + std::to_string(r.rank)))
+                      .string();
     // stderr first: of what a rank writes to both at once, the relay takes
     // stderr's first, so the final progress line comes before the summary.
     int outFd = -1, errFd = -1;
@@ -788,8 +825,11 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
       stopRanks(ranks, ended, milliseconds(0));
       return failLaunch(error);
     }
-    const bool spawned = spawnRank(exe, args, composeEnvironment(rankVariables(job, local)),
-                                   r.logPath, outFd, errFd, r.pid, error);
+    const bool spawned =
+        spawnRank(exe, args,
+                  composeEnvironment(o.serverNum > 0 ? parameterServerVariables(job, o, local)
+                                                     : rankVariables(job, local)),
+                  r.logPath, outFd, errFd, r.pid, error);
     for (int fd : {outFd, errFd})
       if (fd >= 0)
         close(fd);

@@ -89,6 +89,14 @@ struct LaunchOptions {
   std::string artifactName;
   /// A training job: show rank 0's live progress line on a terminal.
   bool liveProgress = false;
+  /// A parameter-server job (PsJob.h): the node's processes are
+  /// `workerNum` trainers, then `serverNum` servers at `serverEndpoints`,
+  /// each with Paddle's role variables (TRAINING_ROLE,
+  /// PADDLE_PSERVERS_IP_PORT_LIST, PADDLE_TRAINERS_NUM, PADDLE_TRAINER_ID,
+  /// POD_IP, PADDLE_PORT) and logs workerlog.<id> / serverlog.<index>.
+  int serverNum = 0;
+  int workerNum = 0;
+  std::vector<std::string> serverEndpoints;
 
   int worldSize() const { return nprocPerNode * nnodes; }
 };

@@ -24,6 +24,7 @@
 
 #include "AgreedSettings.h"
 #include "JoinJob.h"
+#include "PsJob.h"
 #include "Launcher.h"
 #include "common/CliChecks.h"
 
@@ -140,9 +141,9 @@ struct Options {
   training::ReptileOptions reptile;
 };
 
-const std::vector<const char *> launcherFlags = {"--nproc-per-node", "--nnodes",      "--node-rank",
-                                                 "--master-addr",    "--master-port", "--log-dir",
-                                                 "--job-token"};
+const std::vector<const char *> launcherFlags = {
+    "--nproc-per-node", "--nnodes",    "--node-rank",  "--master-addr", "--master-port",
+    "--log-dir",        "--job-token", "--server-num", "--worker-num"};
 
 /// "--steps, --resume" for the given flags that were passed.
 std::string givenFlags(const CLI::App &app, const std::vector<const char *> &flags) {
@@ -234,6 +235,14 @@ CLI::Option *addLauncherOptions(CLI::App &app, distc::launch::LaunchOptions &l,
   app.add_option("--job-token", l.jobToken,
                  "Token every rank presents to join (default: DISTC_JOB_TOKEN, else generated "
                  "for one node)");
+  app.add_option("--server-num", l.serverNum,
+                 "Parameter-server artifacts: start S servers on this node (default: the "
+                 "artifact's)")
+      ->check(distc::tools::decimalInteger());
+  app.add_option("--worker-num", l.workerNum,
+                 "Parameter-server artifacts: start W trainers on this node (default: the "
+                 "artifact's)")
+      ->check(distc::tools::decimalInteger());
   app.add_option("--rendezvous-timeout", rendezvousTimeout,
                  "Seconds the ranks (and nodes) have to find each other (default 30)");
   app.add_option("--collective-timeout", collectiveTimeout,
@@ -520,8 +529,17 @@ std::vector<std::pair<std::string, std::string>> jobSettings(const Options &o,
 int launchTrainingJob(std::unique_ptr<DistModel> model, const Options &o, int argc, char **argv) {
   distc::launch::LaunchOptions l = o.launch;
   l.agreedSettings = jobSettings(o, *model);
+  if (distc::launch::isParameterServerArtifact(*model)) {
+    if (std::string problem = distc::launch::setParameterServerLayout(*model, o.artifactPath, l);
+        !problem.empty())
+      return fail(problem);
+  } else if (l.serverNum != 0 || l.workerNum != 0) {
+    return fail("--server-num and --worker-num start parameter servers and their trainers; " +
+                o.artifactPath + " is not compiled with distc --transpiler pserver");
+  }
   // --meta reptile runs a one-rank artifact on every rank.
-  l.artifactRanks = o.meta.empty() ? model->artifact()->world_size() : 0;
+  l.artifactRanks =
+      o.meta.empty() && l.serverNum == 0 ? model->artifact()->world_size() : 0;
   l.artifactOnMesh = model->artifact()->data_ring() != 0;
   l.artifactName = o.artifactPath;
   model.reset();
@@ -533,6 +551,29 @@ int launchTrainingJob(std::unique_ptr<DistModel> model, const Options &o, int ar
   command.insert(command.end(), argv + 1, argv + argc);
   l.liveProgress = true;
   return distc::launch::runLauncher(l, command);
+}
+
+/// A process of a parameter-server job: a server serves until every
+/// trainer is done; a trainer trains with the servers, then says it is done.
+int runParameterServerProcess(DistModel &model, const Options &o, const JobRole &role) {
+  if (!o.meta.empty())
+    return fail("--meta reptile runs without parameter servers; " + o.artifactPath +
+                " is compiled with distc --transpiler pserver");
+  if (role.facts.isServer()) {
+    Status s =
+        distc::launch::serveAsServer(role.facts, model, o.launch.connectTimeout, o.train.initFrom);
+    return s.ok() ? 0 : fail(s.message());
+  }
+  Status s;
+  std::unique_ptr<distc::launch::PsTrainer> trainer =
+      distc::launch::joinAsTrainer(role.facts, model, o.launch.connectTimeout, s);
+  if (!trainer)
+    return fail(s.message());
+  const int code = runTraining(model, o, role.facts.isFirstWorker());
+  if (code != 0)
+    return code;
+  Status done = trainer->complete();
+  return done.ok() ? 0 : fail(done.message());
 }
 
 /// --mode train: launches a job, or trains as one of its ranks (or alone).
@@ -549,6 +590,8 @@ int runTrainMode(const CLI::App &app, std::unique_ptr<DistModel> model, const Op
     return fail(given + ": only with --meta reptile");
   if (role.launching)
     return launchTrainingJob(std::move(model), o, argc, argv);
+  if (distc::launch::isParameterServerArtifact(*model))
+    return runParameterServerProcess(*model, o, role);
   const auto how =
       o.backend == "cuda" ? distc::launch::JobComm::Nccl : distc::launch::JobComm::Gloo;
   if (Status s = distc::launch::joinJob(role.facts, *model, o.launch.connectTimeout, how,

@@ -143,6 +143,24 @@ struct RingDesc {
   std::vector<int32_t> ranks;
 };
 
+/// artifact.fbs's ServerSlot.
+struct ServerSlotDesc {
+  std::string name;
+  std::vector<int32_t> buffers;
+  int32_t block = -1;
+  std::string variable;
+  int64_t row = 0;
+};
+
+/// artifact.fbs's ParameterServer: `artifact` is a complete artifact file
+/// (header and payload) of the server's own buffers and programs.
+struct ParameterServerDesc {
+  std::string endpoint;
+  std::vector<uint8_t> artifact;
+  std::vector<ServerSlotDesc> receives;
+  std::vector<ServerSlotDesc> serves;
+};
+
 struct ArtifactDesc {
   std::string producer;
   std::string source;
@@ -161,6 +179,11 @@ struct ArtifactDesc {
   /// The ring whose member index is a rank's data-parallel replica (0: the
   /// world; -1: one replica). See data_ring in artifact.fbs.
   int32_t dataRing = 0;
+  /// Parameter-server mode: the servers in endpoint order, the number of
+  /// trainers and synchronous training (see artifact.fbs).
+  std::vector<ParameterServerDesc> pservers;
+  int32_t psTrainers = 0;
+  bool psSyncMode = true;
 };
 
 /// Serializes to a FlatBuffer payload (no file header; see ArtifactFile.h).

@@ -32,9 +32,9 @@ namespace distc::artifact {
 /// Bump on any incompatible change of the header or the schema. A reader
 /// accepts its own version and every older one. 2: View buffers may start
 /// at an element offset; 3: the ring table and ring-aware collectives;
-/// 4: split persistent buffers and the data ring of a mesh
-/// (docs/artifact.md).
-constexpr uint32_t kFormatVersion = 4;
+/// 4: split persistent buffers and the data ring of a mesh; 5: parameter
+/// servers (docs/artifact.md).
+constexpr uint32_t kFormatVersion = 5;
 constexpr char kMagic[8] = {'D', 'I', 'S', 'T', 'C', 'A', 'R', 'T'};
 constexpr size_t kHeaderSize = 32;
 

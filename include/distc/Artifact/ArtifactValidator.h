@@ -31,6 +31,10 @@ namespace distc::artifact {
 /// to a one-line message naming the program, call or buffer at fault.
 bool validateArtifact(const distc::fb::Artifact &artifact, std::string &error);
 
+/// The part of validateArtifact that checks the parameter servers and the
+/// trainers' calls to them (ServerValidator.cpp).
+bool validateParameterServers(const distc::fb::Artifact &artifact, std::string &error);
+
 } // namespace distc::artifact
 
 #endif // DISTC_ARTIFACT_ARTIFACTVALIDATOR_H

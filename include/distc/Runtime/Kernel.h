@@ -34,6 +34,7 @@ public:
 };
 
 class Backend;
+class ParameterServerChannel;
 
 /// A session's communicators of the artifact's rings other than ring 0, by
 /// ring id: null for a ring whose groups have one rank (its collectives
@@ -80,6 +81,10 @@ public:
   /// The backend the call runs on (its device state, e.g. a cuBLAS
   /// handle); null for a kernel called outside a Session.
   Backend *backend() const { return backend_; }
+  /// The trainer's channel to its parameter servers (ParameterServerChannel.h),
+  /// or null outside the parameter-server mode.
+  ParameterServerChannel *parameterServers() const { return parameterServers_; }
+  void setParameterServers(ParameterServerChannel *channel) { parameterServers_ = channel; }
 
 private:
   const distc::fb::Attr *findAttr(std::string_view name) const;
@@ -93,6 +98,7 @@ private:
   Collectives *collectives_ = nullptr;
   Backend *backend_ = nullptr;
   const RingCollectives *rings_ = nullptr;
+  ParameterServerChannel *parameterServers_ = nullptr;
 };
 
 using KernelFn = void (*)(KernelContext &);

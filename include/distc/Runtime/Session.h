@@ -41,11 +41,13 @@
 #include "distc/Runtime/Backend.h"
 #include "distc/Runtime/Collectives.h"
 #include "distc/Runtime/KernelProfile.h"
+#include "distc/Runtime/ParameterServerChannel.h"
 #include "distc/Runtime/Status.h"
 #include "distc/Runtime/Tensor.h"
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -116,6 +118,16 @@ public:
   Status setCollectives(std::shared_ptr<Collectives> collectives);
   Collectives *collectives() const { return collectives_.get(); }
 
+  /// The role whose programs the session runs: "trainer" (the default),
+  /// or "pserver" for a parameter server's own artifact.
+  void setRole(std::string role) { role_ = std::move(role); }
+
+  /// Parameter-server mode: the trainer's channel to its servers, which
+  /// the ps_* kernels use (ParameterServerChannel.h).
+  void setParameterServers(std::shared_ptr<ParameterServerChannel> channel) {
+    parameterServers_ = std::move(channel);
+  }
+
   /// This rank's place in a ring: its member index, the size of its group,
   /// and the group's communicator (null for a group of one).
   struct RingMember {
@@ -131,6 +143,10 @@ public:
   /// (size), from the artifact's data_ring: the ranks of one replica read
   /// the same batch rows. Outside the artifact's ranks: replica 0 of 1.
   RingMember dataReplica() const;
+  /// Makes this process data-parallel replica `member.index` of
+  /// `member.size` without a ring (a parameter-server trainer, whose
+  /// program has no collectives).
+  void setDataReplica(RingMember member) { replicaOverride_ = member; }
   /// A persistent buffer's split rings (artifact.fbs): per dim the ring
   /// that splits it, or -1; empty when the buffer is the whole variable.
   std::vector<int32_t> splitRings(const std::string &name) const;
@@ -206,6 +222,8 @@ private:
   std::unique_ptr<artifact::LoadedArtifact> artifact_;
   std::unique_ptr<Backend> backend_;
   std::shared_ptr<Collectives> collectives_;
+  std::shared_ptr<ParameterServerChannel> parameterServers_;
+  std::optional<RingMember> replicaOverride_;
   /// The rings' communicators (null for groups of one), owned, and the
   /// view of them the kernels get.
   std::vector<std::shared_ptr<Collectives>> ringCollectives_;

@@ -46,6 +46,11 @@ bool isRebuiltAttr(StringRef name) {
          name == "operandSegmentSizes" || name == "resultSegmentSizes";
 }
 
+/// The elements of one row (dim 0) of `type`.
+int64_t rowWidth(RankedTensorType type) {
+  return type.getRank() == 0 ? 1 : type.getNumElements() / std::max<int64_t>(type.getDimSize(0), 1);
+}
+
 class ServerBuilder {
 public:
   ServerBuilder(ModuleOp module, const TranspilePlan &plan, int server)
@@ -132,6 +137,15 @@ FailureOr<std::string> ServerBuilder::serverVarFor(Location loc, StringRef var,
   }
   if (failed(declare(loc, name, type, /*persistable=*/true, isParam, var.str())))
     return failure();
+  if (isParam) {
+    // Which rows of the whole parameter the block holds: what a server
+    // loads of a saved model and what a checkpoint reassembles.
+    auto decl = SymbolTable::lookupSymbolIn(serverModule, name);
+    decl->setAttr("pd.block_of", b.getStringAttr(param.param));
+    decl->setAttr("pd.block_row",
+                  b.getI64IntegerAttr(block.block.offset / std::max<int64_t>(
+                                                                rowWidth(param.type), 1)));
+  }
   blockVars[var] = name;
   return name;
 }

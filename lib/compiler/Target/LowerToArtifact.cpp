@@ -494,6 +494,13 @@ LogicalResult ProgramLowering::lowerOp(Operation *op) {
   return lowerFn(*this, op);
 }
 
+LogicalResult ProgramLowering::lowerBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(lowerOp(&op)))
+      return failure();
+  return success();
+}
+
 LogicalResult ProgramLowering::lower(Operation *pdProgram) {
   for (Region &region : pdProgram->getRegions())
     for (Block &block : region)
@@ -624,6 +631,11 @@ FailureOr<artifact::ArtifactDesc> lowerToArtifact(ModuleOp module, const Lowerin
     state.persistentBuffers[name] = static_cast<int32_t>(state.desc.buffers.size() - 1);
   }
 
+  // The parameter servers first: the trainer's ps_send / ps_recv calls
+  // name their slots.
+  if (failed(lowerParameterServers(module, state)))
+    return failure();
+
   bool any = false;
   for (Operation &op : module.getBody()->getOperations()) {
     if (op.getName().getStringRef() != "pd.program")
@@ -632,8 +644,28 @@ FailureOr<artifact::ArtifactDesc> lowerToArtifact(ModuleOp module, const Lowerin
     auto kind = op.getAttrOfType<StringAttr>("pd.kind");
     if (!mode || !kind)
       return op.emitError("program has no pd.mode/pd.kind: run the distc-derive-modes pass first");
+    auto role = op.getAttrOfType<StringAttr>("pd.role");
+    // A server's main program: each optimize block of its listen_and_serv
+    // is a Main program of its own, mode "block<i>".
+    auto serves = op.getRegion(0).front().getOps<pd::ListenAndServOp>();
+    if (!serves.empty()) {
+      for (auto [i, region] : llvm::enumerate((*serves.begin()).getOptimizeBlocks())) {
+        artifact::ProgramDesc program;
+        program.mode = "block" + std::to_string(i + 1);
+        program.role = "pserver";
+        program.kind = artifact::ProgramKind::Main;
+        ProgramLowering lowering(state, program);
+        if (!region.empty() && failed(lowering.lowerBlock(region.front())))
+          return failure();
+        state.desc.programs.push_back(std::move(program));
+      }
+      any = true;
+      continue;
+    }
     artifact::ProgramDesc program;
     program.mode = mode.getValue().str();
+    if (role)
+      program.role = role.getValue().str();
     program.kind = kind.getValue() == "startup" ? artifact::ProgramKind::Startup
                                                 : artifact::ProgramKind::Main;
     ProgramLowering lowering(state, program);

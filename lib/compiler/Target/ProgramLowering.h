@@ -36,11 +36,22 @@ struct ArtifactState {
   /// Per ring id, the size of its groups: ring 0 is every rank, ring 1 + a
   /// the groups along axis a of a partitioned module's mesh.
   std::vector<int64_t> ringSizes = {0};
+  /// Parameter-server mode: by block name, the (server, slot) a trainer's
+  /// ps_send sends a gradient block to, and a ps_recv receives a parameter
+  /// block from (the servers' receives and serves, artifact.fbs).
+  llvm::StringMap<std::pair<int32_t, int32_t>> psReceives, psServes;
+  /// The rows of each served parameter block.
+  llvm::StringMap<int64_t> psServeRows;
 
   int32_t findSymbol(int32_t sym);
   /// Records that two symbolic dims an op requires to be equal are one.
   void unify(const DimDesc &a, const DimDesc &b);
 };
+
+/// Lowers every parameter server of `module` (its nested `@pserver<i>`
+/// modules) into `state.desc.pservers`, and records the slots the
+/// trainer's calls name (LowerParameterServer.cpp).
+mlir::LogicalResult lowerParameterServers(mlir::ModuleOp module, ArtifactState &state);
 
 class ProgramLowering {
 public:
@@ -48,6 +59,8 @@ public:
       : state(state), program(program) {}
 
   mlir::LogicalResult lower(mlir::Operation *pdProgram);
+  /// Lowers the ops of one block (a parameter server's optimize block).
+  mlir::LogicalResult lowerBlock(mlir::Block &block);
 
   // --- buffers -----------------------------------------------------------
   int32_t addBuffer(std::string name, artifact::DType dtype, SymShape dims, BufferKind kind,

@@ -32,7 +32,15 @@ FailureOr<artifact::TrainingDesc> describeTraining(ModuleOp module, StringRef lo
   std::set<std::string> parameters, state;
   bool sawLearningRate = false;
   LogicalResult result = success();
-  train->walk([&](Operation *op) {
+  // Parameter-server mode: the optimizer ops are the servers'; a block
+  // `fc_w.block1` updates the trainer's parameter `fc_w`.
+  bool onServers = false;
+  auto wholeName = [&](std::string name) {
+    if (size_t pos = name.find(".block"); onServers && pos != std::string::npos)
+      name.resize(pos);
+    return name;
+  };
+  auto visit = [&](Operation *op) {
     const pd::OpSpec *spec = catalogSpecOf(op);
     if (!spec || !(opRole(op) & pd::OpRole::Optimize))
       return;
@@ -44,7 +52,7 @@ FailureOr<artifact::TrainingDesc> describeTraining(ModuleOp module, StringRef lo
       desc.optimizer = std::string(spec->type);
     for (Value param : operandsOfSlot(op, *spec, paramSlot))
       if (std::string name = readVariable(param); !name.empty())
-        parameters.insert(name);
+        parameters.insert(wholeName(name));
     for (Value lr : operandsOfSlot(op, *spec, lrSlot)) {
       std::string name = readVariable(lr);
       if (sawLearningRate && name != desc.learningRateVar) {
@@ -56,7 +64,14 @@ FailureOr<artifact::TrainingDesc> describeTraining(ModuleOp module, StringRef lo
       sawLearningRate = true;
       desc.learningRateVar = name;
     }
-  });
+  };
+  train->walk(visit);
+  if (parameters.empty()) {
+    onServers = true;
+    for (ModuleOp server : module.getOps<ModuleOp>())
+      if (server->hasAttr("pd.endpoint"))
+        server.walk(visit);
+  }
   if (failed(result))
     return failure();
   if (parameters.empty())

@@ -100,10 +100,26 @@ std::vector<uint8_t> serializeArtifact(const ArtifactDesc &desc) {
   std::vector<Offset<fb::Ring>> rings;
   for (const RingDesc &r : desc.rings)
     rings.push_back(fb::CreateRingDirect(b, r.id, r.groupSize, &r.ranks));
-  // An artifact without rings has no ring vector at all, as before they existed.
-  auto root = fb::CreateArtifactDirect(b, desc.producer.c_str(), desc.source.c_str(), &symbols,
-                                       &buffers, &programs, training, inference, desc.worldSize,
-                                       rings.empty() ? nullptr : &rings, desc.dataRing);
+  std::vector<Offset<fb::ParameterServer>> pservers;
+  auto slots = [&](const std::vector<ServerSlotDesc> &list) {
+    std::vector<Offset<fb::ServerSlot>> out;
+    for (const ServerSlotDesc &slot : list)
+      out.push_back(fb::CreateServerSlotDirect(b, slot.name.c_str(), &slot.buffers, slot.block,
+                                               slot.variable.c_str(), slot.row));
+    return out;
+  };
+  for (const ParameterServerDesc &server : desc.pservers) {
+    auto receives = slots(server.receives);
+    auto serves = slots(server.serves);
+    pservers.push_back(fb::CreateParameterServerDirect(b, server.endpoint.c_str(), &server.artifact,
+                                                       &receives, &serves));
+  }
+  // An artifact without rings (servers) has no ring (server) vector at all,
+  // as before they existed.
+  auto root = fb::CreateArtifactDirect(
+      b, desc.producer.c_str(), desc.source.c_str(), &symbols, &buffers, &programs, training,
+      inference, desc.worldSize, rings.empty() ? nullptr : &rings, desc.dataRing,
+      pservers.empty() ? nullptr : &pservers, desc.psTrainers, desc.psSyncMode);
   fb::FinishArtifactBuffer(b, root);
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }

@@ -69,7 +69,7 @@ public:
       return false;
     if (a_.inference() && !checkPersistentNames("inference model", a_.inference()->parameters()))
       return false;
-    return true;
+    return validateParameterServers(a_, error_);
   }
 
 private:

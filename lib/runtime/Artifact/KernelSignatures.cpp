@@ -341,6 +341,20 @@ std::vector<KernelSignature> declareKernels() {
        "before the program ran. A program with this call is a collective one (see "
        "`world_size` in docs/artifact.md)"},
 
+      // --- Parameter servers (docs/parameter-server.md) ---------------------
+      {"ps_send", kCollective, "blocks...", "", {req("servers", T::Ints), req("slots", T::Ints)},
+       "sends blocks[i] to parameter server `servers[i]` as its received gradient "
+       "`slots[i]` (artifact.fbs ParameterServer.receives); complete on return"},
+      {"ps_send_barrier", kCollective, "", "", {opt("half_async", T::Int, "0")},
+       "tells every parameter server that this trainer's batch is sent, and waits until each "
+       "has counted it (Paddle's send_barrier)"},
+      {"ps_recv", kCollective, "", "blocks...", {req("servers", T::Ints), req("slots", T::Ints)},
+       "blocks[i] = parameter block `slots[i]` of server `servers[i]` "
+       "(ParameterServer.serves); in synchronous training, once the round's update is done"},
+      {"ps_fetch_barrier", kCollective, "", "", {},
+       "tells every parameter server that this trainer has its parameters, and waits until "
+       "each has counted it (Paddle's fetch_barrier)"},
+
       // --- Image models: shape, padding, resize -----------------------------
       {"shape", kForward, "x", "out", {},
        "out (Int32, [rank of x]) = the dims of x (x of any dtype; its data is not read)"},

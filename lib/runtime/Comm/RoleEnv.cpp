@@ -192,6 +192,9 @@ Status readPaddle(const EnvReader &env, RoleFacts &f) {
   }
   if (role && std::string(role) == "PSERVER")
     return readPaddleServer(env, f);
+  // A trainer of a parameter-server job learns the servers too.
+  if (const char *servers = env.get("PADDLE_PSERVERS_IP_PORT_LIST"))
+    f.serverEndpoints = splitList(servers);
   if (env.has("PADDLE_TRAINER_ID")) {
     std::string why = env.has("PADDLE_TRAINERS_NUM")
                           ? "PADDLE_TRAINERS_NUM=" + std::to_string(f.workerNum)

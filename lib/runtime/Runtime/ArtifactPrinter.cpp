@@ -242,6 +242,42 @@ void printArtifact(const artifact::LoadedArtifact &loaded, std::FILE *out) {
     std::fprintf(out, "  program: %u bytes\n", m->program() ? m->program()->size() : 0u);
     std::fprintf(out, "  parameters: %s\n", nameList(m->parameters()).c_str());
   }
+  // Parameter-server mode: each server's slots, then its own artifact.
+  if (a.pservers() && a.pservers()->size() != 0) {
+    std::fprintf(out, "parameter servers: %u, %d trainers, %s\n", a.pservers()->size(),
+                 a.ps_trainers(), a.ps_sync_mode() ? "synchronous" : "asynchronous");
+    for (uint32_t i = 0; i < a.pservers()->size(); ++i) {
+      const fb::ParameterServer &ps = *a.pservers()->Get(i);
+      std::fprintf(out, "pserver %u: %s\n", i, str(ps.endpoint()).c_str());
+      auto slots = [&](const char *what, const auto *list) {
+        if (!list)
+          return;
+        for (uint32_t k = 0; k < list->size(); ++k) {
+          const fb::ServerSlot &slot = *list->Get(k);
+          std::string line = "  " + std::string(what) + " " + std::to_string(k) + ": " +
+                             str(slot.name()) + " in %";
+          for (uint32_t j = 0; slot.buffers() && j < slot.buffers()->size(); ++j)
+            line += (j ? ", %" : "") + std::to_string(slot.buffers()->Get(j));
+          if (slot.block() > 0)
+            line += " -> block " + std::to_string(slot.block());
+          if (slot.variable() && slot.variable()->size())
+            line += " (rows from " + std::to_string(slot.row()) + " of " + str(slot.variable()) +
+                    ")";
+          std::fprintf(out, "%s\n", line.c_str());
+        }
+      };
+      slots("receives", ps.receives());
+      slots("serves", ps.serves());
+      std::string error;
+      auto own = artifact::LoadedArtifact::loadBytes(
+          std::vector<uint8_t>(ps.artifact()->begin(), ps.artifact()->end()),
+          loaded.name() + " pserver " + std::to_string(i), error);
+      if (own)
+        printArtifact(*own, out);
+      else
+        std::fprintf(out, "  %s\n", error.c_str());
+    }
+  }
 }
 
 } // namespace distc::runtime

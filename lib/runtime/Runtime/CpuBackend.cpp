@@ -24,6 +24,7 @@ const KernelRegistry &cpuKernelRegistry() {
     kernels::registerDropoutKernels(r);
     kernels::registerOptimizerKernels(r);
     kernels::registerCollectiveKernels(r);
+    kernels::registerParameterServerKernels(r);
     kernels::registerRingCollectiveKernels(r);
     kernels::registerNormKernels(r);
     kernels::registerNormGradKernels(r);

@@ -384,6 +384,8 @@ Status Session::ringMember(int64_t id, RingMember &out) const {
 }
 
 Session::RingMember Session::dataReplica() const {
+  if (replicaOverride_)
+    return *replicaOverride_;
   RingMember member;
   const int32_t ring = artifact_->artifact()->data_ring();
   if (ring < 0 || !ringMember(ring, member).ok())
@@ -590,6 +592,7 @@ Status Session::runCall(ProgramRun &run, uint32_t c) {
   KernelFn fn = run.plan.kernels[c];
   KernelContext ctx(call, std::move(ins), std::move(outs), collectives_.get(), backend_.get(),
                     &rings_);
+  ctx.setParameterServers(parameterServers_.get());
   std::chrono::steady_clock::time_point start;
   if (profile_)
     start = std::chrono::steady_clock::now();

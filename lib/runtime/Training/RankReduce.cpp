@@ -11,7 +11,9 @@ using runtime::Status;
 
 int rankOf(const runtime::DistModel &model) {
   const Collectives *c = model.session().collectives();
-  return c ? c->rank() : 0;
+  // Without collectives a process may still be one of several replicas: a
+  // parameter-server trainer, whose replica index is its trainer id.
+  return c ? c->rank() : model.session().dataReplica().index;
 }
 
 int worldSizeOf(const runtime::DistModel &model) {

@@ -30,6 +30,7 @@ void registerDropoutKernels(KernelRegistry &r);
 void registerOptimizerKernels(KernelRegistry &r);
 void registerCollectiveKernels(KernelRegistry &r);
 void registerRingCollectiveKernels(KernelRegistry &r);
+void registerParameterServerKernels(KernelRegistry &r);
 void registerPadKernels(KernelRegistry &r);
 void registerInterpKernels(KernelRegistry &r);
 void registerNormKernels(KernelRegistry &r);

@@ -1,0 +1,46 @@
+//===- ParameterServerChannel.h - A trainer's line to its servers -*- C++ -*-===//
+//
+// What the parameter-server kernels (ps_send, ps_send_barrier, ps_recv,
+// ps_fetch_barrier; docs/kernels.md) call. A block is named by its server
+// (the index in the artifact's `pservers`) and its slot there (an index
+// into that server's `receives` for a gradient sent, `serves` for a
+// parameter received); the channel turns those into messages. A Session
+// without a channel fails these kernels, saying how to run the artifact.
+// DistcPServer's TrainerChannel is the channel over the job's PsClient.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_RUNTIME_PARAMETERSERVERCHANNEL_H
+#define DISTC_RUNTIME_PARAMETERSERVERCHANNEL_H
+
+#include "distc/Runtime/Status.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace distc::runtime {
+
+class ParameterServerChannel {
+public:
+  struct Block {
+    int server = 0;
+    int slot = 0;
+    /// Host memory of `bytes` bytes: read by send, written by recv.
+    void *data = nullptr;
+    size_t bytes = 0;
+  };
+
+  virtual ~ParameterServerChannel() = default;
+  /// Sends every gradient block; returns once each server has it.
+  virtual Status send(const std::vector<Block> &blocks) = 0;
+  /// Receives every parameter block (in synchronous training, the round's
+  /// updated values).
+  virtual Status recv(const std::vector<Block> &blocks) = 0;
+  /// Paddle's send_barrier and fetch_barrier, to every server.
+  virtual Status sendBarrier() = 0;
+  virtual Status fetchBarrier() = 0;
+};
+
+} // namespace distc::runtime
+
+#endif // DISTC_RUNTIME_PARAMETERSERVERCHANNEL_H
