@@ -102,6 +102,7 @@ public:
     client_ = std::make_unique<pserver::PsClient>(*world_, options);
   }
   pserver::PsClient &client() { return *client_; }
+  pserver::PsWorld &world() { return *world_; }
   Status complete() override { return client_->complete(); }
 
 private:
@@ -154,8 +155,12 @@ std::unique_ptr<PsTrainer> joinAsTrainer(const comm::RoleFacts &facts, runtime::
   session.setParameterServers(
       std::make_shared<pserver::TrainerChannel>(*model.artifact(), facts.workerIndex,
                                                 trainer->client()));
-  // Each trainer reads its share of every global batch.
+  // Each trainer reads its share of every global batch, and they report
+  // the global batch's loss.
   session.setDataReplica({facts.workerIndex, facts.workerNum});
+  pserver::PsWorld &trainers = trainer->world();
+  session.setReplicaSum(
+      [&trainers](std::vector<double> &values) { return trainers.sumOverTrainers(values); });
   status = Status::success();
   return trainer;
 }

@@ -105,7 +105,8 @@ enum class PsChannel : uint8_t {
   Values = 3,
   Reply = 4,
   Result = 5,
-  Barrier = 6
+  Barrier = 6,
+  TrainerSum = 7
 };
 
 /// The slot of `channel` for request `seq`.

@@ -44,6 +44,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace distc::pserver {
 
@@ -95,6 +96,12 @@ public:
   /// barrier_all). Not while this process serves or has requests in
   /// flight.
   Status barrier();
+
+  /// Trainers only: `values` becomes the element-wise sum of every
+  /// trainer's, added in trainer order (the same bits on every trainer).
+  /// Every trainer must call it with as many values; the servers take no
+  /// part. How the trainers agree on the loss of a global batch.
+  Status sumOverTrainers(std::vector<double> &values);
 
   /// The message of the failure that broke the world, or empty.
   const std::string &failure() const;

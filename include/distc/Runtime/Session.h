@@ -45,6 +45,7 @@
 #include "distc/Runtime/Status.h"
 #include "distc/Runtime/Tensor.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -147,6 +148,11 @@ public:
   /// `member.size` without a ring (a parameter-server trainer, whose
   /// program has no collectives).
   void setDataReplica(RingMember member) { replicaOverride_ = member; }
+  /// How such replicas sum host values (the loss of a global batch) without
+  /// collectives: the parameter-server trainers' sum over the trainers.
+  using ReplicaSum = std::function<Status(std::vector<double> &values)>;
+  void setReplicaSum(ReplicaSum sum) { replicaSum_ = std::move(sum); }
+  const ReplicaSum &replicaSum() const { return replicaSum_; }
   /// A persistent buffer's split rings (artifact.fbs): per dim the ring
   /// that splits it, or -1; empty when the buffer is the whole variable.
   std::vector<int32_t> splitRings(const std::string &name) const;
@@ -224,6 +230,7 @@ private:
   std::shared_ptr<Collectives> collectives_;
   std::shared_ptr<ParameterServerChannel> parameterServers_;
   std::optional<RingMember> replicaOverride_;
+  ReplicaSum replicaSum_;
   /// The rings' communicators (null for groups of one), owned, and the
   /// view of them the kernels get.
   std::vector<std::shared_ptr<Collectives>> ringCollectives_;

@@ -113,6 +113,21 @@ public:
     return comm::detail::exchange(*context, slot, sends, recvs, deadline, watch.get(), failure);
   }
 
+  bool exchange(const std::vector<int> &peers, uint64_t slot, const void *mine,
+                const std::vector<void *> &theirs, size_t bytes, Clock::time_point deadline,
+                PeerFailure &failure) override {
+    std::vector<comm::detail::Transfer> sends, recvs;
+    for (size_t i = 0; i < peers.size(); ++i) {
+      if (peers[i] == context->rank)
+        continue;
+      // Gloo reads what it sends without writing it.
+      sends.push_back({peers[i], const_cast<void *>(mine), bytes});
+      recvs.push_back({peers[i], theirs[i], bytes});
+    }
+    SigpipeGuard guard;
+    return comm::detail::exchange(*context, slot, sends, recvs, deadline, watch.get(), failure);
+  }
+
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<gloo::rendezvous::Context> context;
   std::unique_ptr<PeerWatch> watch;

@@ -257,4 +257,35 @@ Status PsWorld::barrier() {
   return w.fail("barrier #" + std::to_string(w.barriers), failure, w.options.timeout, true);
 }
 
+Status PsWorld::sumOverTrainers(std::vector<double> &values) {
+  Impl &w = *impl_;
+  if (w.role != PsRole::Trainer)
+    return Status::error("only trainers sum over the trainers; this is " + w.describe(w.rank));
+  if (!w.broken.empty())
+    return Status::error(w.broken);
+  if (w.numTrainers == 1 || values.empty())
+    return Status::success();
+  ++w.trainerSums;
+  std::vector<int> peers;
+  std::vector<std::vector<double>> theirs(size_t(w.numTrainers), values);
+  std::vector<void *> into;
+  for (int t = 0; t < w.numTrainers; ++t) {
+    peers.push_back(t); // trainer t is world rank t
+    into.push_back(theirs[size_t(t)].data());
+  }
+  detail::PeerFailure failure;
+  if (!w.transport->exchange(peers, psSlot(PsChannel::TrainerSum, w.trainerSums), values.data(),
+                             into, values.size() * sizeof(double),
+                             detail::Clock::now() + w.options.timeout, failure))
+    return w.fail("sum over the trainers #" + std::to_string(w.trainerSums), failure,
+                  w.options.timeout, true);
+  for (size_t i = 0; i < values.size(); ++i) {
+    double sum = 0;
+    for (int t = 0; t < w.numTrainers; ++t)
+      sum += t == w.index ? values[i] : theirs[size_t(t)][i];
+    values[i] = sum;
+  }
+  return Status::success();
+}
+
 } // namespace distc::pserver

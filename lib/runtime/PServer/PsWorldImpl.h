@@ -60,6 +60,11 @@ public:
   virtual void closeConnections() = 0;
   /// One byte to and from every other process on `slot`.
   virtual bool barrier(uint64_t slot, Clock::time_point deadline, PeerFailure &failure) = 0;
+  /// Sends `bytes` bytes of `mine` to every rank of `peers` (this process
+  /// excluded) and receives each one's into `theirs[i]`, on `slot`.
+  virtual bool exchange(const std::vector<int> &peers, uint64_t slot, const void *mine,
+                        const std::vector<void *> &theirs, size_t bytes,
+                        Clock::time_point deadline, PeerFailure &failure) = 0;
 };
 
 /// Connects `world`'s transport: the device, the context over every
@@ -103,6 +108,7 @@ public:
   std::unique_ptr<detail::Transport> transport;
   std::string broken;
   uint32_t barriers = 0;
+  uint32_t trainerSums = 0;
 };
 
 } // namespace distc::pserver

@@ -32,6 +32,10 @@ namespace {
 Status reduceOverRanks(runtime::DistModel &model, std::vector<double> &values,
                        const std::string &op) {
   Collectives *c = model.session().collectives();
+  // Replicas without collectives (parameter-server trainers) sum through
+  // the session's ReplicaSum; min is not needed there.
+  if (!c && op == "sum" && model.session().replicaSum() && !values.empty())
+    return model.session().replicaSum()(values);
   if (!c || c->size() == 1 || values.empty())
     return Status::success();
   // In the backend's memory: a GPU communicator reduces device memory.
