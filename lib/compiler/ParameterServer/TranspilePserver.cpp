@@ -313,7 +313,9 @@ struct TranspilePserverPass : impl::TranspilePserverBase<TranspilePserverPass> {
     tb.b.setInsertionPointToEnd(&startup->getRegion(0).front());
     std::vector<SmallVector<Value, 1>> deps(plan.params.size());
     std::vector<SmallVector<NamedAttribute>> extra(plan.params.size());
-    return receiveAndWrite(tb, startup->getLoc(), plan, deps, extra, /*barrier=*/true);
+    // An asynchronous server has no rounds to end: no fetch_barrier.
+    return receiveAndWrite(tb, startup->getLoc(), plan, deps, extra,
+                           /*barrier=*/plan.settings.syncMode);
   }
 
   void runOnOperation() override {
