@@ -98,6 +98,9 @@ TEST(PsMessage, KindNamesArePaddles) {
   EXPECT_STREQ(psKindName(PsKind::Complete), "complete");
   EXPECT_FALSE(psKindFromByte(0));
   EXPECT_EQ(psKindFromByte(7), PsKind::Complete);
+  EXPECT_EQ(psKindFromByte(9), PsKind::SetState);
+  EXPECT_STREQ(psKindName(PsKind::GetState), "get_state");
+  EXPECT_FALSE(psKindFromByte(10));
   // Slots carry the channel and the sequence number under 0xD2.
   EXPECT_EQ(psSlot(PsChannel::Reply, 5), 0xD204000000000005ull);
 }

@@ -356,6 +356,60 @@ TEST(PsServer, EarlyGetWaitsForTheRound) {
   EXPECT_EQ(final0, 8.f);
 }
 
+// The training state is read and written in either phase: a trainer
+// that checkpoints after its fetch_barrier reads the round it received
+// (the server is in the next send phase by then), and one that resumes
+// overwrites the state before its first send_barrier. Sizes and names are
+// checked like a SEND's.
+TEST(PsServer, StateIsReadAndWrittenInEitherPhase) {
+  runWorld(1, 1, [&](int, PsWorld &world) {
+    if (world.role() == PsRole::Server) {
+      float param[2] = {10, 20}, moment[2] = {1, 2}, g[2];
+      PsServer server(world, {true, 5s});
+      ASSERT_TRUE(server.addServable("p", param, sizeof param).ok());
+      ASSERT_TRUE(server.addState("p", param, sizeof param).ok());
+      ASSERT_TRUE(server.addState("m", moment, sizeof moment).ok());
+      ASSERT_FALSE(server.addState("m", moment, sizeof moment).ok());
+      ASSERT_TRUE(server.addReceivable("g", 0, g, sizeof g).ok());
+      server.setOptimize([&] {
+        for (int i = 0; i < 2; ++i) {
+          moment[i] += g[i];
+          param[i] -= moment[i];
+        }
+        return Status::success();
+      });
+      Status st = server.serve();
+      EXPECT_TRUE(st.ok()) << st.message();
+      return;
+    }
+    PsClient client(world, {5s});
+    float p[2], m[2], g[2] = {1, 1};
+    ASSERT_TRUE(client.get(0, "p", p, sizeof p).ok());
+    ASSERT_TRUE(client.fetchBarrier().ok());
+    // Send phase of round 1: the startup values, before the round.
+    ASSERT_TRUE(client.run({PsRequest::getState(0, "p", p, sizeof p),
+                            PsRequest::getState(0, "m", m, sizeof m)})
+                    .ok());
+    EXPECT_EQ(p[0], 10.f);
+    EXPECT_EQ(m[1], 2.f);
+    // A resumed state replaces them before the round's optimize.
+    const float p2[2] = {100, 200}, m2[2] = {0, 0};
+    ASSERT_TRUE(client.run({PsRequest::setState(0, "p", p2, sizeof p2),
+                            PsRequest::setState(0, "m", m2, sizeof m2)})
+                    .ok());
+    ASSERT_TRUE(client.send(0, "g", g, sizeof g).ok());
+    ASSERT_TRUE(client.sendBarrier().ok());
+    ASSERT_TRUE(client.get(0, "p", p, sizeof p).ok());
+    EXPECT_EQ(p[0], 99.f);
+    EXPECT_EQ(p[1], 199.f);
+    // Get phase: the round's state.
+    ASSERT_TRUE(client.run({PsRequest::getState(0, "m", m, sizeof m)}).ok());
+    EXPECT_EQ(m[0], 1.f);
+    ASSERT_TRUE(client.fetchBarrier().ok());
+    ASSERT_TRUE(client.complete().ok());
+  });
+}
+
 /// Runs a 1 x 1 world whose server registers "w@GRAD" (16 bytes, trainer
 /// 0), "other@GRAD" (trainer 1's, in a world of one trainer it is never
 /// sent), "w" (16 bytes), sparse "emb@GRAD" (rows of 12 bytes, at most 8)
@@ -406,6 +460,14 @@ void expectRefused(const std::pair<std::string, std::string> &errors, const std:
   EXPECT_NE(server.find("failed on server 0 at 127.0.0.1 (pid "), std::string::npos) << server;
   EXPECT_NE(server.find(why + " (reported by trainer 0 at 127.0.0.1 (pid "), std::string::npos)
       << server;
+}
+
+TEST(PsServer, UnknownOrMisSizedStateIsRefused) {
+  // The refusal world registers no state: any name is unknown.
+  float w[4] = {};
+  expectRefused(refusal([&](PsClient &c) { return c.run({PsRequest::getState(0, "w", w, 16)}); }),
+                "get_state of 'w' from server 0",
+                "server 0 has no state variable 'w' (trainer 0 asked for 16 bytes)");
 }
 
 TEST(PsServer, OversizePayloadIsRefused) {

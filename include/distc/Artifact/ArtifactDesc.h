@@ -150,6 +150,7 @@ struct ServerSlotDesc {
   int32_t block = -1;
   std::string variable;
   int64_t row = 0;
+  int64_t rows = -1;
 };
 
 /// artifact.fbs's ParameterServer: `artifact` is a complete artifact file
@@ -159,6 +160,7 @@ struct ParameterServerDesc {
   std::vector<uint8_t> artifact;
   std::vector<ServerSlotDesc> receives;
   std::vector<ServerSlotDesc> serves;
+  std::vector<ServerSlotDesc> state;
 };
 
 struct ArtifactDesc {

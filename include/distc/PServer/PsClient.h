@@ -68,13 +68,13 @@ struct PsRequest {
   PsKind kind = PsKind::Send;
   int server = 0;
   std::string name;
-  /// SEND: the payload; SEND_ROWS: the rows' values.
+  /// SEND and SET_STATE: the payload; SEND_ROWS: the rows' values.
   const void *data = nullptr;
   size_t bytes = 0;
   /// SEND_ROWS: the row ids; PREFETCH: the ids looked up.
   const int64_t *ids = nullptr;
   size_t numIds = 0;
-  /// GET: the variable's bytes; PREFETCH: the rows.
+  /// GET and GET_STATE: the variable's bytes; PREFETCH: the rows.
   void *out = nullptr;
   size_t outBytes = 0;
 
@@ -82,6 +82,10 @@ struct PsRequest {
   static PsRequest sendRows(int server, std::string name, const int64_t *rows, size_t numRows,
                             const void *values, size_t valueBytes);
   static PsRequest get(int server, std::string name, void *out, size_t bytes);
+  /// GET_STATE / SET_STATE: a variable of the server's training state
+  /// (PsServer::addState), read or written in either phase.
+  static PsRequest getState(int server, std::string name, void *out, size_t bytes);
+  static PsRequest setState(int server, std::string name, const void *data, size_t bytes);
   static PsRequest prefetch(int server, std::string table, const int64_t *ids, size_t numIds,
                             void *rowsOut, size_t rowsBytes);
   static PsRequest barrier(PsKind kind, int server);

@@ -14,11 +14,12 @@
 //
 //   channel  direction           what
 //   1 header trainer -> server   a request header (below), sequence 0
-//   2 data   trainer -> server   SEND payload, SEND_ROWS row ids,
-//                                PREFETCH ids
+//   2 data   trainer -> server   SEND and SET_STATE payload, SEND_ROWS
+//                                row ids, PREFETCH ids
 //   3 values trainer -> server   SEND_ROWS row values
 //   4 reply  server -> trainer   the reply record (below)
-//   5 result server -> trainer   GET's bytes, PREFETCH's rows
+//   5 result server -> trainer   GET's and GET_STATE's bytes,
+//                                PREFETCH's rows
 //   6 barrier everyone           PsWorld::barrier (one byte per pair)
 //
 // A request is a header, then as many payload transfers as its kind has.
@@ -39,8 +40,9 @@
 //   6      2     zero
 //   8      4     trainer id of the sender (int32)
 //   12     4     sequence number
-//   16     8     bytes: SEND the payload's size; SEND_ROWS the values'
-//                size; GET and PREFETCH the size of the answer expected
+//   16     8     bytes: SEND and SET_STATE the payload's size; SEND_ROWS
+//                the values' size; GET, GET_STATE and PREFETCH the size
+//                of the answer expected
 //   24     8     rows: SEND_ROWS the row count; PREFETCH the id count
 //   32     256   the variable (or table) name, not terminated
 //
@@ -87,10 +89,18 @@ enum class PsKind : uint8_t {
   /// COMPLETE@RECV (Executor.close, fleet.stop_worker): this trainer is
   /// done.
   Complete = 7,
+  /// A variable of the server's training state (a parameter block, a
+  /// block of optimizer state), read in either phase: what Paddle's
+  /// recv_save reads for save_persistables, and a checkpoint.
+  GetState = 8,
+  /// Overwrites a variable of the server's training state, in either
+  /// phase: a trainer resuming from a checkpoint hands the servers their
+  /// state (Paddle's init_server from a saved model, pushed).
+  SetState = 9,
 };
 
 /// "send", "send_rows", "get", "prefetch", "send_barrier",
-/// "fetch_barrier", "complete".
+/// "fetch_barrier", "complete", "get_state", "set_state".
 const char *psKindName(PsKind kind);
 std::optional<PsKind> psKindFromByte(uint8_t byte);
 

@@ -23,8 +23,16 @@
 //         ResetReceivedVars), and the get phase begins: a round.
 // A request of the other phase waits in a queue (its payload stays with
 // the trainer, which waits for the answer) and is handled, in the order
-// each trainer sent its requests, when its phase comes. PREFETCH and
-// COMPLETE are handled in either phase.
+// each trainer sent its requests, when its phase comes. PREFETCH,
+// GET_STATE, SET_STATE and COMPLETE are handled in either phase.
+//
+// Training state: the variables registered with addState (the server's
+// parameter blocks and optimizer state) can be read (GET_STATE) and
+// overwritten (SET_STATE) in either phase, between rounds: a trainer that
+// checkpoints after its fetch_barrier reads the state of the round it
+// just received, since no round ends before its own next send_barrier,
+// and a trainer resuming from a checkpoint writes it before its first
+// send_barrier.
 //
 // Asynchronous mode has no phases: each SEND or SEND_ROWS is followed by
 // the arrival callback (the optimize block of that gradient), GET is
@@ -110,10 +118,17 @@ public:
                              size_t rowBytes, size_t maxRows, size_t *rowCount);
   /// What GET of `name` returns; the memory is read at each GET.
   Status addServable(const std::string &name, const void *data, size_t bytes);
+  /// A variable of the training state: GET_STATE reads and SET_STATE
+  /// overwrites its `bytes` bytes, in either phase. A name may be both
+  /// servable and state.
+  Status addState(const std::string &name, void *data, size_t bytes);
   /// A table PREFETCH may read, `rowBytes` per row, at most `maxIds` ids
   /// per request; the rows come from the prefetch callback.
   Status addPrefetchTable(const std::string &table, size_t rowBytes, size_t maxIds);
 
+  /// Runs after SET_STATE has written state variable `name`.
+  using StateWrittenFn = std::function<Status(const std::string &name)>;
+  void setOnStateWritten(StateWrittenFn fn);
   void setPrefetch(PrefetchFn fn);
   /// Synchronous mode: runs once per round, after every live trainer's
   /// BATCH_BARRIER.

@@ -14,7 +14,8 @@
 //   listen_and_serv) until every trainer has completed. In synchronous
 //   training every optimize block runs, in order, after every trainer's
 //   send_barrier; in asynchronous training a block runs when its gradient
-//   arrives.
+//   arrives. Its training state (the artifact's `state` slots) can be read
+//   and overwritten by the trainers between rounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,10 +45,13 @@ public:
   Status recv(const std::vector<Block> &blocks) override;
   Status sendBarrier() override;
   Status fetchBarrier() override;
+  Status getState(const std::vector<Block> &blocks) override;
+  Status setState(const std::vector<Block> &blocks) override;
 
 private:
-  /// Per server, the names of its receives and serves.
-  std::vector<std::vector<std::string>> receives_, serves_;
+  /// Per server, the names of its receives, serves and state.
+  std::vector<std::vector<std::string>> receives_, serves_, state_;
+  Status stateRequests(bool set, const std::vector<Block> &blocks);
   std::string suffix_;
   PsClient &client_;
   Status named(bool send, const Block &block, std::string &name) const;

@@ -157,6 +157,10 @@ public:
   /// stale copies. This broadcasts every owned state variable from its
   /// owner, after which stateDict() is the same on every rank. A collective:
   /// every rank must call it. A no-op for artifacts without owned state.
+  /// A parameter-server trainer reads the servers' state instead
+  /// (ServerState.h), and setStateDict() has the first trainer write the
+  /// servers' blocks too, every trainer waiting for it (every trainer must
+  /// call it, with the same state).
   Status synchronizeState();
 
 private:

@@ -39,6 +39,12 @@ public:
   /// Paddle's send_barrier and fetch_barrier, to every server.
   virtual Status sendBarrier() = 0;
   virtual Status fetchBarrier() = 0;
+  /// The servers' training state, blocks named by an index into that
+  /// server's `state` slots: read into `data` (getState) or overwritten
+  /// with it (setState), between rounds. What a checkpoint, a trainer's
+  /// save_persistables and a resumed run's state dict go through.
+  virtual Status getState(const std::vector<Block> &blocks) = 0;
+  virtual Status setState(const std::vector<Block> &blocks) = 0;
 };
 
 } // namespace distc::runtime

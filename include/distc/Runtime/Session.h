@@ -128,6 +128,7 @@ public:
   void setParameterServers(std::shared_ptr<ParameterServerChannel> channel) {
     parameterServers_ = std::move(channel);
   }
+  ParameterServerChannel *parameterServers() const { return parameterServers_.get(); }
 
   /// This rank's place in a ring: its member index, the size of its group,
   /// and the group's communicator (null for a group of one).

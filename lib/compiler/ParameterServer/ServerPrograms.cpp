@@ -32,6 +32,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 
@@ -89,6 +90,8 @@ private:
   /// Per optimize block: the server's variable of each trainer variable
   /// (state variables of a parameter with two blocks here differ).
   llvm::StringMap<std::string> blockVars;
+  /// The trainer variables the block's parameter's optimize ops write.
+  llvm::StringSet<> stateWritten;
 };
 
 LogicalResult ServerBuilder::declare(Location loc, const std::string &name, RankedTensorType type,
@@ -125,27 +128,31 @@ FailureOr<std::string> ServerBuilder::serverVarFor(Location loc, StringRef var,
                           << "', which is no variable of the program";
   auto type = cast<RankedTensorType>(decl.getType());
   std::string name = var.str();
-  bool isParam = var == param.param;
-  if (isParam || type == param.type) {
-    // The parameter itself, or state cut like it (moments, velocity).
-    if (isParam)
-      name = block.paramName;
-    else if (llvm::count_if(param.blocks,
-                            [&](const BlockPlan &other) { return other.server == server; }) > 1)
-      name = var.str() + ".block" + std::to_string(block.block.index);
+  const bool isParam = var == param.param;
+  // The parameter itself, or state cut like it (moments, velocity).
+  const bool cut = isParam || type == param.type;
+  const bool severalHere =
+      llvm::count_if(param.blocks, [&](const BlockPlan &other) { return other.server == server; }) >
+      1;
+  if (isParam)
+    name = block.paramName;
+  else if (severalHere && (cut || stateWritten.contains(var)))
+    // Each block updates its own copy: a beta power shared by two blocks
+    // of one parameter would be advanced twice a step.
+    name = var.str() + ".block" + std::to_string(block.block.index);
+  if (cut)
     type = block.type;
-  }
   if (failed(declare(loc, name, type, /*persistable=*/true, isParam, var.str())))
     return failure();
-  if (isParam) {
-    // Which rows of the whole parameter the block holds: what a server
-    // loads of a saved model and what a checkpoint reassembles.
-    auto decl = SymbolTable::lookupSymbolIn(serverModule, name);
-    decl->setAttr("pd.block_of", b.getStringAttr(param.param));
-    decl->setAttr("pd.block_row",
-                  b.getI64IntegerAttr(block.block.offset / std::max<int64_t>(
-                                                                rowWidth(param.type), 1)));
-  }
+  // Which rows of the whole variable the server's variable holds (-1: all
+  // of it, a copy): what a server loads of a saved model, and what a
+  // trainer's checkpoint reads and reassembles.
+  auto declared = SymbolTable::lookupSymbolIn(serverModule, name);
+  declared->setAttr("pd.block_of", b.getStringAttr(var));
+  declared->setAttr("pd.block_row",
+                    b.getI64IntegerAttr(cut ? block.block.offset /
+                                                  std::max<int64_t>(rowWidth(param.type), 1)
+                                            : -1));
   blockVars[var] = name;
   return name;
 }
@@ -211,6 +218,11 @@ LogicalResult ServerBuilder::buildOptimizeBlock(Block &body, const ParamPlan &pa
     return cached;
   };
   llvm::DenseSet<Operation *> group(param.optimizeOps.begin(), param.optimizeOps.end());
+  stateWritten.clear();
+  for (Operation &op : train->getRegion(0).front())
+    if (auto write = dyn_cast<pd::WriteVarOp>(op);
+        write && group.contains(write.getValue().getDefiningOp()))
+      stateWritten.insert(write.getVar());
   for (Operation *op : param.optimizeOps) {
     const pd::OpSpec *spec = catalogSpecOf(op);
     if (!spec)

@@ -5,7 +5,9 @@
 // stored whole in the trainer's artifact with the slots the trainers
 // exchange with it: the gradient blocks it receives (one buffer per trainer
 // in synchronous training with several trainers) and the parameter blocks
-// it serves. The trainer's ops then name (server, slot) pairs:
+// it serves, and its training state (each variable that holds a block of
+// rows, or a copy, of a trainer's whole variable). The trainer's ops then
+// name (server, slot) pairs:
 //
 //   send          -> ps_send {servers, slots} over the gradient blocks (with
 //                    runtime split, views of the whole gradient's rows)
@@ -98,6 +100,26 @@ LogicalResult lowerServer(ModuleOp server, ArtifactState &state, int32_t index) 
     state.psServes[slot.name] = {index, static_cast<int32_t>(desc.serves.size())};
     state.psServeRows[slot.name] = cast<RankedTensorType>(var.getType()).getDimSize(0);
     desc.serves.push_back(std::move(slot));
+  }
+  // The training state: every variable that holds (a block of) one of the
+  // trainers' whole variables.
+  for (auto var : server.getOps<pd::VarOp>()) {
+    auto whole = var->getAttrOfType<StringAttr>("pd.block_of");
+    auto row = var->getAttrOfType<IntegerAttr>("pd.block_row");
+    if (!whole || !row)
+      continue;
+    artifact::ServerSlotDesc slot;
+    slot.name = var.getSymName().str();
+    slot.buffers.push_back(persistentBuffer(*own, slot.name));
+    if (slot.buffers.back() < 0)
+      return var.emitError() << "server state '" << slot.name << "' has no buffer";
+    slot.variable = whole.getValue().str();
+    slot.row = row.getInt();
+    auto type = cast<RankedTensorType>(var.getType());
+    slot.rows = slot.row < 0 ? -1 : (type.getRank() == 0 ? 1 : type.getDimSize(0));
+    if (slot.row < 0)
+      slot.row = 0;
+    desc.state.push_back(std::move(slot));
   }
   desc.artifact = artifact::makeArtifactFileBytes(artifact::serializeArtifact(*own));
   state.desc.psTrainers = static_cast<int32_t>(listen.getFanin());

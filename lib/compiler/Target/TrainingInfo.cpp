@@ -101,6 +101,14 @@ FailureOr<artifact::TrainingDesc> describeTraining(ModuleOp module, StringRef lo
   });
   if (!desc.learningRateVar.empty())
     state.insert(desc.learningRateVar);
+  // Parameter-server mode: the state the servers update, by the trainers'
+  // whole names (the trainers read it from the servers for checkpoints).
+  if (onServers)
+    for (ModuleOp server : module.getOps<ModuleOp>())
+      for (Operation &op : server.getBody()->getOperations())
+        if (auto whole = op.getAttrOfType<StringAttr>("pd.block_of"))
+          if (!parameters.count(whole.getValue().str()))
+            state.insert(whole.getValue().str());
   for (const std::string &name : modelState)
     if (!state.count(name))
       parameters.insert(name);

@@ -105,14 +105,15 @@ std::vector<uint8_t> serializeArtifact(const ArtifactDesc &desc) {
     std::vector<Offset<fb::ServerSlot>> out;
     for (const ServerSlotDesc &slot : list)
       out.push_back(fb::CreateServerSlotDirect(b, slot.name.c_str(), &slot.buffers, slot.block,
-                                               slot.variable.c_str(), slot.row));
+                                               slot.variable.c_str(), slot.row, slot.rows));
     return out;
   };
   for (const ParameterServerDesc &server : desc.pservers) {
     auto receives = slots(server.receives);
     auto serves = slots(server.serves);
+    auto state = slots(server.state);
     pservers.push_back(fb::CreateParameterServerDirect(b, server.endpoint.c_str(), &server.artifact,
-                                                       &receives, &serves));
+                                                       &receives, &serves, &state));
   }
   // An artifact without rings (servers) has no ring (server) vector at all,
   // as before they existed.

@@ -12,6 +12,7 @@
 #include "distc/Artifact/ArtifactFile.h"
 #include "distc/Artifact/ArtifactValidator.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -94,7 +95,73 @@ private:
       return true;
     };
     return checkSlots(server.receives(), "received gradient", copies, true) &&
-           checkSlots(server.serves(), "served parameter", 1, false);
+           checkSlots(server.serves(), "served parameter", 1, false) &&
+           checkSlots(server.state(), "state", 1, false) && checkState(server, inner, where);
+  }
+
+  /// A buffer's fixed dims, or nullopt when one is symbolic.
+  static std::optional<std::vector<int64_t>> fixedDims(const fb::Buffer &buffer) {
+    std::vector<int64_t> dims;
+    if (buffer.dims())
+      for (const fb::Dim *d : *buffer.dims()) {
+        if (d->sym() >= 0 || d->value() < 0)
+          return std::nullopt;
+        dims.push_back(d->value());
+      }
+    return dims;
+  }
+
+  /// The product of dims[from..], or -1 when it overflows.
+  static int64_t product(const std::vector<int64_t> &dims, size_t from) {
+    int64_t n = 1;
+    for (size_t i = from; i < dims.size(); ++i)
+      if (__builtin_mul_overflow(n, dims[i], &n))
+        return -1;
+    return n;
+  }
+
+  /// Each state slot is a block of rows (or a copy) of a whole persistent
+  /// variable of the trainers, of its dtype: a trainer reads and writes the
+  /// block in place in the whole variable's memory.
+  bool checkState(const fb::ParameterServer &server, const fb::Artifact &inner,
+                  const std::string &where) {
+    if (!server.state())
+      return true;
+    for (const fb::ServerSlot *slot : *server.state()) {
+      std::string label = where + " state '" + str(slot->name()) + "'";
+      const fb::Buffer &mine = *inner.buffers()->Get(uint32_t(slot->buffers()->Get(0)));
+      const fb::Buffer *whole = nullptr;
+      if (a_.buffers())
+        for (const fb::Buffer *b : *a_.buffers())
+          if (b->kind() == fb::BufferKind::Persistent && str(b->name()) == str(slot->variable()))
+            whole = b;
+      if (!whole)
+        return fail(label + " is a block of '" + str(slot->variable()) +
+                    "', which is no persistent variable of the trainers");
+      auto mineDims = fixedDims(mine), wholeDims = fixedDims(*whole);
+      if (!mineDims || !wholeDims || whole->dtype() != mine.dtype())
+        return fail(label + " and the trainers' '" + str(slot->variable()) +
+                    "' need fixed shapes and one dtype");
+      const int64_t count = product(*mineDims, 0);
+      if (count < 0 || product(*wholeDims, 0) < 0)
+        return fail(label + " or the trainers' '" + str(slot->variable()) +
+                    "' has more elements than fit in 64 bits");
+      if (slot->rows() < 0) {
+        if (count != product(*wholeDims, 0))
+          return fail(label + " holds " + std::to_string(count) + " elements, not the " +
+                      std::to_string(product(*wholeDims, 0)) + " of '" + str(slot->variable()) +
+                      "' it copies");
+        continue;
+      }
+      const int64_t allRows = wholeDims->empty() ? 1 : (*wholeDims)[0];
+      // In this order: no sum or product below can overflow.
+      if (slot->row() < 0 || slot->row() > allRows || slot->rows() > allRows - slot->row() ||
+          count != slot->rows() * product(*wholeDims, 1))
+        return fail(label + " does not hold rows " + std::to_string(slot->row()) + " .. " +
+                    std::to_string(slot->row() + slot->rows() - 1) + " of '" +
+                    str(slot->variable()) + "'");
+    }
+    return true;
   }
 
   /// ps_send / ps_recv calls name (server, slot) pairs by index.

@@ -35,7 +35,12 @@ struct Flight {
 
 bool hasName(PsKind kind) {
   return kind == PsKind::Send || kind == PsKind::SendRows || kind == PsKind::Get ||
-         kind == PsKind::Prefetch;
+         kind == PsKind::Prefetch || kind == PsKind::GetState || kind == PsKind::SetState;
+}
+
+/// Kinds whose answer carries bytes on the result channel.
+bool hasResult(PsKind kind) {
+  return kind == PsKind::Get || kind == PsKind::Prefetch || kind == PsKind::GetState;
 }
 
 } // namespace
@@ -73,6 +78,18 @@ PsRequest PsRequest::get(int server, std::string name, void *out, size_t bytes) 
   return r;
 }
 
+PsRequest PsRequest::getState(int server, std::string name, void *out, size_t bytes) {
+  PsRequest r = get(server, std::move(name), out, bytes);
+  r.kind = PsKind::GetState;
+  return r;
+}
+
+PsRequest PsRequest::setState(int server, std::string name, const void *data, size_t bytes) {
+  PsRequest r = send(server, std::move(name), data, bytes);
+  r.kind = PsKind::SetState;
+  return r;
+}
+
 PsRequest PsRequest::prefetch(int server, std::string table, const int64_t *ids, size_t numIds,
                               void *rowsOut, size_t rowsBytes) {
   PsRequest r;
@@ -105,7 +122,10 @@ public:
     case PsKind::SendRows:
       return std::string(psKindName(r.kind)) + " of '" + r.name + "' to " + server;
     case PsKind::Get:
-      return "get of '" + r.name + "' from " + server;
+    case PsKind::GetState:
+      return std::string(psKindName(r.kind)) + " of '" + r.name + "' from " + server;
+    case PsKind::SetState:
+      return "set_state of '" + r.name + "' on " + server;
     case PsKind::Prefetch:
       return "prefetch from '" + r.name + "' on " + server;
     default:
@@ -159,6 +179,7 @@ Status PsClient::Impl::post(Flight &f) {
   h.name = hasName(r.kind) ? r.name : std::string();
   switch (r.kind) {
   case PsKind::Send:
+  case PsKind::SetState:
     h.bytes = r.bytes;
     break;
   case PsKind::SendRows:
@@ -166,6 +187,7 @@ Status PsClient::Impl::post(Flight &f) {
     h.rows = r.numIds;
     break;
   case PsKind::Get:
+  case PsKind::GetState:
     h.bytes = r.outBytes;
     break;
   case PsKind::Prefetch:
@@ -185,7 +207,7 @@ Status PsClient::Impl::post(Flight &f) {
   };
   f.replyXfer = w.transport->buffer(f.reply.data(), kPsReplyBytes);
   bool ok = f.replyXfer->recv(f.peer, psSlot(PsChannel::Reply, f.seq), kPsReplyBytes, failure);
-  if (ok && r.outBytes && (r.kind == PsKind::Get || r.kind == PsKind::Prefetch)) {
+  if (ok && r.outBytes && hasResult(r.kind)) {
     f.resultXfer = w.transport->buffer(r.out, r.outBytes);
     ok = f.resultXfer->recv(f.peer, psSlot(PsChannel::Result, f.seq), r.outBytes, failure);
   }
@@ -198,7 +220,7 @@ Status PsClient::Impl::post(Flight &f) {
     f.sends.push_back(w.transport->buffer(f.header.data(), kPsHeaderBytes));
     ok = f.sends.back()->send(f.peer, psSlot(PsChannel::Header, 0), kPsHeaderBytes, failure);
   }
-  if (ok && r.kind == PsKind::Send)
+  if (ok && (r.kind == PsKind::Send || r.kind == PsKind::SetState))
     ok = sendPart(PsChannel::Data, r.data, r.bytes);
   if (ok && (r.kind == PsKind::SendRows || r.kind == PsKind::Prefetch))
     ok = sendPart(PsChannel::Data, r.ids, r.numIds * sizeof(int64_t));

@@ -72,12 +72,16 @@ const char *psKindName(PsKind kind) {
     return "fetch_barrier";
   case PsKind::Complete:
     return "complete";
+  case PsKind::GetState:
+    return "get_state";
+  case PsKind::SetState:
+    return "set_state";
   }
   return "unknown";
 }
 
 std::optional<PsKind> psKindFromByte(uint8_t byte) {
-  if (byte < uint8_t(PsKind::Send) || byte > uint8_t(PsKind::Complete))
+  if (byte < uint8_t(PsKind::Send) || byte > uint8_t(PsKind::SetState))
     return std::nullopt;
   return PsKind(byte);
 }

@@ -49,6 +49,11 @@ struct Servable {
   size_t bytes;
 };
 
+struct State {
+  void *data;
+  size_t bytes;
+};
+
 struct Table {
   size_t rowBytes, maxIds;
   std::vector<int64_t> ids;
@@ -118,6 +123,7 @@ public:
   Status handleSendRows(const PsHeader &h, int t);
   Status handleGet(const PsHeader &h, int t);
   Status handlePrefetch(const PsHeader &h, int t);
+  Status handleState(const PsHeader &h, int t);
   Status handleBarrier(const PsHeader &h, int t);
   Status handleComplete(const PsHeader &h, int t);
   void retire(int t);
@@ -147,8 +153,10 @@ public:
   std::map<std::string, Dense> dense;
   std::map<std::string, Sparse> sparse;
   std::map<std::string, Servable> servables;
+  std::map<std::string, State> states;
   std::map<std::string, Table> tables;
   PrefetchFn prefetch;
+  StateWrittenFn onStateWritten;
   OptimizeFn optimize;
   ArrivalFn onArrival;
   PsServerStats stats;
@@ -233,6 +241,8 @@ bool PsServer::Impl::eligible(PsKind kind) const {
   case PsKind::FetchBarrier:
     return phase == Phase::Get;
   case PsKind::Prefetch:
+  case PsKind::GetState:
+  case PsKind::SetState:
   case PsKind::Complete:
     return true;
   }
@@ -323,6 +333,9 @@ Status PsServer::Impl::handle(const PsHeader &h, int t) {
     return handleBarrier(h, t);
   case PsKind::Complete:
     return handleComplete(h, t);
+  case PsKind::GetState:
+  case PsKind::SetState:
+    return handleState(h, t);
   }
   return refuse(h, t, "unknown request");
 }
@@ -444,6 +457,33 @@ Status PsServer::Impl::handlePrefetch(const PsHeader &h, int t) {
   if (Status s = answer(h, t, true, "", h.bytes); !s.ok())
     return s;
   return sendResult(h, t, table.rows.data(), size_t(h.bytes));
+}
+
+Status PsServer::Impl::handleState(const PsHeader &h, int t) {
+  const bool set = h.kind == PsKind::SetState;
+  auto it = states.find(h.name);
+  if (it == states.end())
+    return refuse(h, t,
+                  self() + " has no state variable " + quote(h.name) + " (" + trainerName(t) +
+                      (set ? " sent " : " asked for ") + bytesText(h.bytes) + ")");
+  const State &v = it->second;
+  if (h.bytes != v.bytes)
+    return refuse(h, t,
+                  trainerName(t) + (set ? " sent " : " asked for ") + bytesText(h.bytes) +
+                      " of state " + quote(h.name) + ", which " + self() + " holds with " +
+                      bytesText(v.bytes));
+  if (!set) {
+    if (Status s = answer(h, t, true, "", v.bytes); !s.ok())
+      return s;
+    return sendResult(h, t, v.data, v.bytes);
+  }
+  const std::string what = "receiving state " + quote(h.name) + " from " + trainerName(t);
+  if (Status s = receive(t, {{v.data, v.bytes}}, {PsChannel::Data}, h.seq, what); !s.ok())
+    return s;
+  if (onStateWritten)
+    if (Status s = onStateWritten(h.name); !s.ok())
+      return callbackFailure(what, s);
+  return answer(h, t, true, "");
 }
 
 Status PsServer::Impl::handleBarrier(const PsHeader &h, int t) {
@@ -631,6 +671,20 @@ Status PsServer::addServable(const std::string &name, const void *data, size_t b
   return Status::success();
 }
 
+Status PsServer::addState(const std::string &name, void *data, size_t bytes) {
+  Impl &m = *impl_;
+  if (Status s = m.check(); !s.ok())
+    return s;
+  if (Status s = checkPsName(name); !s.ok())
+    return s;
+  if (m.states.count(name))
+    return Status::error("state " + quote(name) + " is registered twice on " + m.self());
+  if (!data && bytes)
+    return Status::error("no memory given for " + quote(name));
+  m.states[name] = {data, bytes};
+  return Status::success();
+}
+
 Status PsServer::addPrefetchTable(const std::string &table, size_t rowBytes, size_t maxIds) {
   Impl &m = *impl_;
   if (Status s = m.check(); !s.ok())
@@ -647,6 +701,7 @@ Status PsServer::addPrefetchTable(const std::string &table, size_t rowBytes, siz
 }
 
 void PsServer::setPrefetch(PrefetchFn fn) { impl_->prefetch = std::move(fn); }
+void PsServer::setOnStateWritten(StateWrittenFn fn) { impl_->onStateWritten = std::move(fn); }
 void PsServer::setOptimize(OptimizeFn fn) { impl_->optimize = std::move(fn); }
 void PsServer::setOnArrival(ArrivalFn fn) { impl_->onArrival = std::move(fn); }
 Status PsServer::serve() { return impl_->serve(); }

@@ -35,6 +35,7 @@ TrainerChannel::TrainerChannel(const distc::fb::Artifact &artifact, int trainer,
     for (const distc::fb::ParameterServer *server : *artifact.pservers()) {
       receives_.push_back(slotNames(server->receives()));
       serves_.push_back(slotNames(server->serves()));
+      state_.push_back(slotNames(server->state()));
     }
 }
 
@@ -70,6 +71,28 @@ Status TrainerChannel::recv(const std::vector<Block> &blocks) {
     requests.push_back(PsRequest::get(block.server, name, block.data, block.bytes));
   }
   return client_.run(requests);
+}
+
+Status TrainerChannel::stateRequests(bool set, const std::vector<Block> &blocks) {
+  std::vector<PsRequest> requests;
+  for (const Block &block : blocks) {
+    if (block.server < 0 || size_t(block.server) >= state_.size() || block.slot < 0 ||
+        size_t(block.slot) >= state_[size_t(block.server)].size())
+      return Status::error("no state slot " + std::to_string(block.slot) +
+                           " on parameter server " + std::to_string(block.server));
+    const std::string &name = state_[size_t(block.server)][size_t(block.slot)];
+    requests.push_back(set ? PsRequest::setState(block.server, name, block.data, block.bytes)
+                           : PsRequest::getState(block.server, name, block.data, block.bytes));
+  }
+  return client_.run(requests);
+}
+
+Status TrainerChannel::getState(const std::vector<Block> &blocks) {
+  return stateRequests(false, blocks);
+}
+
+Status TrainerChannel::setState(const std::vector<Block> &blocks) {
+  return stateRequests(true, blocks);
 }
 
 Status TrainerChannel::sendBarrier() { return client_.sendBarrier(); }
@@ -161,6 +184,22 @@ Status runParameterServer(const artifact::LoadedArtifact &artifact, int index, P
       if (Status st = server.addServable(str(slot->name()), t.data(), t.byteSize()); !st.ok())
         return Status::error(where + ": " + st.message());
     }
+  // The training state: read for checkpoints, written on resume.
+  if (ps.state())
+    for (const distc::fb::ServerSlot *slot : *ps.state()) {
+      runtime::Tensor t = session->persistent(bufferName(slot->buffers()->Get(0)));
+      if (Status st = server.addState(str(slot->name()), t.data(), t.byteSize()); !st.ok())
+        return Status::error(where + ": " + st.message());
+    }
+  // A state variable a trainer wrote holds a value now.
+  server.setOnStateWritten([&](const std::string &name) -> Status {
+    for (const distc::fb::ServerSlot *slot : *ps.state())
+      if (str(slot->name()) == name) {
+        const std::string var = bufferName(slot->buffers()->Get(0));
+        return session->setPersistent(var, session->persistent(var));
+      }
+    return Status::success();
+  });
   auto runBlock = [&](int block) -> Status {
     runtime::TensorMap fetches;
     Status st = session->run("block" + std::to_string(block), {}, fetches);

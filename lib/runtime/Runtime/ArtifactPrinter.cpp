@@ -260,7 +260,10 @@ void printArtifact(const artifact::LoadedArtifact &loaded, std::FILE *out) {
             line += (j ? ", %" : "") + std::to_string(slot.buffers()->Get(j));
           if (slot.block() > 0)
             line += " -> block " + std::to_string(slot.block());
-          if (slot.variable() && slot.variable()->size())
+          if (slot.variable() && slot.variable()->size() && slot.rows() < 0 &&
+              std::string(what) == "state")
+            line += " (a copy of " + str(slot.variable()) + ")";
+          else if (slot.variable() && slot.variable()->size())
             line += " (rows from " + std::to_string(slot.row()) + " of " + str(slot.variable()) +
                     ")";
           std::fprintf(out, "%s\n", line.c_str());
@@ -268,6 +271,7 @@ void printArtifact(const artifact::LoadedArtifact &loaded, std::FILE *out) {
       };
       slots("receives", ps.receives());
       slots("serves", ps.serves());
+      slots("state", ps.state());
       std::string error;
       auto own = artifact::LoadedArtifact::loadBytes(
           std::vector<uint8_t>(ps.artifact()->begin(), ps.artifact()->end()),

@@ -1,6 +1,7 @@
 //===- DistModel.cpp - Training, evaluation and prediction API ------------===//
 
 #include "distc/Runtime/DistModel.h"
+#include "distc/Runtime/ServerState.h"
 #include "distc/Runtime/WholeVariables.h"
 
 #include <algorithm>
@@ -298,6 +299,9 @@ Status DistModel::variables(const std::vector<std::string> &names, TensorMap &ou
 }
 
 Status DistModel::synchronizeState() {
+  // Parameter-server mode: the servers hold the state.
+  if (hasServerState(*session_))
+    return pullServerState(*session_);
   const fb::Training *t = artifact()->training();
   Collectives *c = session_->collectives();
   if (!t || !t->optimizer_state_owner() || !t->optimizer_state() || !c || c->size() == 1)
@@ -357,6 +361,24 @@ Status DistModel::setStateDict(const TensorMap &state, bool strict) {
   for (const auto &[name, value] : slices)
     if (Status s = session_->setPersistent(name, value); !s.ok())
       return s;
+  // Parameter-server mode: the servers' blocks of the new state too,
+  // written by the first trainer before any trainer goes on (in
+  // asynchronous training another trainer's first gradients must not
+  // reach a server before its new state does).
+  if (!hasServerState(*session_))
+    return Status::success();
+  if (session_->dataReplica().index == 0) {
+    std::set<std::string> names;
+    for (const auto &entry : state)
+      names.insert(entry.first);
+    if (Status s = pushServerState(*session_, names); !s.ok())
+      return s;
+  }
+  if (const Session::ReplicaSum &sum = session_->replicaSum()) {
+    std::vector<double> none(1, 0.0);
+    if (Status s = sum(none); !s.ok())
+      return Status::error("waiting for the other trainers to load the state: " + s.message());
+  }
   return Status::success();
 }
 

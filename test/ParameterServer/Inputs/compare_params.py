@@ -1,10 +1,9 @@
-"""Compares the parameters of two training checkpoints (their latest
+"""Compares the variables of two training checkpoints (their latest
 step): every variable the second holds must be in the first and agree
-within RTOL relative in norm. A parameter-server trainer's checkpoint holds
-the parameters only (the optimizer state lives on the servers), a serial
-run's holds the state too.
+within RTOL relative in norm (--exact: bit for bit); with --same-set the
+two must hold the same variables.
 
-    compare_params.py SERIAL_CKPT_DIR OTHER_CKPT_DIR [--rtol R]
+    compare_params.py FIRST_CKPT_DIR OTHER_CKPT_DIR [--rtol R] [--exact] [--same-set]
 """
 import argparse
 import os
@@ -22,10 +21,17 @@ def main():
     parser.add_argument("serial")
     parser.add_argument("other")
     parser.add_argument("--rtol", type=float, default=1e-5)
+    parser.add_argument("--exact", action="store_true")
+    parser.add_argument("--same-set", action="store_true")
     args = parser.parse_args()
     a, b = latest(args.serial), latest(args.other)
     names = sorted(n for n in os.listdir(b) if n.endswith(".npy"))
     worst, ok = 0.0, bool(names)
+    if args.same_set:
+        for name in sorted(n for n in os.listdir(a) if n.endswith(".npy")):
+            if name not in names:
+                print(f"{name}: not in {b}")
+                ok = False
     for name in names:
         if not os.path.exists(os.path.join(a, name)):
             print(f"{name}: not in {a}")
@@ -37,13 +43,19 @@ def main():
             print(f"{name}: shape {x.shape} vs {y.shape}")
             ok = False
             continue
+        if args.exact:
+            raw_x, raw_y = np.load(os.path.join(a, name)), np.load(os.path.join(b, name))
+            if raw_x.dtype != raw_y.dtype or raw_x.tobytes() != raw_y.tobytes():
+                print(f"{name}: differs")
+                ok = False
+            continue
         rel = np.linalg.norm(x - y) / max(np.linalg.norm(x), 1e-30)
         worst = max(worst, rel)
         if rel > args.rtol:
             print(f"{name}: differs by {rel:.2e} relative in norm")
             ok = False
-    print(f"{len(names)} variables: largest relative difference {worst:.1e}"
-          + (" OK" if ok else " MISMATCH"))
+    how = "bit for bit" if args.exact else f"largest relative difference {worst:.1e}"
+    print(f"{len(names)} variables: {how}" + (" OK" if ok else " MISMATCH"))
 
 
 if __name__ == "__main__":
