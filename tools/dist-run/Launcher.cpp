@@ -225,6 +225,8 @@ std::vector<std::string> composeEnvironment(const std::map<std::string, std::str
 
 struct RankProcess {
   int rank = 0;
+  /// "rank 1", or in a parameter-server job "trainer 1" / "server 0".
+  std::string name;
   pid_t pid = -1;
   std::string logPath;
   bool running = false;
@@ -810,6 +812,9 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
     RankProcess r;
     r.rank = o.nodeRank * o.nprocPerNode + local;
     const bool psServer = o.serverNum > 0 && local >= o.workerNum;
+    r.name = psServer           ? "server " + std::to_string(local - o.workerNum)
+             : o.serverNum > 0 ? "trainer " + std::to_string(r.rank)
+                               : "rank " + std::to_string(r.rank);
     if (!o.logDir.empty())
       r.logPath = (std::filesystem::path(o.logDir) /
                    (psServer ? "serverlog." + std::to_string(local - o.workerNum)
@@ -840,7 +845,7 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
     r.running = true;
     ranks.push_back(r);
     if (!o.logDir.empty())
-      note("rank " + std::to_string(r.rank) + ": pid " + std::to_string(r.pid) + ", log " +
+      note(r.name + ": pid " + std::to_string(r.pid) + ", log " +
            r.logPath);
   }
 
@@ -882,8 +887,8 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
       if (stuckHere && stuckHere->running)
         kill(stuckHere->pid, SIGKILL);
     } else {
-      say("dist-run: error: rank " + std::to_string(f.rank) + " (pid " + std::to_string(f.pid) +
-          ") " + describeStatus(f.status));
+      say("dist-run: error: " + f.name + " (pid " + std::to_string(f.pid) + ") " +
+          describeStatus(f.status));
     }
     if (!f.logPath.empty()) {
       std::vector<std::string> tail = lastLines(f.logPath, 5);
@@ -897,7 +902,7 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
     // The others, in the order they ended.
     for (size_t i : ended)
       if ((i != *failed || stuck) && &ranks[i] != stuckHere && !succeeded(ranks[i].status))
-        note("rank " + std::to_string(ranks[i].rank) + " " + describeStatus(ranks[i].status));
+        note(ranks[i].name + " " + describeStatus(ranks[i].status));
     exitStatus = 1;
   }
 

@@ -8,6 +8,8 @@
 #include "distc/PServer/Roles.h"
 #include "distc/Training/PaddleParams.h"
 
+#include <cstdlib>
+
 namespace distc::launch {
 
 using runtime::Status;
@@ -56,6 +58,22 @@ Status checkJob(const comm::RoleFacts &facts, const runtime::DistModel &model) {
   return Status::success();
 }
 
+/// Where the job's store is: MASTER_ADDR:MASTER_PORT when given (dist-run's
+/// launcher sets them), else the first server's endpoint, which server 0
+/// serves (Paddle's role variables name no master).
+void storeAddress(const comm::RoleFacts &facts, std::string &host, int &port) {
+  host = facts.masterAddr;
+  port = facts.masterPort;
+  if (port == 0 && host.empty() && !facts.serverEndpoints.empty()) {
+    const std::string &first = facts.serverEndpoints.front();
+    size_t colon = first.rfind(':');
+    host = first.substr(0, colon);
+    port = std::atoi(first.c_str() + colon + 1);
+  }
+  if (host.empty())
+    host = "127.0.0.1";
+}
+
 /// Joins the world as this process's role.
 std::unique_ptr<pserver::PsWorld> joinWorld(const comm::RoleFacts &facts,
                                             const runtime::DistModel &model,
@@ -68,8 +86,7 @@ std::unique_ptr<pserver::PsWorld> joinWorld(const comm::RoleFacts &facts,
   const int servers = static_cast<int>(facts.serverEndpoints.size());
   const int index = server ? facts.serverIndex : facts.workerIndex;
   comm::StoreOptions so;
-  so.host = facts.masterAddr.empty() ? "127.0.0.1" : facts.masterAddr;
-  so.port = facts.masterPort;
+  storeAddress(facts, so.host, so.port);
   so.timeout = connectTimeout;
   so.token = facts.jobToken;
   so.rank = server ? trainers + index : index;
@@ -84,6 +101,7 @@ std::unique_ptr<pserver::PsWorld> joinWorld(const comm::RoleFacts &facts,
   if (facts.collectiveTimeout.count() > 0)
     wo.timeout = facts.collectiveTimeout;
   wo.endpoint = server ? facts.serverEndpoints[size_t(index)] : facts.currentEndpoint;
+  wo.fingerprint = model.artifact().checksumHex();
   std::unique_ptr<pserver::PsWorld> world =
       pserver::PsWorld::connect(server ? pserver::PsRole::Server : pserver::PsRole::Trainer, index,
                                 trainers, servers, std::move(store), wo, error);
@@ -182,16 +200,37 @@ Status serveAsServer(const comm::RoleFacts &facts, runtime::DistModel &model,
     if (Status s = training::loadParameters(initFrom, specs, initial); !s.ok())
       return s;
   }
+  // Without dist-run's launcher, server 0 serves the job's store, which
+  // must outlive the world: it lingers until every other process has left.
+  std::unique_ptr<comm::StoreServer> storeServer;
+  if (facts.serverIndex == 0 && !std::getenv("DISTC_LAUNCHER")) {
+    std::string host, error;
+    int port = 0;
+    storeAddress(facts, host, port);
+    storeServer = comm::StoreServer::start(host, port, facts.jobToken, error);
+    if (!storeServer)
+      return Status::error("server 0 serves the job's rendezvous store at " + host + ":" +
+                           std::to_string(port) + ": " + error);
+  }
   Status status;
   std::unique_ptr<pserver::PsWorld> world = joinWorld(facts, model, connectTimeout, status);
-  if (!world)
-    return status;
-  pserver::ServerRunOptions options;
-  if (!initFrom.empty())
-    options.initial = &initial;
-  if (facts.collectiveTimeout.count() > 0)
-    options.timeout = facts.collectiveTimeout;
-  return pserver::runParameterServer(model.artifact(), facts.serverIndex, *world, options);
+  if (world) {
+    pserver::ServerRunOptions options;
+    if (!initFrom.empty())
+      options.initial = &initial;
+    if (facts.collectiveTimeout.count() > 0)
+      options.timeout = facts.collectiveTimeout;
+    status = pserver::runParameterServer(model.artifact(), facts.serverIndex, *world, options);
+  }
+  if (storeServer) {
+    std::vector<int> others;
+    const int size = facts.workerNum + int(facts.serverEndpoints.size());
+    for (int r = 0; r < size; ++r)
+      if (r != facts.workerNum)
+        others.push_back(r);
+    storeServer->waitForDepartures(others, std::chrono::seconds(10));
+  }
+  return status;
 }
 
 } // namespace distc::launch

@@ -20,13 +20,14 @@ std::shared_ptr<comm::Store> connectStore(int port, int rank, std::string &error
 }
 
 std::unique_ptr<PsWorld> joinWorld(int port, int rank, int trainers, int servers,
-                                   std::string &error) {
+                                   std::string &error, const std::string &fingerprint) {
   std::shared_ptr<comm::Store> store = connectStore(port, rank, error);
   if (!store)
     return nullptr;
   PsWorldOptions o;
   o.connectTimeout = 5s;
   o.timeout = 5s;
+  o.fingerprint = fingerprint;
   PsRole role = rank < trainers ? PsRole::Trainer : PsRole::Server;
   int index = rank < trainers ? rank : rank - trainers;
   return PsWorld::connect(role, index, trainers, servers, std::move(store), o, error);

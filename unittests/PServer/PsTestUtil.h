@@ -22,7 +22,7 @@ std::shared_ptr<comm::Store> connectStore(int port, int rank, std::string &error
 /// Joins the world on 127.0.0.1:`port` as world rank `rank` of
 /// `trainers` + `servers` processes; null with `error`.
 std::unique_ptr<PsWorld> joinWorld(int port, int rank, int trainers, int servers,
-                                   std::string &error);
+                                   std::string &error, const std::string &fingerprint = "");
 
 /// Runs body(rank, world) for every world rank in a thread of its own,
 /// over a fresh store; a rank that cannot join fails the test.

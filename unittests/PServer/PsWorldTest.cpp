@@ -4,9 +4,13 @@
 
 #include "CommTestUtil.h"
 
+#include "distc/PServer/PsRoleMaker.h"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+
+#include <atomic>
 
 using namespace distc;
 using namespace distc::pserver;
@@ -71,6 +75,56 @@ TEST(PsWorld, CountsThatDifferFailEveryone) {
             "trainer 0 was started with 1 trainers and 1 servers, server 0 with 1 and 2");
   EXPECT_EQ(errors[1],
             "server 0 was started with 1 trainers and 2 servers, trainer 0 with 1 and 1");
+}
+
+TEST(PsWorld, ProcessesThatRunAnotherArtifactFailEveryone) {
+  std::string error;
+  auto server = comm::StoreServer::start("127.0.0.1", 0, kToken, error);
+  ASSERT_TRUE(server) << error;
+  int port = server->port();
+  std::string errors[2];
+  comm::test::runThreads(2, [&](int r) {
+    auto world = joinWorld(port, r, 1, 1, errors[r], r == 0 ? "0123456789abcdef" : "fedcba9876543210");
+    EXPECT_FALSE(world);
+  });
+  const std::string pid = " (pid " + std::to_string(::getpid()) + ")";
+  EXPECT_EQ(errors[0], "server 0 at 127.0.0.1" + pid +
+                           " runs artifact fedcba987654, trainer 0 runs 0123456789ab: every "
+                           "process of a parameter-server job must run the one artifact");
+  EXPECT_EQ(errors[1], "trainer 0 at 127.0.0.1" + pid +
+                           " runs artifact 0123456789ab, server 0 runs fedcba987654: every "
+                           "process of a parameter-server job must run the one artifact");
+}
+
+// Paddle's role maker over the world: every trainer and server answers
+// who it is, and barrier_all waits for all of them.
+TEST(PsWorld, TheRoleMakerAnswersEveryRole) {
+  std::atomic<int> arrived{0};
+  runWorld(2, 2, [&](int rank, PsWorld &world) {
+    comm::RoleFacts facts;
+    facts.serverEndpoints = {"127.0.0.1:6174", "127.0.0.1:6175"};
+    PsRoleMaker roles(facts, world);
+    EXPECT_EQ(roles.isServer(), rank >= 2);
+    EXPECT_EQ(roles.isWorker(), rank < 2);
+    EXPECT_EQ(roles.isFirstWorker(), rank == 0);
+    EXPECT_EQ(roles.serverIndex(), rank >= 2 ? rank - 2 : -1);
+    EXPECT_EQ(roles.workerIndex(), rank < 2 ? rank : -1);
+    EXPECT_EQ(roles.serverNum(), 2);
+    EXPECT_EQ(roles.workerNum(), 2);
+    EXPECT_EQ(roles.serverEndpoints().size(), 2u);
+    ++arrived;
+    Status s = roles.barrierAll();
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(arrived.load(), 4);
+    if (roles.isWorker()) {
+      s = roles.barrierWorker();
+      EXPECT_TRUE(s.ok()) << s.message();
+    } else {
+      EXPECT_EQ(roles.barrierWorker().message(),
+                "barrier_worker is the trainers' barrier; server " +
+                    std::to_string(rank - 2) + " takes no part");
+    }
+  });
 }
 
 TEST(PsWorld, RanksAreNamedWithEndpointAndPid) {

@@ -26,6 +26,8 @@
 // claimed twice or counts that differ fail every process concerned:
 //   two processes were started as server 1 (parameter-server world rank 3)
 //   server 1 was started with 2 trainers and 2 servers, trainer 0 with 2 and 3
+//   trainer 1 at 10.0.0.5 (pid 812) runs artifact 3f2a..., trainer 0 runs 9c41...;
+//     every process of the job must run the one artifact
 //
 // Failures name processes by role, index, endpoint and pid:
 //   fetch_barrier to server 1 failed on trainer 0 at 10.0.0.5 (pid 812):
@@ -68,6 +70,9 @@ struct PsWorldOptions {
   std::chrono::milliseconds timeout{std::chrono::seconds(300)};
   /// Store keys of this world live under this prefix.
   std::string prefix = "ps";
+  /// What this process runs (the artifact's checksum): every process of
+  /// the world must give the same, or none.
+  std::string fingerprint;
 };
 
 class PsWorld {

@@ -38,22 +38,27 @@ namespace {
 struct Member {
   int trainers = 0, servers = 0;
   long pid = 0;
+  /// The artifact's checksum, "-" for none.
+  std::string fingerprint = "-";
   std::string endpoint;
 };
 
 std::string memberText(const Member &m) {
   return std::to_string(m.trainers) + " " + std::to_string(m.servers) + " " +
-         std::to_string(m.pid) + " " + m.endpoint;
+         std::to_string(m.pid) + " " + m.fingerprint + " " + m.endpoint;
 }
 
 bool parseMember(const std::string &text, Member &m) {
   std::istringstream in(text);
-  if (!(in >> m.trainers >> m.servers >> m.pid))
+  if (!(in >> m.trainers >> m.servers >> m.pid >> m.fingerprint))
     return false;
   in.get();
   std::getline(in, m.endpoint);
   return true;
 }
+
+/// The first 12 characters of a checksum, enough to tell two apart.
+std::string shortFingerprint(const std::string &f) { return f.substr(0, 12); }
 
 /// "server 1", "trainer 0": rank `r` without its address.
 std::string shortName(int r, int numTrainers) {
@@ -183,6 +188,7 @@ std::unique_ptr<PsWorld> PsWorld::connect(PsRole role, int index, int numTrainer
     s = Status::error("two processes were started as " + self + " (parameter-server world rank " +
                       std::to_string(impl->rank) + ")");
   Member mine{numTrainers, numServers, long(::getpid()),
+              options.fingerprint.empty() ? "-" : options.fingerprint,
               options.endpoint.empty()
                   ? (options.host.empty() ? store->localAddress() : options.host)
                   : options.endpoint};
@@ -221,6 +227,12 @@ std::unique_ptr<PsWorld> PsWorld::connect(PsRole role, int index, int numTrainer
                         " trainers and " + std::to_string(numServers) + " servers, " +
                         impl->describe(r) + " with " + std::to_string(m.trainers) + " and " +
                         std::to_string(m.servers));
+    else if (m.fingerprint != mine.fingerprint)
+      s = Status::error(shortName(r, numTrainers) + " at " + m.endpoint + " (pid " +
+                        std::to_string(m.pid) + ") runs artifact " +
+                        shortFingerprint(m.fingerprint) + ", " + self + " runs " +
+                        shortFingerprint(mine.fingerprint) +
+                        ": every process of a parameter-server job must run the one artifact");
     names.push_back(shortName(r, numTrainers) + " at " + m.endpoint + " (pid " +
                     std::to_string(m.pid) + ")");
   }
