@@ -59,7 +59,10 @@
 #include <string>
 #include <vector>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -88,6 +91,7 @@ struct Options {
   int triadReps = 5;
   int timeoutS = 120;
   bool triad = true;
+  bool quickTcp = false;
 };
 
 void usage(FILE *out) {
@@ -104,7 +108,7 @@ void usage(FILE *out) {
                "  --rounds N           timed rounds; their median counts (default 15)\n"
                "  --triad-mib M        size of each of the triad's 3 arrays (default 256)\n"
                "  --triad-reps N       triad repetitions, best counts (default 5)\n"
-               "  --no-triad           skip the memory bandwidth (no ratio)\n"
+               "  --no-triad           skip the memory and loopback TCP bandwidths (no ratio)\n"
                "  --timeout S          bound on each configuration, in seconds (default 120)\n"
                "  --quick              --total-mib 16 --block-mib 1 --rounds 5 --triad-reps 3\n");
 }
@@ -173,6 +177,7 @@ bool parseArgs(int argc, char **argv, Options &o) {
       o.blockMiB = {1};
       o.rounds = 5;
       o.triadReps = 3;
+      o.quickTcp = true;
     } else {
       std::fprintf(stderr, "distc-bench-ps-throughput: error: unknown option '%s'\n", a.c_str());
       usage(stderr);
@@ -239,6 +244,81 @@ Bandwidth streamBandwidth(const Options &o) {
   bw.triadGBps = 3.0 * sizeof(double) * double(n) / bestTriad / 1e9;
   bw.copyGBps = 2.0 * sizeof(double) * double(n) / bestCopy / 1e9;
   return bw;
+}
+
+// --- Loopback TCP -----------------------------------------------------------------
+
+/// One TCP stream on 127.0.0.1 between two processes, with nothing of
+/// distc: a child writes `mib` MiB in 1 MiB writes, this process reads
+/// them into a 1 MiB buffer; best of `reps` in GB/s, or 0. The ceiling the
+/// transport puts under a server, which receives or sends every byte
+/// through such a stream.
+double tcpLoopbackGBps(double mib, int reps, int limitS) {
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0 ||
+      listen(listener, 1) != 0 ||
+      getsockname(listener, reinterpret_cast<sockaddr *>(&addr), &len) != 0) {
+    if (listener >= 0)
+      close(listener);
+    return 0;
+  }
+  const size_t chunk = size_t(kMiB), total = size_t(mib * kMiB) / chunk * chunk;
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+#if defined(__linux__)
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    alarm(unsigned(limitS));
+    std::vector<char> buf(chunk, 1);
+    for (int r = 0; r < reps; ++r) {
+      int fd = socket(AF_INET, SOCK_STREAM, 0);
+      if (fd < 0 || connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0)
+        std::_Exit(1);
+      for (size_t sent = 0; sent < total;) {
+        ssize_t n = write(fd, buf.data(), std::min(chunk, total - sent));
+        if (n <= 0)
+          std::_Exit(1);
+        sent += size_t(n);
+      }
+      close(fd);
+    }
+    std::_Exit(0);
+  }
+  double best = 0;
+  std::vector<char> buf(chunk);
+  for (int r = 0; pid > 0 && r < reps; ++r) {
+    pollfd one{listener, POLLIN, 0};
+    if (poll(&one, 1, limitS * 1000) <= 0)
+      break;
+    int fd = accept(listener, nullptr, nullptr);
+    if (fd < 0)
+      break;
+    size_t got = 0;
+    Clock::time_point t0;
+    while (got < total) {
+      ssize_t n = read(fd, buf.data(), chunk);
+      if (n <= 0)
+        break;
+      if (got == 0)
+        t0 = Clock::now();
+      got += size_t(n);
+    }
+    double t = secondsBetween(t0, Clock::now());
+    close(fd);
+    if (got == total && t > 0)
+      best = std::max(best, double(total) / t / 1e9);
+  }
+  close(listener);
+  if (pid > 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  return best;
 }
 
 // --- Processes ------------------------------------------------------------------
@@ -721,11 +801,16 @@ int main(int argc, char **argv) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   std::printf("machine: %ld cores, %s\n", cores, cpuModel().c_str());
   Bandwidth bw;
+  double tcpGBps = 0;
   if (o.triad) {
     bw = streamBandwidth(o);
     std::printf("memory, 1 thread: STREAM triad %.2f GB/s (3 x %.0f MiB of double, 24 bytes "
                 "an element, best of %d); copy %.2f GB/s (16 bytes an element)\n",
                 bw.triadGBps, o.triadMiB, o.triadReps, bw.copyGBps);
+    tcpGBps = tcpLoopbackGBps(o.quickTcp ? 64 : 256, 3, o.timeoutS);
+    std::printf("loopback TCP, one stream between two processes, no distc: %.2f GB/s one way "
+                "(1 MiB writes and reads, best of 3)\n",
+                tcpGBps);
   }
   std::printf("parameter server on 127.0.0.1: 1 server, %.0f MiB of parameters, optimize %s, "
               "%d warm-up + %d timed rounds (median)\n",
@@ -805,6 +890,11 @@ int main(int argc, char **argv) {
     std::printf("push_pull_GBps / triad_GBps = %.2f / %.2f = %.3f (target >= 0.5: %s); bound "
                 "by %s\n",
                 best, bw.triadGBps, ratio, ratio >= 0.5 ? "met" : "NOT met", bound.c_str());
+    if (tcpGBps > 0)
+      std::printf("push_pull_GBps / loopback TCP GBps = %.2f / %.2f = %.3f (the transport's "
+                  "ceiling: the server receives the pushes and sends the pulls one after the "
+                  "other, each through such streams)\n",
+                  best, tcpGBps, best / tcpGBps);
   }
   return failures ? 1 : 0;
 }
