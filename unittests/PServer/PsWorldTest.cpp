@@ -10,7 +10,9 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
+#include <functional>
 
 using namespace distc;
 using namespace distc::pserver;
@@ -60,16 +62,25 @@ TEST(PsWorld, ArgumentsAreChecked) {
 
 #if DISTC_HAVE_GLOO
 
-TEST(PsWorld, CountsThatDifferFailEveryone) {
+/// Trainer 0 and server 0 join a world of one each through `join(rank,
+/// port, error)`, which must fail; returns both errors.
+std::array<std::string, 2>
+failedJoins(const std::function<std::unique_ptr<PsWorld>(int, int, std::string &)> &join) {
+  std::array<std::string, 2> errors;
   std::string error;
   auto server = comm::StoreServer::start("127.0.0.1", 0, kToken, error);
-  ASSERT_TRUE(server) << error;
-  int port = server->port();
-  std::string errors[2];
-  comm::test::runThreads(2, [&](int r) {
-    // Trainer 0 thinks there is one server, server 0 that there are two.
-    auto world = joinWorld(port, r, 1, r == 0 ? 1 : 2, errors[r]);
-    EXPECT_FALSE(world);
+  EXPECT_TRUE(server) << error;
+  if (!server)
+    return errors;
+  const int port = server->port();
+  comm::test::runThreads(2, [&](int r) { EXPECT_FALSE(join(r, port, errors[size_t(r)])); });
+  return errors;
+}
+
+TEST(PsWorld, CountsThatDifferFailEveryone) {
+  // Trainer 0 thinks there is one server, server 0 that there are two.
+  auto errors = failedJoins([](int r, int port, std::string &error) {
+    return joinWorld(port, r, 1, r == 0 ? 1 : 2, error);
   });
   EXPECT_EQ(errors[0],
             "trainer 0 was started with 1 trainers and 1 servers, server 0 with 1 and 2");
@@ -78,14 +89,8 @@ TEST(PsWorld, CountsThatDifferFailEveryone) {
 }
 
 TEST(PsWorld, ProcessesThatRunAnotherArtifactFailEveryone) {
-  std::string error;
-  auto server = comm::StoreServer::start("127.0.0.1", 0, kToken, error);
-  ASSERT_TRUE(server) << error;
-  int port = server->port();
-  std::string errors[2];
-  comm::test::runThreads(2, [&](int r) {
-    auto world = joinWorld(port, r, 1, 1, errors[r], r == 0 ? "0123456789abcdef" : "fedcba9876543210");
-    EXPECT_FALSE(world);
+  auto errors = failedJoins([](int r, int port, std::string &error) {
+    return joinWorld(port, r, 1, 1, error, r == 0 ? "0123456789abcdef" : "fedcba9876543210");
   });
   const std::string pid = " (pid " + std::to_string(::getpid()) + ")";
   EXPECT_EQ(errors[0], "server 0 at 127.0.0.1" + pid +

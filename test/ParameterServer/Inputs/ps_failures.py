@@ -21,19 +21,15 @@ what the processes said (for FileCheck) and how long they took, and fails
 """
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 
-BOUND = 20  # seconds any process may take in these scenarios
+# The data-parallel failure driver's helpers: bounded waits, free ports.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "e2e",
+                                "Inputs"))
+from dp_failures import BOUND, finish, free_port, report_launcher_end  # noqa: E402
 ENDPOINTS = "127.0.0.1:36174,127.0.0.1:36175"  # what failures.test compiles for
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def train_args(d, artifact):
@@ -52,26 +48,6 @@ def clean_env(extra=None):
             del env[name]
     env.update(extra or {})
     return env
-
-
-def finish(procs, bound=BOUND):
-    """Waits for every process; kills and fails on one that outlives `bound`."""
-    deadline = time.monotonic() + bound
-    results = []
-    for name, p in procs:
-        try:
-            out, _ = p.communicate(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            for _, q in procs:
-                q.kill()
-            print(f"{name}: HUNG (killed after {bound} s)")
-            sys.exit(1)
-        results.append((name, p.returncode, out))
-    for name, code, out in results:
-        for line in out.splitlines():
-            print(f"{name}: {line}")
-        print(f"{name}: exit {code}")
-    return results
 
 
 def start_job(d, artifact, port):
@@ -104,20 +80,6 @@ def start_job(d, artifact, port):
     launcher.kill()
     print("the job never trained")
     sys.exit(1)
-
-
-def report_launcher_end(launcher, since):
-    try:
-        _, err = launcher.communicate(timeout=BOUND)
-    except subprocess.TimeoutExpired:
-        launcher.kill()
-        print("launcher: HUNG")
-        sys.exit(1)
-    took = time.monotonic() - since
-    for line in err.splitlines():
-        print("launcher: " + line)
-    print(f"launcher: exit {launcher.returncode}")
-    return took
 
 
 def print_errors(logs, names):
