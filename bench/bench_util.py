@@ -116,6 +116,22 @@ def run_in_work_dir(run, work_dir, prefix):
 
 # --- Other load on the machine ----------------------------------------------------
 
+class DistcTools:
+    """A benchmark's work directory and the built distc and dist-run it
+    drives (exits with status 2, having said why, when either is missing)."""
+
+    def __init__(self, work, build_dir, script):
+        self.work = work
+        self.distc = built_tool(build_dir, "distc", script)
+        self.dist_run = built_tool(build_dir, "dist-run", script)
+        if not self.distc or not self.dist_run:
+            sys.exit(2)
+        self.runs = 0
+
+    def path(self, *parts):
+        return os.path.join(self.work, *parts)
+
+
 class OtherLoad:
     """CPU time that processes other than this benchmark and its children
     used while it ran: the machine's busy time (/proc/stat) minus our own

@@ -38,8 +38,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import programs  # noqa: E402
-from bench_util import (OtherLoad, add_blas_option, add_model_options,  # noqa: E402
-                        add_wait_idle_option, blas_description, built_tool, chosen_models,
+from bench_util import (DistcTools, OtherLoad, add_blas_option, add_model_options,  # noqa: E402
+                        add_wait_idle_option, blas_description, chosen_models,
                         choose_blas_kernels, cpu_model, dist_run_train, log, median_ms,
                         run_in_work_dir, step_times, wait_idle)
 
@@ -144,17 +144,9 @@ def build_model(work, model, global_batch, rng):
     return paths[0], paths[1], data, init, nbytes
 
 
-class Bench:
+class Bench(DistcTools):
     def __init__(self, work):
-        self.work = work
-        self.distc = built_tool(ARGS.build_dir, "distc", "ps_step.py")
-        self.dist_run = built_tool(ARGS.build_dir, "dist-run", "ps_step.py")
-        if not self.distc or not self.dist_run:
-            sys.exit(2)
-        self.runs = 0
-
-    def path(self, *parts):
-        return os.path.join(self.work, *parts)
+        super().__init__(work, ARGS.build_dir, "ps_step.py")
 
     def compile(self, main, startup, optimizer, flags, name):
         """Compiles to name.distc; returns (artifact, error)."""

@@ -45,8 +45,8 @@ sys.path.insert(0, HERE)
 
 import programs  # noqa: E402
 import sharding_memory as layouts  # noqa: E402
-from bench_util import (OtherLoad, add_blas_option, add_model_options,  # noqa: E402
-                        add_wait_idle_option, blas_description, built_tool, chosen_models, choose_blas_kernels, cpu_model, dist_run_train, log,
+from bench_util import (DistcTools, OtherLoad, add_blas_option, add_model_options,  # noqa: E402
+                        add_wait_idle_option, blas_description, chosen_models, choose_blas_kernels, cpu_model, dist_run_train, log,
                         median_ms, run_in_work_dir, step_times, wait_idle)
 
 LR = 0.01
@@ -172,17 +172,9 @@ def tag(model, optimizer, config):
                              config["ranks"])
 
 
-class Bench:
+class Bench(DistcTools):
     def __init__(self, work):
-        self.work = work
-        self.distc = built_tool(ARGS.build_dir, "distc", "sharding_step.py")
-        self.dist_run = built_tool(ARGS.build_dir, "dist-run", "sharding_step.py")
-        if not self.distc or not self.dist_run:
-            sys.exit(2)
-        self.runs = 0
-
-    def path(self, *parts):
-        return os.path.join(self.work, *parts)
+        super().__init__(work, ARGS.build_dir, "sharding_step.py")
 
     def compile(self, main, startup, optimizer, config, name):
         """Compiles the configuration to name.distc; returns (artifact,
