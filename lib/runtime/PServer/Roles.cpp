@@ -185,20 +185,21 @@ Status runParameterServer(const artifact::LoadedArtifact &artifact, int index, P
         return Status::error(where + ": " + st.message());
     }
   // The training state: read for checkpoints, written on resume.
+  std::map<std::string, std::string> stateVariable; // slot name -> its variable
   if (ps.state())
     for (const distc::fb::ServerSlot *slot : *ps.state()) {
-      runtime::Tensor t = session->persistent(bufferName(slot->buffers()->Get(0)));
+      const std::string var = bufferName(slot->buffers()->Get(0));
+      runtime::Tensor t = session->persistent(var);
       if (Status st = server.addState(str(slot->name()), t.data(), t.byteSize()); !st.ok())
         return Status::error(where + ": " + st.message());
+      stateVariable[str(slot->name())] = var;
     }
   // A state variable a trainer wrote holds a value now.
   server.setOnStateWritten([&](const std::string &name) -> Status {
-    for (const distc::fb::ServerSlot *slot : *ps.state())
-      if (str(slot->name()) == name) {
-        const std::string var = bufferName(slot->buffers()->Get(0));
-        return session->setPersistent(var, session->persistent(var));
-      }
-    return Status::success();
+    auto it = stateVariable.find(name);
+    return it == stateVariable.end()
+               ? Status::success()
+               : session->setPersistent(it->second, session->persistent(it->second));
   });
   auto runBlock = [&](int block) -> Status {
     runtime::TensorMap fetches;
