@@ -151,6 +151,8 @@ struct ServerSlotDesc {
   std::string variable;
   int64_t row = 0;
   int64_t rows = -1;
+  /// Row-sparse receives: each copy's row-id buffer (artifact.fbs).
+  std::vector<int32_t> rowBuffers;
 };
 
 /// artifact.fbs's ParameterServer: `artifact` is a complete artifact file

@@ -42,6 +42,7 @@ public:
   TrainerChannel(const distc::fb::Artifact &artifact, int trainer, PsClient &client);
 
   Status send(const std::vector<Block> &blocks) override;
+  Status sendRows(const std::vector<RowsBlock> &blocks) override;
   Status recv(const std::vector<Block> &blocks) override;
   Status sendBarrier() override;
   Status fetchBarrier() override;

@@ -1,6 +1,6 @@
 //===- ParameterServerChannel.h - A trainer's line to its servers -*- C++ -*-===//
 //
-// What the parameter-server kernels (ps_send, ps_send_barrier, ps_recv,
+// What the parameter-server kernels (ps_send, ps_send_rows, ps_send_barrier, ps_recv,
 // ps_fetch_barrier; docs/kernels.md) call. A block is named by its server
 // (the index in the artifact's `pservers`) and its slot there (an index
 // into that server's `receives` for a gradient sent, `serves` for a
@@ -16,6 +16,7 @@
 #include "distc/Runtime/Status.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace distc::runtime {
@@ -30,9 +31,21 @@ public:
     size_t bytes = 0;
   };
 
+  /// A row-sparse gradient block: `numRows` row ids and their values
+  /// (`valueBytes` in all), as ps_send_rows sends them.
+  struct RowsBlock {
+    int server = 0;
+    int slot = 0;
+    const int64_t *rows = nullptr;
+    size_t numRows = 0;
+    const void *values = nullptr;
+    size_t valueBytes = 0;
+  };
+
   virtual ~ParameterServerChannel() = default;
   /// Sends every gradient block; returns once each server has it.
   virtual Status send(const std::vector<Block> &blocks) = 0;
+  virtual Status sendRows(const std::vector<RowsBlock> &blocks) = 0;
   /// Receives every parameter block (in synchronous training, the round's
   /// updated values).
   virtual Status recv(const std::vector<Block> &blocks) = 0;

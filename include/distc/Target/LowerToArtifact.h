@@ -23,6 +23,9 @@ namespace distc::target {
 /// The persistent i64 [1] variable holding the optimizer step, which
 /// train-time dropout reads (Training.step_var in the artifact).
 inline constexpr const char *kStepCounterName = "@STEP_COUNTER@";
+/// The persistent Int64 buffer of row ids beside a row-sparse variable's
+/// values: `<variable>@ROWS`.
+inline constexpr llvm::StringLiteral kRowIdsSuffix = "@ROWS";
 
 struct LoweringOptions {
   /// Paddle's program random_seed: seeds initializers whose `seed` is 0.

@@ -2,6 +2,7 @@
 
 #include "distc/Import/Conversions.h"
 
+#include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Dialect/Pd/PdTypes.h"
 
 #include "mlir/IR/Builders.h"
@@ -386,16 +387,20 @@ bool exportAttr(Attribute value, AttrKind kind, PAttr &out, std::string &error) 
 
 RankedTensorType importVarType(MLIRContext *ctx, const proto::VarDesc &var, std::string &error) {
   const proto::VarType &type = var.type();
-  if (type.type() != proto::VarType::LOD_TENSOR) {
+  const bool selectedRows = type.type() == proto::VarType::SELECTED_ROWS;
+  if (type.type() != proto::VarType::LOD_TENSOR && !selectedRows) {
     error = "has type " + proto::VarType::Type_Name(type.type()) +
-            "; only LOD_TENSOR (DENSE_TENSOR) variables are supported";
+            "; only LOD_TENSOR (DENSE_TENSOR) and SELECTED_ROWS variables are supported";
     return {};
   }
-  if (!type.has_lod_tensor()) {
-    error = "is a LOD_TENSOR without its tensor description (lod_tensor.tensor)";
+  if (selectedRows ? !type.has_selected_rows() : !type.has_lod_tensor()) {
+    error = selectedRows
+                ? "is SELECTED_ROWS without its tensor description (selected_rows)"
+                : "is a LOD_TENSOR without its tensor description (lod_tensor.tensor)";
     return {};
   }
-  const proto::VarType::TensorDesc &tensor = type.lod_tensor().tensor();
+  const proto::VarType::TensorDesc &tensor =
+      selectedRows ? type.selected_rows() : type.lod_tensor().tensor();
   auto element = pd::convertPaddleDType(ctx, tensor.data_type());
   if (failed(element)) {
     error = "has data type " + proto::VarType::Type_Name(tensor.data_type()) +
@@ -410,7 +415,7 @@ RankedTensorType importVarType(MLIRContext *ctx, const proto::VarDesc &var, std:
     }
     shape.push_back(d == -1 ? ShapedType::kDynamic : d);
   }
-  return RankedTensorType::get(shape, *element);
+  return pd::withSelectedRows(RankedTensorType::get(shape, *element), selectedRows);
 }
 
 bool exportVarType(Type type, proto::VarType &out, std::string &error) {
@@ -427,8 +432,16 @@ bool exportVarType(Type type, proto::VarType &out, std::string &error) {
     error = "has element type " + shown + ", which Paddle has no data type for";
     return false;
   }
-  out.set_type(proto::VarType::LOD_TENSOR);
-  proto::VarType::TensorDesc *desc = out.mutable_lod_tensor()->mutable_tensor();
+  // A row-sparse value is Paddle's SELECTED_ROWS variable, whose tensor
+  // description has the whole table's dims.
+  proto::VarType::TensorDesc *desc;
+  if (pd::isSelectedRows(tensor)) {
+    out.set_type(proto::VarType::SELECTED_ROWS);
+    desc = out.mutable_selected_rows();
+  } else {
+    out.set_type(proto::VarType::LOD_TENSOR);
+    desc = out.mutable_lod_tensor()->mutable_tensor();
+  }
   desc->set_data_type(static_cast<proto::VarType::Type>(static_cast<int>(*dtype)));
   for (int64_t d : tensor.getShape())
     desc->add_dims(ShapedType::isDynamic(d) ? -1 : d);

@@ -169,14 +169,15 @@ LogicalResult ServerBuilder::buildOptimizeBlock(Block &body, const ParamPlan &pa
   // The gradient block: every trainer's, summed and averaged, in
   // synchronous training with several trainers.
   Value grad;
+  const RankedTensorType gradType = param.gradBlockType(block);
   if (s.trainerSuffix()) {
     SmallVector<Value, 1> parts;
     for (int k = 0; k < s.trainers; ++k) {
       std::string name = trainerVarName(block.gradName, k);
-      if (failed(declare(loc, name, block.type, /*persistable=*/false, false, name)))
+      if (failed(declare(loc, name, gradType, /*persistable=*/false, false, name)))
         return failure();
       receives.push_back(name);
-      parts.push_back(pd::ReadVarOp::create(b, loc, block.type, name).getResult());
+      parts.push_back(pd::ReadVarOp::create(b, loc, gradType, name).getResult());
     }
     auto sum = pd::buildCatalogOp(b, loc, "sum", {parts}, {role}, {block.gradName});
     if (failed(sum))
@@ -190,10 +191,10 @@ LogicalResult ServerBuilder::buildOptimizeBlock(Block &body, const ParamPlan &pa
     grad = (*scale)->getResult(0);
   } else {
     if (failed(
-            declare(loc, block.gradName, block.type, /*persistable=*/true, false, block.gradName)))
+            declare(loc, block.gradName, gradType, /*persistable=*/true, false, block.gradName)))
       return failure();
     receives.push_back(block.gradName);
-    grad = pd::ReadVarOp::create(b, loc, block.type, block.gradName).getResult();
+    grad = pd::ReadVarOp::create(b, loc, gradType, block.gradName).getResult();
   }
   gradToBlock.push_back(block.gradName + ":" + std::to_string(blockIndex));
 

@@ -2,7 +2,9 @@
 
 #include "TranspilePlan.h"
 
+#include "distc/Dialect/Pd/OpAttributes.h"
 #include "distc/Dialect/Pd/OpCatalog.h"
+#include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Dialect/Pd/PdOps.h"
 #include "distc/ParameterServer/Dispatcher.h"
 #include "distc/ParameterServer/NumpyShuffle.h"
@@ -17,6 +19,10 @@
 using namespace mlir;
 
 namespace distc::ps {
+
+RankedTensorType ParamPlan::gradBlockType(const BlockPlan &block) const {
+  return pd::withSelectedRows(block.type, sparse);
+}
 
 std::string sentGradName(const TranspileSettings &settings, const BlockPlan &block) {
   return settings.trainerSuffix() ? trainerVarName(block.gradName, settings.trainerId)
@@ -72,6 +78,30 @@ std::string updatedParam(Operation *op) {
   return operands.empty() ? "" : variableName(operands.front());
 }
 
+/// The ops of a row-sparse gradient: the gradient ops of sparse lookups of
+/// the parameter, alone or summed (a table several lookups share). Empty
+/// when the gradient is dense.
+std::vector<Operation *> sparseGradientOps(Value grad) {
+  auto sparseLookup = [](Value value) {
+    auto op = value.getDefiningOp<pd::LookupTableV2GradOp>();
+    return op && pd::OpAttributes(op).getBool("is_sparse") ? op.getOperation() : nullptr;
+  };
+  if (Operation *op = sparseLookup(grad))
+    return {op};
+  auto sum = grad.getDefiningOp<pd::SumOp>();
+  if (!sum)
+    return {};
+  std::vector<Operation *> ops;
+  for (Value part : sum->getOperands()) {
+    Operation *op = sparseLookup(part);
+    if (!op || !part.hasOneUse())
+      return {};
+    ops.push_back(op);
+  }
+  ops.push_back(sum);
+  return ops;
+}
+
 /// Finds the parameters and their gradients, in the order of their
 /// optimizer ops.
 LogicalResult findParams(Operation *train, std::vector<ParamPlan> &params) {
@@ -96,6 +126,8 @@ LogicalResult findParams(Operation *train, std::vector<ParamPlan> &params) {
     if (!plan.type || !plan.type.hasStaticShape())
       return op.emitError() << "parameter '" << param << "' needs a static shape to be cut into "
                             << "blocks";
+    plan.sparseGradOps = sparseGradientOps(plan.gradValue);
+    plan.sparse = !plan.sparseGradOps.empty();
     params.push_back(std::move(plan));
   }
   if (params.empty())

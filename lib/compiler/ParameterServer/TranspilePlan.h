@@ -65,6 +65,15 @@ struct ParamPlan {
   /// The optimize-role ops that update the parameter and its state, in
   /// program order (regularization, clipping, the optimizer op, ...).
   std::vector<mlir::Operation *> optimizeOps;
+  /// A table only sparse lookups read (lookup_table_v2 with is_sparse): its
+  /// gradient is row-sparse (Paddle's SelectedRows), sent as the rows the
+  /// batch looked up. `sparseGradOps` are the lookups' gradient ops and the
+  /// `sum` of them, whose results the transpile makes row-sparse.
+  bool sparse = false;
+  std::vector<mlir::Operation *> sparseGradOps;
+
+  /// The type of the gradient blocks the trainers send.
+  mlir::RankedTensorType gradBlockType(const BlockPlan &block) const;
 };
 
 struct TranspilePlan {

@@ -12,6 +12,7 @@
 
 #include "distc/Dialect/Pd/CatalogOpBuilder.h"
 #include "distc/Dialect/Pd/OpCatalog.h"
+#include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Dialect/Pd/PdOps.h"
 #include "distc/ParameterServer/Passes.h"
 #include "distc/Transforms/ProgramUtils.h"
@@ -159,10 +160,32 @@ struct TranspilePserverPass : impl::TranspilePserverBase<TranspilePserverPass> {
       SmallVector<NamedAttribute> attrs = {
           tb.trainerId(), tb.strings("epmap", blockEndpoints(param)), tb.role(pd::OpRole::RPC)};
       std::string gradVar = param.grad;
+      // A sparse table's gradient is the rows its lookups read.
+      for (Operation *op : param.sparseGradOps) {
+        Value result = op->getResult(0);
+        result.setType(pd::withSelectedRows(cast<RankedTensorType>(result.getType()), true));
+      }
       if (param.blocks.size() == 1) {
         // Paddle renames the program's gradient variable itself.
         gradVar = sentGradName(s, param.blocks.front());
         renameResult(grad, gradVar);
+      } else if (param.sparse) {
+        // Each server gets the rows in its block, numbered from the block's
+        // first row (Paddle's split_selected_rows).
+        std::vector<std::string> names;
+        SmallVector<int64_t> heights;
+        for (const BlockPlan &block : param.blocks) {
+          names.push_back(sentGradName(s, block));
+          heights.push_back(block.block.shape.front());
+        }
+        auto split = pd::buildCatalogOp(
+            tb.b, loc, "split_selected_rows", {{grad}},
+            {tb.b.getNamedAttr("height_sections", tb.b.getDenseI64ArrayAttr(heights)),
+             tb.role(pd::OpRole::Dist)},
+            names);
+        if (failed(split))
+          return failure();
+        inputs.assign((*split)->getResults().begin(), (*split)->getResults().end());
       } else if (s.runtimeSplitSendRecv) {
         SmallVector<int64_t> sections;
         std::vector<std::string> names;

@@ -9,6 +9,8 @@
 
 #include "ProgramLowering.h"
 
+#include "distc/Dialect/Pd/PdDialect.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -340,6 +342,8 @@ LogicalResult ProgramLowering::lowerSliceGrad(Operation *op) {
 }
 
 LogicalResult ProgramLowering::lowerLookupTableGrad(Operation *op) {
+  if (pd::isSelectedRows(op->getResult(0).getType()))
+    return lowerSparseLookupGrad(op);
   Value ids = op->getOperand(0), w = op->getOperand(1), dout = op->getOperand(2);
   FailureOr<int32_t> dw = defineResult(op->getResult(0), dimsOf(w));
   if (failed(dw))
@@ -429,6 +433,11 @@ LogicalResult ProgramLowering::lowerSoftmaxCrossEntropyGrad(Operation *op) {
 }
 
 LogicalResult ProgramLowering::lowerSum(Operation *op) {
+  if (llvm::all_of(op->getOperands(), [&](Value v) { return isRowSparse(v); }) &&
+      pd::isSelectedRows(op->getResult(0).getType()))
+    return lowerSparseSum(op);
+  if (failed(densifyOperands(op)))
+    return failure();
   Value first = op->getOperand(0);
   FailureOr<int32_t> out = defineResult(op->getResult(0), dimsOf(first));
   if (failed(out))

@@ -8,6 +8,8 @@
 
 #include "ProgramLowering.h"
 
+#include "distc/Dialect/Pd/PdDialect.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -106,6 +108,10 @@ LogicalResult ProgramLowering::lowerElementwiseKernel(Operation *op, StringRef k
 
 LogicalResult ProgramLowering::lowerScale(Operation *op) {
   Value x = op->getOperand(0);
+  if (isRowSparse(x) && pd::isSelectedRows(op->getResult(0).getType()))
+    return lowerSparseScale(op);
+  if (failed(densifyOperands(op)))
+    return failure();
   pd::OpAttributes attrs(op);
   // In place when nothing reads x afterwards (a gradient scaled for its
   // all-reduce, a fused bucket).

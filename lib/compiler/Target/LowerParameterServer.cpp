@@ -14,6 +14,8 @@
 //   send_barrier  -> ps_send_barrier
 //   recv          -> ps_recv {servers, slots} into the parameter blocks
 //   fetch_barrier -> ps_fetch_barrier; its results are its operands' buffers
+//   send of row-sparse blocks -> ps_send_rows {servers, slots} over each
+//                    block's (row ids, values), merged (LowerSelectedRows.cpp)
 //
 // Control dependences (send's and send_barrier's results) are empty
 // buffers no call reads: the calls run in program order.
@@ -24,6 +26,7 @@
 
 #include "distc/Artifact/ArtifactFile.h"
 #include "distc/Dialect/Pd/OpAttributes.h"
+#include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Dialect/Pd/PdOps.h"
 #include "distc/ParameterServer/VarSlicing.h"
 
@@ -85,6 +88,15 @@ LogicalResult lowerServer(ModuleOp server, ArtifactState &state, int32_t index) 
     if (buffer < 0)
       return listen.emitError() << "received variable '" << name << "' has no buffer";
     desc.receives[it->second].buffers.push_back(buffer);
+    // A row-sparse gradient block arrives as row ids and their values.
+    auto var = dyn_cast_or_null<pd::VarOp>(SymbolTable::lookupSymbolIn(server, name));
+    if (var && pd::isSelectedRows(var.getType())) {
+      int32_t rows = persistentBuffer(*own, (name + kRowIdsSuffix).str());
+      if (rows < 0)
+        return listen.emitError() << "received row-sparse variable '" << name
+                                  << "' has no row-id buffer";
+      desc.receives[it->second].rowBuffers.push_back(rows);
+    }
   }
   // Served parameter blocks: the server's parameters.
   for (auto var : server.getOps<pd::VarOp>()) {
@@ -171,6 +183,8 @@ LogicalResult ProgramLowering::lowerParameterServerOp(Operation *op) {
   bool send = type == "send";
   if (!send && type != "recv")
     return error(op) << "no lowering for parameter-server op '" << type << "'";
+  if (send && llvm::any_of(op->getOperands(), [&](Value v) { return isRowSparse(v); }))
+    return lowerSendRows(op);
 
   // The blocks and their names: the operands (send) or results (recv), or,
   // split at run time, views of the rows of the one whole variable.
@@ -241,6 +255,31 @@ LogicalResult ProgramLowering::lowerParameterServerOp(Operation *op) {
   }
   else
     emit("ps_recv", {}, blocks, callAttrs);
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerSendRows(Operation *op) {
+  std::vector<int32_t> blocks;
+  std::vector<int64_t> servers, slots;
+  for (Value value : op->getOperands()) {
+    if (!isRowSparse(value))
+      return error(op) << "sends row-sparse and dense blocks together ('" << nameOf(value)
+                       << "' is dense)";
+    FailureOr<std::vector<int32_t>> merged = mergedRowsOf(value);
+    if (failed(merged))
+      return error(op) << "row-sparse block '" << nameOf(value) << "' needs a static shape";
+    blocks.insert(blocks.end(), merged->begin(), merged->end());
+    std::string name = withoutTrainer(nameOf(value));
+    auto it = state.psReceives.find(name);
+    if (it == state.psReceives.end())
+      return error(op) << "no parameter server receives '" << name << "'";
+    servers.push_back(it->second.first);
+    slots.push_back(it->second.second);
+  }
+  if (failed(defineResult(op->getResult(0), SymShape{DimDesc::fixed(0)})))
+    return failure();
+  emit("ps_send_rows", blocks, {},
+       {AttrDesc::ofInts("servers", servers), AttrDesc::ofInts("slots", slots)});
   return success();
 }
 

@@ -9,6 +9,7 @@
 #include "ProgramLowering.h"
 
 #include "distc/Dialect/Pd/OpCatalog.h"
+#include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Dialect/Pd/PdOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -275,6 +276,15 @@ LogicalResult ProgramLowering::lowerReadVar(Operation *op) {
   auto it = ref ? state.persistentBuffers.find(ref.getValue()) : state.persistentBuffers.end();
   if (it == state.persistentBuffers.end())
     return op->emitError("read of an undeclared persistable variable");
+  // A row-sparse variable (a server's received sparse gradient block): its
+  // values and the row ids beside them.
+  if (pd::isSelectedRows(op->getResult(0).getType())) {
+    auto rows = state.persistentBuffers.find((ref.getValue() + kRowIdsSuffix).str());
+    if (rows == state.persistentBuffers.end())
+      return op->emitError("row-sparse variable without its row ids");
+    bindRows(op->getResult(0), {{rows->second, it->second, /*merged=*/false}});
+    return success();
+  }
   bind(op->getResult(0), it->second);
   return success();
 }
@@ -489,8 +499,10 @@ LogicalResult ProgramLowering::lowerOp(Operation *op) {
   if (!lowerFn)
     return error(op) << "no lowering to runtime kernels for this op";
   for (Value operand : op->getOperands())
-    if (!buffers.count(operand) && !communicatorIds.contains(operand))
+    if (!buffers.count(operand) && !communicatorIds.contains(operand) && !isRowSparse(operand))
       return error(op) << "operand defined outside the program";
+  if (!takesRowSparse(op) && failed(densifyOperands(op)))
+    return failure();
   return lowerFn(*this, op);
 }
 
@@ -629,6 +641,15 @@ FailureOr<artifact::ArtifactDesc> lowerToArtifact(ModuleOp module, const Lowerin
       return failure();
     state.desc.buffers.push_back(buffer);
     state.persistentBuffers[name] = static_cast<int32_t>(state.desc.buffers.size() - 1);
+    // A row-sparse variable holds up to dim 0 rows; their ids live beside.
+    if (pd::isSelectedRows(tensor)) {
+      if (tensor.getRank() < 1)
+        return op.emitError() << "row-sparse variable '" << name << "' needs rows (dim 0)";
+      std::string rows = (name + kRowIdsSuffix).str();
+      state.desc.buffers.push_back({rows, artifact::DType::Int64, {dims.front()},
+                                    BufferKind::Persistent, -1});
+      state.persistentBuffers[rows] = static_cast<int32_t>(state.desc.buffers.size() - 1);
+    }
   }
 
   // The parameter servers first: the trainer's ps_send / ps_recv calls

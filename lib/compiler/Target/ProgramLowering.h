@@ -210,6 +210,41 @@ public:
 
   // --- parameter-server communication (LowerParameterServer.cpp) --------
   mlir::LogicalResult lowerParameterServerOp(mlir::Operation *op);
+  mlir::LogicalResult lowerSendRows(mlir::Operation *op);
+
+  // --- row-sparse values, Paddle's SelectedRows (LowerSelectedRows.cpp) -
+  /// One part of a row-sparse value: Int64 row ids (-1: unused) and their
+  /// values, one row each. `merged`: as merge_rows writes it (the used ids
+  /// first, each once), which ps_send_rows sends as it is.
+  struct RowsPart {
+    int32_t rows;
+    int32_t values;
+    bool merged;
+  };
+  /// Whether `value` is lowered as row-sparse parts.
+  bool isRowSparse(mlir::Value value) const { return rowParts.count(value); }
+  /// Whether `op`'s lowering reads row-sparse operands as they are; every
+  /// other op reads their dense form (densifyOperands).
+  static bool takesRowSparse(mlir::Operation *op);
+  void bindRows(mlir::Value value, std::vector<RowsPart> parts);
+  /// The (rows, values) buffers of each part of `value`, in order.
+  std::vector<int32_t> partBuffers(mlir::Value value) const;
+  /// Binds each row-sparse operand of `op` to its dense form (rows_to_dense,
+  /// once per value).
+  mlir::LogicalResult densifyOperands(mlir::Operation *op);
+  /// A Temp Int64 buffer of row ids.
+  int32_t rowsBuffer(std::string name, SymShape dims);
+  mlir::LogicalResult lowerSparseLookupGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerSparseSum(mlir::Operation *op);
+  mlir::LogicalResult lowerSparseScale(mlir::Operation *op);
+  mlir::LogicalResult lowerSplitSelectedRows(mlir::Operation *op);
+  /// merge_rows of row-sparse `input` into blocks of `heights` rows named
+  /// `names`.
+  std::vector<RowsPart> emitMergeRows(mlir::Value input, llvm::ArrayRef<int64_t> heights,
+                                      llvm::ArrayRef<std::string> names);
+  /// The (rows, values) buffers of `value` as one merged part, merging it
+  /// first when it is not one.
+  mlir::FailureOr<std::vector<int32_t>> mergedRowsOf(mlir::Value value);
 
   // --- fused gradient buckets, in-place updates (LowerFusion.cpp) -------
   mlir::LogicalResult lowerCoalesceTensor(mlir::Operation *op);
@@ -251,6 +286,8 @@ private:
   /// when bound; a root that becomes a view of a fused bucket hands its
   /// values on to the bucket), so that storageFreeAfter looks at those only.
   llvm::DenseMap<int32_t, llvm::SmallVector<mlir::Value, 2>> valuesByRoot;
+  /// Row-sparse values: their parts (LowerSelectedRows.cpp).
+  llvm::DenseMap<mlir::Value, std::vector<RowsPart>> rowParts;
   /// c_gen_nccl_id's communicator ids: values bound to no buffer.
   llvm::DenseSet<mlir::Value> communicatorIds;
   std::string origin;     // the op being lowered, for KernelCallDesc::origin

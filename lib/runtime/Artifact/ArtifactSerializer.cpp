@@ -105,7 +105,9 @@ std::vector<uint8_t> serializeArtifact(const ArtifactDesc &desc) {
     std::vector<Offset<fb::ServerSlot>> out;
     for (const ServerSlotDesc &slot : list)
       out.push_back(fb::CreateServerSlotDirect(b, slot.name.c_str(), &slot.buffers, slot.block,
-                                               slot.variable.c_str(), slot.row, slot.rows));
+                                               slot.variable.c_str(), slot.row, slot.rows,
+                                               slot.rowBuffers.empty() ? nullptr
+                                                                       : &slot.rowBuffers));
     return out;
   };
   for (const ParameterServerDesc &server : desc.pservers) {

@@ -134,6 +134,20 @@ std::vector<KernelSignature> declareKernels() {
        "`softmax_cross_entropy`): dlogits = (softmax − onehot(label))·dloss; rows whose label "
        "== ignore_index get 0; a label outside [0, C) otherwise is an error naming it. Soft "
        "labels (logits' shape and dtype): dlogits = (softmax − label)·dloss"},
+      {"lookup_rows", kTraining, "ids", "rows",
+       {opt("padding_idx", T::Int, "-1"), req("height", T::Int)},
+       "the row ids of a sparse lookup's gradient (docs/parameter-server.md): rows (Int64, "
+       "ids' element count) = ids, with -1 where an id is `padding_idx` (unless that is -1); "
+       "an id outside [0, height) is an error naming it. ids Int32/Int64"},
+      {"merge_rows", kTraining, "parts...", "blocks...", {req("height_sections", T::Ints)},
+       "Paddle's split_selected_rows: parts are (rows Int64 [n], values [n, D]) pairs of a "
+       "row-sparse value, rows -1 unused; blocks are one (rows Int64 [h_k], values [h_k, D]) "
+       "pair per `height_sections` entry h_k. Block k gets the ids in its range, renumbered "
+       "from its first row, in the order they first come, each once with the sum of its "
+       "values (added in order from zero); its remaining entries are -1 with zero values"},
+      {"rows_to_dense", kTraining, "parts...", "out", {},
+       "out [H, D] = 0, then each (rows, values) part's value rows added to the rows their "
+       "ids name, in order; ids -1 are skipped, ids outside [0, H) are an error"},
       {"gather_rows_grad", kTraining, "ids, dout", "dtable", {opt("padding_idx", T::Int, "-1")},
        "dtable [V, D] (the output's shape) is zeroed, then each id's row of dout (ids' element "
        "count × D) is added to row id; row `padding_idx` gets nothing; an id outside [0, V) is "
@@ -345,6 +359,11 @@ std::vector<KernelSignature> declareKernels() {
       {"ps_send", kCollective, "blocks...", "", {req("servers", T::Ints), req("slots", T::Ints)},
        "sends blocks[i] to parameter server `servers[i]` as its received gradient "
        "`slots[i]` (artifact.fbs ParameterServer.receives); complete on return"},
+      {"ps_send_rows", kCollective, "blocks...", "",
+       {req("servers", T::Ints), req("slots", T::Ints)},
+       "blocks are (rows, values) pairs of row-sparse gradient blocks as `merge_rows` writes "
+       "them; sends each block's rows up to its first id -1, with their values, to parameter "
+       "server `servers[i]` as its received gradient `slots[i]`; complete on return"},
       {"ps_send_barrier", kCollective, "", "", {opt("half_async", T::Int, "0")},
        "tells every parameter server that this trainer's batch is sent, and waits until each "
        "has counted it (Paddle's send_barrier)"},

@@ -3,7 +3,7 @@
 // What validateArtifact checks of the pserver mode (artifact.fbs,
 // ParameterServer): every server's own artifact loads and validates, holds
 // no servers of its own, and has the slots the trainers name; every slot's
-// buffers are persistent buffers of that artifact; and every ps_send /
+// buffers are persistent buffers of that artifact; and every ps_send(_rows) /
 // ps_recv call of the trainers' programs names a server and a slot that
 // exist.
 //
@@ -87,6 +87,27 @@ private:
           if (inner.buffers()->Get(uint32_t(buffer))->kind() != fb::BufferKind::Persistent)
             return fail(label + " refers to buffer " + std::to_string(buffer) +
                         ", which is not persistent");
+        }
+        // Row-sparse: one int64 row-id buffer per values buffer, with as
+        // many entries as the values buffer has rows.
+        if (const auto *rowBuffers = slot->row_buffers()) {
+          if (rowBuffers->size() != n)
+            return fail(label + " has " + std::to_string(rowBuffers->size()) +
+                        " row-id buffers for " + std::to_string(n) + " value buffers");
+          for (uint32_t k = 0; k < n; ++k) {
+            int32_t ids = rowBuffers->Get(k);
+            if (ids < 0 || !inner.buffers() || uint32_t(ids) >= inner.buffers()->size())
+              return fail(label + " refers to out-of-range row-id buffer " + std::to_string(ids));
+            const fb::Buffer &idBuffer = *inner.buffers()->Get(uint32_t(ids));
+            const fb::Buffer &values = *inner.buffers()->Get(uint32_t(slot->buffers()->Get(k)));
+            auto idDims = fixedDims(idBuffer), valueDims = fixedDims(values);
+            if (idBuffer.kind() != fb::BufferKind::Persistent ||
+                idBuffer.dtype() != fb::DType::Int64 || !idDims || idDims->size() != 1 ||
+                !valueDims || valueDims->empty() || (*idDims)[0] != (*valueDims)[0])
+              return fail(label + ": row-id buffer " + std::to_string(ids) +
+                          " must be a persistent int64 vector with one entry per row of its "
+                          "values");
+          }
         }
         if (needsBlock && (slot->block() < 1 || slot->block() > blocks))
           return fail(label + " feeds optimize block " + std::to_string(slot->block()) +
@@ -174,7 +195,8 @@ private:
         continue;
       for (const fb::KernelCall *call : *p->calls()) {
         std::string kernel = str(call->kernel());
-        bool send = kernel == "ps_send";
+        const bool rows = kernel == "ps_send_rows";
+        const bool send = kernel == "ps_send" || rows;
         if (!send && kernel != "ps_recv")
           continue;
         std::string where = "call '" + kernel + "' (" + str(call->origin()) + ")";
@@ -197,6 +219,15 @@ private:
           if (slot < 0 || uint64_t(slot) >= count)
             return fail(where + " names slot " + std::to_string(slot) + " of server " +
                         std::to_string(server) + ", which has " + std::to_string(count));
+          // Rows go to a row-sparse receive, whole blocks to a dense one.
+          if (send) {
+            const fb::ServerSlot &target = *slots->Get(uint32_t(slot));
+            const bool sparse = target.row_buffers() && target.row_buffers()->size() != 0;
+            if (sparse != rows)
+              return fail(where + " sends " + (rows ? "rows" : "a dense block") + " to '" +
+                          str(target.name()) + "' of server " + std::to_string(server) +
+                          ", which receives " + (sparse ? "rows" : "dense blocks"));
+          }
         }
       }
     }

@@ -4,6 +4,7 @@
 
 #include "distc/Runtime/Session.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <map>
@@ -58,6 +59,18 @@ Status TrainerChannel::send(const std::vector<Block> &blocks) {
     if (Status st = named(true, block, name); !st.ok())
       return st;
     requests.push_back(PsRequest::send(block.server, name, block.data, block.bytes));
+  }
+  return client_.run(requests);
+}
+
+Status TrainerChannel::sendRows(const std::vector<RowsBlock> &blocks) {
+  std::vector<PsRequest> requests;
+  for (const RowsBlock &block : blocks) {
+    std::string name;
+    if (Status st = named(true, Block{block.server, block.slot, nullptr, 0}, name); !st.ok())
+      return st;
+    requests.push_back(PsRequest::sendRows(block.server, name, block.rows, block.numRows,
+                                           block.values, block.valueBytes));
   }
   return client_.run(requests);
 }
@@ -160,6 +173,15 @@ Status runParameterServer(const artifact::LoadedArtifact &artifact, int index, P
   // Received gradient blocks: each trainer's own copy in synchronous
   // training with several trainers, else one the trainers share.
   std::map<std::string, int32_t> blockOf;
+  // Row-sparse receives: the rows past those received are marked unused
+  // (-1) before a block reads them.
+  struct SparseSlot {
+    int64_t *rows;
+    size_t capacity;
+    size_t count = 0;
+    void pad() { std::fill(rows + count, rows + capacity, int64_t(-1)); }
+  };
+  std::map<std::string, SparseSlot> sparseSlots; // by variable; addresses stay put
   if (ps.receives())
     for (const distc::fb::ServerSlot *slot : *ps.receives()) {
       const std::string name = str(slot->name());
@@ -174,6 +196,23 @@ Status runParameterServer(const artifact::LoadedArtifact &artifact, int index, P
         if (Status st = session->setPersistent(var, zeros); !st.ok())
           return st;
         int trainer = copies > 1 ? int(k) : -1;
+        if (slot->row_buffers()) {
+          const std::string rowsVar = bufferName(slot->row_buffers()->Get(k));
+          runtime::Tensor rows = session->backend().allocate(runtime::DType::Int64,
+                                                             session->persistent(rowsVar).shape());
+          std::fill_n(rows.data<int64_t>(), rows.numel(), int64_t(-1));
+          if (Status st = session->setPersistent(rowsVar, rows); !st.ok())
+            return st;
+          rows = session->persistent(rowsVar);
+          const size_t capacity = size_t(rows.numel());
+          SparseSlot &sparse = sparseSlots[var] = {rows.data<int64_t>(), capacity};
+          if (Status st = server.addSparseReceivable(var, trainer, sparse.rows, t.data(),
+                                                     capacity ? t.byteSize() / capacity : 0,
+                                                     capacity, &sparse.count);
+              !st.ok())
+            return Status::error(where + ": " + st.message());
+          continue;
+        }
         if (Status st = server.addReceivable(var, trainer, t.data(), t.byteSize()); !st.ok())
           return Status::error(where + ": " + st.message());
       }
@@ -211,6 +250,8 @@ Status runParameterServer(const artifact::LoadedArtifact &artifact, int index, P
   const int blocks = static_cast<int>(session->modes().size());
   if (a.ps_sync_mode()) {
     server.setOptimize([&]() -> Status {
+      for (auto &entry : sparseSlots)
+        entry.second.pad();
       for (int block = 1; block <= blocks; ++block)
         if (Status st = runBlock(block); !st.ok())
           return st;
@@ -218,6 +259,8 @@ Status runParameterServer(const artifact::LoadedArtifact &artifact, int index, P
     });
   } else {
     server.setOnArrival([&](const std::string &name, int) -> Status {
+      if (auto sparse = sparseSlots.find(name); sparse != sparseSlots.end())
+        sparse->second.pad();
       auto it = blockOf.find(name);
       return it == blockOf.end() || it->second < 1 ? Status::success() : runBlock(it->second);
     });

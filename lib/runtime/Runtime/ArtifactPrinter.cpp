@@ -258,6 +258,12 @@ void printArtifact(const artifact::LoadedArtifact &loaded, std::FILE *out) {
                              str(slot.name()) + " in %";
           for (uint32_t j = 0; slot.buffers() && j < slot.buffers()->size(); ++j)
             line += (j ? ", %" : "") + std::to_string(slot.buffers()->Get(j));
+          if (const auto *ids = slot.row_buffers(); ids && ids->size()) {
+            line += " (row-sparse; row ids in %";
+            for (uint32_t j = 0; j < ids->size(); ++j)
+              line += (j ? ", %" : "") + std::to_string(ids->Get(j));
+            line += ")";
+          }
           if (slot.block() > 0)
             line += " -> block " + std::to_string(slot.block());
           if (slot.variable() && slot.variable()->size() && slot.rows() < 0 &&

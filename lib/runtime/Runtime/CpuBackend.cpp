@@ -25,6 +25,7 @@ const KernelRegistry &cpuKernelRegistry() {
     kernels::registerOptimizerKernels(r);
     kernels::registerCollectiveKernels(r);
     kernels::registerParameterServerKernels(r);
+    kernels::registerSelectedRowsKernels(r);
     kernels::registerRingCollectiveKernels(r);
     kernels::registerNormKernels(r);
     kernels::registerNormGradKernels(r);

@@ -848,6 +848,22 @@ pd.program @main {
 // -----
 
 pd.program @main {
+  %x = pd.feed : tensor<6x4xf32>
+  // expected-error @below {{input slot 'X' must be row-sparse (#pd.selected_rows), got 'tensor<6x4xf32>'}}
+  %0:2 = pd.split_selected_rows %x {height_sections = array<i64: 3, 3>} : (tensor<6x4xf32>) -> (tensor<3x4xf32, #pd.selected_rows>, tensor<3x4xf32, #pd.selected_rows>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed : tensor<6x4xf32, #pd.selected_rows>
+  // expected-error @below {{attribute 'height_sections' = [3, 2] sums to 5, not the height 6 of input slot 'X'}}
+  %0:2 = pd.split_selected_rows %x {height_sections = array<i64: 3, 2>} : (tensor<6x4xf32, #pd.selected_rows>) -> (tensor<3x4xf32, #pd.selected_rows>, tensor<2x4xf32, #pd.selected_rows>)
+}
+
+// -----
+
+pd.program @main {
   // expected-error @below {{output slot 'Out' must be tensors of static shape}}
   %0 = pd.recv : () -> tensor<?x4xf32>
 }

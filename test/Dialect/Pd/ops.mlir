@@ -271,3 +271,14 @@ pd.program @reshard {
   %4 = pd.c_root_only %x {ring_id = 2 : i32} : (tensor<?x4xf32>) -> tensor<?x4xf32>
   %5 = pd.c_allreduce_max %x {ring_id = 1 : i32, use_calc_stream = true} : (tensor<?x4xf32>) -> tensor<?x4xf32>
 }
+
+// -----
+
+// A row-sparse gradient (Paddle's SelectedRows) cut into the blocks the
+// parameter servers hold.
+// CHECK-LABEL: pd.program @sparse
+// CHECK: pd.split_selected_rows %{{.*}} {height_sections = array<i64: 600, 400>} : (tensor<1000x64xf32, #pd.selected_rows>) -> (tensor<600x64xf32, #pd.selected_rows>, tensor<400x64xf32, #pd.selected_rows>)
+pd.program @sparse {
+  %g = pd.feed : tensor<1000x64xf32, #pd.selected_rows>
+  %0:2 = pd.split_selected_rows %g {height_sections = array<i64: 600, 400>} : (tensor<1000x64xf32, #pd.selected_rows>) -> (tensor<600x64xf32, #pd.selected_rows>, tensor<400x64xf32, #pd.selected_rows>)
+}

@@ -93,4 +93,6 @@ void InferContext::addResult(unsigned slot, ArrayRef<int64_t> dims, Type element
   results[slot].push_back(RankedTensorType::get(dims, elementType));
 }
 
+void InferContext::addResult(unsigned slot, Type type) { results[slot].push_back(type); }
+
 } // namespace distc::pd::infer

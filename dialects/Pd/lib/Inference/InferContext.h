@@ -81,6 +81,7 @@ public:
   void setResult(unsigned slot, mlir::Type type);
   /// Appends one more value to a variadic result slot.
   void addResult(unsigned slot, llvm::ArrayRef<int64_t> dims, mlir::Type elementType);
+  void addResult(unsigned slot, mlir::Type type);
 
   /// The element type of Paddle dtype attribute `name`, or an error naming
   /// the attribute.

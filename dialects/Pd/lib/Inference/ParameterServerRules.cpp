@@ -3,12 +3,14 @@
 // send and send_barrier write one dummy control-dependence value each
 // (PdTypes.h); fetch_barrier passes its inputs through; recv's results are
 // what the servers hold, which the transpiler declares; split_byref cuts X
-// along dim 0 like split.
+// along dim 0 like split; split_selected_rows cuts a row-sparse X into
+// row-sparse blocks.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Inference/InferContext.h"
 
+#include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Dialect/Pd/PdTypes.h"
 
 using namespace mlir;
@@ -74,6 +76,32 @@ LogicalResult inferSplitByref(InferContext &c) {
   for (int64_t s : sections) {
     part[0] = s;
     c.addResult(0, part, x.getElementType());
+  }
+  return success();
+}
+
+LogicalResult inferSplitSelectedRows(InferContext &c) {
+  RankedTensorType x = c.input(0);
+  if (!isSelectedRows(x))
+    return c.error() << "input slot 'X' must be row-sparse (#pd.selected_rows), got " << x;
+  if (x.getRank() < 1 || ShapedType::isDynamic(x.getDimSize(0)))
+    return c.error() << "input slot 'X' " << x << " needs a static height (dim 0)";
+  SmallVector<int64_t> sections = c.getInts("height_sections");
+  int64_t total = 0;
+  for (int64_t s : sections) {
+    if (s <= 0)
+      return c.error() << "attribute 'height_sections' = " << formatDims(sections)
+                       << " must hold positive row counts";
+    total += s;
+  }
+  if (sections.empty() || total != x.getDimSize(0))
+    return c.error() << "attribute 'height_sections' = " << formatDims(sections) << " sums to "
+                     << total << ", not the height " << x.getDimSize(0) << " of input slot 'X'";
+  Dims part(x.getShape());
+  for (int64_t s : sections) {
+    part[0] = s;
+    c.addResult(0, withSelectedRows(RankedTensorType::get(part, x.getElementType()),
+                                              /*sparse=*/true));
   }
   return success();
 }

@@ -50,6 +50,36 @@ void sendKernel(KernelContext &ctx) {
   check(ctx, channel.send(blocksOf(ctx, ctx.numInputs(), /*outputs=*/false)));
 }
 
+/// Each block is a (rows, values) pair as merge_rows writes it: the rows
+/// sent are those before the first id -1.
+void sendRowsKernel(KernelContext &ctx) {
+  ParameterServerChannel &channel = channelOf(ctx);
+  if (ctx.numInputs() % 2 != 0)
+    ctx.fail("takes (rows, values) pairs, got " + std::to_string(ctx.numInputs()) + " inputs");
+  const int count = ctx.numInputs() / 2;
+  std::vector<int64_t> servers = ctx.intsAttr("servers");
+  std::vector<int64_t> slots = ctx.intsAttr("slots");
+  if (servers.size() != size_t(count) || slots.size() != size_t(count))
+    ctx.fail("needs one server and one slot per block (" + std::to_string(count) + " blocks, " +
+             std::to_string(servers.size()) + " servers, " + std::to_string(slots.size()) +
+             " slots)");
+  std::vector<ParameterServerChannel::RowsBlock> blocks;
+  for (int i = 0; i < count; ++i) {
+    const Tensor &rows = ctx.input(2 * i), &values = ctx.input(2 * i + 1);
+    if (rows.dtype() != DType::Int64 || rows.numel() == 0 ||
+        values.byteSize() % size_t(rows.numel()) != 0)
+      ctx.fail("block " + std::to_string(i) + ": rows must be Int64, one per row of its values");
+    const int64_t *ids = rows.data<int64_t>();
+    size_t used = 0;
+    while (used < size_t(rows.numel()) && ids[used] >= 0)
+      ++used;
+    const size_t rowBytes = values.byteSize() / size_t(rows.numel());
+    blocks.push_back({static_cast<int>(servers[i]), static_cast<int>(slots[i]), ids, used,
+                      values.data(), used * rowBytes});
+  }
+  check(ctx, channel.sendRows(blocks));
+}
+
 void recvKernel(KernelContext &ctx) {
   ParameterServerChannel &channel = channelOf(ctx);
   check(ctx, channel.recv(blocksOf(ctx, ctx.numOutputs(), /*outputs=*/true)));
@@ -63,6 +93,7 @@ void fetchBarrierKernel(KernelContext &ctx) { check(ctx, channelOf(ctx).fetchBar
 
 void registerParameterServerKernels(KernelRegistry &r) {
   r.add("ps_send", sendKernel);
+  r.add("ps_send_rows", sendRowsKernel);
   r.add("ps_recv", recvKernel);
   r.add("ps_send_barrier", sendBarrierKernel);
   r.add("ps_fetch_barrier", fetchBarrierKernel);

@@ -31,6 +31,7 @@ void registerOptimizerKernels(KernelRegistry &r);
 void registerCollectiveKernels(KernelRegistry &r);
 void registerRingCollectiveKernels(KernelRegistry &r);
 void registerParameterServerKernels(KernelRegistry &r);
+void registerSelectedRowsKernels(KernelRegistry &r);
 void registerPadKernels(KernelRegistry &r);
 void registerInterpKernels(KernelRegistry &r);
 void registerNormKernels(KernelRegistry &r);

@@ -1,6 +1,7 @@
 //===- PdAttrs.td - pd dialect attributes -------------------*- tablegen -*-===//
 //
-// How a value lies on a process mesh (docs/sharding.md).
+// How a value lies on a process mesh (docs/sharding.md), and how a
+// gradient is stored when only some of its rows are (Paddle's SelectedRows).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,22 @@ def Pd_ShardingAttr : AttrDef<Pd_Dialect, "Sharding"> {
                                ::llvm::ArrayRef<int64_t> meshShape) const;
     /// The placement list as written: `[Shard(0), Replicate()]`.
     std::string placementsString() const;
+  }];
+}
+
+def Pd_SelectedRowsAttr : AttrDef<Pd_Dialect, "SelectedRows"> {
+  let mnemonic = "selected_rows";
+  let summary = "A tensor encoding: only some rows of the tensor are stored";
+  let description = [{
+    Paddle's SelectedRows, as the encoding of a ranked tensor type whose
+    shape is the whole variable's (Paddle's VarDesc keeps the height and
+    width of the table): `tensor<1000x64xf32, #pd.selected_rows>` is the
+    gradient of a 1000 x 64 embedding table that holds only the rows a
+    batch looked up. Rows it does not hold are zero. The sparse lookup
+    gradient of a parameter-server trainer has this type, as do the
+    `split_selected_rows` blocks it sends and the servers' sums of them
+    (docs/parameter-server.md). The runtime keeps such a value as a list
+    of row indices beside their values, duplicates allowed.
   }];
 }
 

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/DialectImplementation.h"
 
@@ -38,6 +39,19 @@ inline constexpr llvm::StringLiteral kFetchNameAttr = "pd.fetch_name";
 /// the variables it reads, as they were before partitioning, which
 /// save_inference_model writes (the serial model, whatever the mesh).
 inline constexpr llvm::StringLiteral kSerialInferenceAttr = "pd.serial_inference";
+
+/// Whether `type` is a row-sparse tensor (`#pd.selected_rows` encoding).
+inline bool isSelectedRows(mlir::Type type) {
+  auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
+  return tensor && llvm::isa_and_nonnull<SelectedRowsAttr>(tensor.getEncoding());
+}
+/// `type` with the `#pd.selected_rows` encoding (row-sparse), or without
+/// any encoding (dense).
+inline mlir::RankedTensorType withSelectedRows(mlir::RankedTensorType type, bool sparse) {
+  return mlir::RankedTensorType::get(
+      type.getShape(), type.getElementType(),
+      sparse ? SelectedRowsAttr::get(type.getContext()) : mlir::Attribute());
+}
 } // namespace distc::pd
 
 #endif // DISTC_DIALECT_PD_PDDIALECT_H

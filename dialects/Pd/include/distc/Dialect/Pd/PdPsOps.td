@@ -89,6 +89,22 @@ def Pd_SplitByrefOp : Pd_PsOp<"split_byref", "X cut along dim 0 into rows of `se
   let lowering = [{ lowerSplit(op) }];
 }
 
+def Pd_SplitSelectedRowsOp
+    : Pd_PsOp<"split_selected_rows",
+              "A row-sparse X cut into the row ranges of `height_sections`"> {
+  let description = [{
+    Paddle's split_selected_rows: X is row-sparse (`#pd.selected_rows`,
+    a sparse embedding's gradient) and Out[i] holds the rows of X that fall
+    in the i-th range of `height_sections` rows, numbered from the start of
+    that range: the blocks of the table the servers hold. Every Out is
+    row-sparse with the height of its range.
+  }];
+  let arguments = (ins PdTensor:$X, PdLongs<"[]">:$height_sections);
+  let results = (outs Variadic<PdTensor>:$Out);
+  let inferRule = "inferSplitSelectedRows";
+  let lowering = [{ lowerSplitSelectedRows(op) }];
+}
+
 // --- The server ------------------------------------------------------------------
 
 def Pd_ListenAndServOp : Pd_Op<"listen_and_serv", [IsolatedFromAbove, NoTerminator,
