@@ -100,9 +100,6 @@ LogicalResult resolveTranspiler(CompileOptions &options) {
   if (options.rank >= 0)
     return fail("--rank selects a rank's SPMD program; a parameter-server trainer is "
                 "--trainer-id, a server --role pserver --endpoint");
-  if (options.training.hasSchedule)
-    return fail("learning-rate schedules on parameter servers are not supported yet: the "
-                "servers keep the initial rate");
   if (options.role.empty())
     options.role = "trainer";
   if (options.role != "trainer" && options.role != "pserver")

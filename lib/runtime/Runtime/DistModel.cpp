@@ -227,6 +227,15 @@ Status DistModel::step(const TensorMap &batch, StepResult &out) {
       *v.data<float>() = static_cast<float>(lr);
       if (Status s = session_->setPersistent(lrVar, v); !s.ok())
         return s;
+      // Parameter-server mode: the servers' optimizer ops read their own
+      // copies of the rate. The first trainer writes them before it sends
+      // this step's gradients, so every server applies the step with the
+      // step's rate (Paddle's learning-rate decay block, run by each
+      // server before its optimize blocks, keyed here by the trainers'
+      // step so that a resumed run goes on where it stopped).
+      if (hasServerState(*session_) && session_->dataReplica().index == 0)
+        if (Status s = pushServerState(*session_, {lrVar}); !s.ok())
+          return s;
     } else if (!lrVar.empty()) {
       lr = currentLearningRate();
     }
