@@ -173,10 +173,56 @@ std::map<std::string, std::string> rankVariables(const JobLayout &job, int local
   return v;
 }
 
-/// A parameter-server job's process `local`: trainers first, then servers,
+/// One process of a parameter-server job: trainer or server `index`.
+struct PsProcess {
+  bool server = false;
+  int index = 0;
+};
+
+/// The host of `endpoint` ("host:port"), `localhost` as 127.0.0.1.
+std::string endpointHost(const std::string &endpoint) {
+  std::string host = endpoint.substr(0, endpoint.rfind(':'));
+  return host == "localhost" ? "127.0.0.1" : host;
+}
+
+/// The parameter-server processes node `o.nodeRank` runs, given every
+/// node's address: its share of the trainers, then the servers whose
+/// endpoint's host is its address (a server goes to the first node with
+/// that address). On one node, all of them. Fails naming a server that is
+/// on no node.
+std::vector<PsProcess> psProcessesOfNode(const LaunchOptions &o,
+                                         const std::vector<std::string> &addresses,
+                                         std::string &error) {
+  std::vector<PsProcess> mine;
+  const int perNode = o.workerNum / o.nnodes;
+  for (int t = o.nodeRank * perNode; t < (o.nodeRank + 1) * perNode; ++t)
+    mine.push_back({false, t});
+  for (int s = 0; s < o.serverNum; ++s) {
+    const std::string host = endpointHost(o.serverEndpoints[size_t(s)]);
+    int node = o.nnodes == 1 ? 0 : -1;
+    for (int k = 0; k < o.nnodes && node < 0; ++k)
+      if (endpointHost(addresses[size_t(k)] + ":0") == host)
+        node = k;
+    if (node < 0) {
+      std::string list;
+      for (const std::string &a : addresses)
+        list += (list.empty() ? "" : ", ") + a;
+      error = "server " + std::to_string(s) + " at " + o.serverEndpoints[size_t(s)] +
+              " is on none of the nodes (their addresses: " + list +
+              "): each server runs on the node whose address is its endpoint's host";
+      return {};
+    }
+    if (node == o.nodeRank)
+      mine.push_back({true, s});
+  }
+  return mine;
+}
+
+/// A parameter-server job's process `p`, one of `localCount` on this node,
 /// with Paddle's role variables (and the rendezvous's).
 std::map<std::string, std::string> parameterServerVariables(const JobLayout &job,
-                                                            const LaunchOptions &o, int local) {
+                                                            const LaunchOptions &o, PsProcess p,
+                                                            int localCount) {
   std::map<std::string, std::string> v = rankVariables(job, 0);
   for (const char *name : {"PADDLE_TRAINER_ENDPOINTS", "PADDLE_CURRENT_ENDPOINT", "PADDLE_MASTER",
                            "PADDLE_GLOBAL_RANK", "PADDLE_GLOBAL_SIZE", "PADDLE_LOCAL_SIZE",
@@ -188,22 +234,22 @@ std::map<std::string, std::string> parameterServerVariables(const JobLayout &job
     servers += (servers.empty() ? "" : ",") + e;
   v["PADDLE_PSERVERS_IP_PORT_LIST"] = servers;
   v["PADDLE_TRAINERS_NUM"] = std::to_string(o.workerNum);
-  const bool server = local >= o.workerNum;
+  const bool server = p.server;
   v["TRAINING_ROLE"] = server ? "PSERVER" : "TRAINER";
   v["PADDLE_TRAINING_ROLE"] = v["TRAINING_ROLE"];
   if (server) {
-    const std::string &endpoint = o.serverEndpoints[size_t(local - o.workerNum)];
+    const std::string &endpoint = o.serverEndpoints[size_t(p.index)];
     const size_t colon = endpoint.rfind(':');
     v["POD_IP"] = endpoint.substr(0, colon);
     v["PADDLE_PORT"] = endpoint.substr(colon + 1);
     v.erase("PADDLE_TRAINER_ID");
   } else {
-    v["PADDLE_TRAINER_ID"] = std::to_string(local);
+    v["PADDLE_TRAINER_ID"] = std::to_string(p.index);
     v["POD_IP"] = job.masterAddr;
   }
   // The node's cores are shared by its processes unless the user said otherwise.
   if (!std::getenv("DISTC_NUM_THREADS"))
-    v["DISTC_NUM_THREADS"] = std::to_string(std::max(1, usableCores() / job.nprocPerNode));
+    v["DISTC_NUM_THREADS"] = std::to_string(std::max(1, usableCores() / std::max(1, localCount)));
   return v;
 }
 
@@ -783,12 +829,23 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
   std::vector<NodeFacts> nodes(1, NodeFacts{o.masterAddr, o.nprocPerNode, 1, {}});
   if (o.nnodes > 1 && !meetNodes(*store, o, nodes, error))
     return failLaunch(error);
-  if (o.nnodes > 1)
+  if (o.nnodes > 1 && o.serverNum == 0)
     if (std::string problem = checkArtifactRanks(o); !problem.empty())
       return failLaunch(problem);
   for (int k = 0; k < o.nnodes; ++k)
     for (int i = 0; i < o.nprocPerNode; ++i)
       job.endpoints.push_back(hostPort(nodes[size_t(k)].address, o.masterPort + 1 + i));
+  // A parameter-server job: which of its processes this node runs.
+  std::vector<PsProcess> psProcesses;
+  if (o.serverNum > 0) {
+    std::vector<std::string> addresses;
+    for (const NodeFacts &n : nodes)
+      addresses.push_back(n.address);
+    psProcesses = psProcessesOfNode(o, addresses, error);
+    if (!error.empty())
+      return failLaunch(error);
+  }
+  const int localCount = o.serverNum > 0 ? int(psProcesses.size()) : o.nprocPerNode;
 
   InterruptHandlers handlers;
   const std::vector<std::string> &args = command;
@@ -808,16 +865,20 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
       activeRelay = nullptr;
     }
   } stopRelay{relay};
-  for (int local = 0; local < o.nprocPerNode; ++local) {
+  for (int local = 0; local < localCount; ++local) {
     RankProcess r;
-    r.rank = o.nodeRank * o.nprocPerNode + local;
-    const bool psServer = o.serverNum > 0 && local >= o.workerNum;
-    r.name = psServer           ? "server " + std::to_string(local - o.workerNum)
-             : o.serverNum > 0 ? "trainer " + std::to_string(r.rank)
+    // A parameter-server job's world ranks: trainers, then servers.
+    const PsProcess ps = o.serverNum > 0 ? psProcesses[size_t(local)] : PsProcess();
+    r.rank = o.serverNum == 0 ? o.nodeRank * o.nprocPerNode + local
+             : ps.server      ? o.workerNum + ps.index
+                              : ps.index;
+    const bool psServer = o.serverNum > 0 && ps.server;
+    r.name = psServer           ? "server " + std::to_string(ps.index)
+             : o.serverNum > 0 ? "trainer " + std::to_string(ps.index)
                                : "rank " + std::to_string(r.rank);
     if (!o.logDir.empty())
       r.logPath = (std::filesystem::path(o.logDir) /
-                   (psServer ? "serverlog." + std::to_string(local - o.workerNum)
+                   (psServer ? "serverlog." + std::to_string(ps.index)
                              : "workerlog." + std::to_string(r.rank)))
                       .string();
     // stderr first: of what a rank writes to both at once, the relay takes
@@ -832,8 +893,9 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
     }
     const bool spawned =
         spawnRank(exe, args,
-                  composeEnvironment(o.serverNum > 0 ? parameterServerVariables(job, o, local)
-                                                     : rankVariables(job, local)),
+                  composeEnvironment(o.serverNum > 0
+                                         ? parameterServerVariables(job, o, ps, localCount)
+                                         : rankVariables(job, local)),
                   r.logPath, outFd, errFd, r.pid, error);
     for (int fd : {outFd, errFd})
       if (fd >= 0)
@@ -881,7 +943,8 @@ int runLauncher(const LaunchOptions &options, const std::vector<std::string> &co
     // one; that one is the cause, and it will not exit by itself.
     RankProcess *stuckHere = nullptr;
     std::optional<StuckRank> stuck =
-        identifyStuckRank(*store, o.worldSize(), f.rank, ranks, stuckHere);
+        identifyStuckRank(*store, o.serverNum > 0 ? o.workerNum + o.serverNum : o.worldSize(),
+                          f.rank, ranks, stuckHere);
     if (stuck) {
       say("dist-run: error: " + describeStuck(*stuck, stuckHere, o.nprocPerNode));
       if (stuckHere && stuckHere->running)

@@ -89,11 +89,13 @@ struct LaunchOptions {
   std::string artifactName;
   /// A training job: show rank 0's live progress line on a terminal.
   bool liveProgress = false;
-  /// A parameter-server job (PsJob.h): the node's processes are
-  /// `workerNum` trainers, then `serverNum` servers at `serverEndpoints`,
-  /// each with Paddle's role variables (TRAINING_ROLE,
-  /// PADDLE_PSERVERS_IP_PORT_LIST, PADDLE_TRAINERS_NUM, PADDLE_TRAINER_ID,
-  /// POD_IP, PADDLE_PORT) and logs workerlog.<id> / serverlog.<index>.
+  /// A parameter-server job (PsJob.h) of `workerNum` trainers and
+  /// `serverNum` servers at `serverEndpoints`, each process with Paddle's
+  /// role variables (TRAINING_ROLE, PADDLE_PSERVERS_IP_PORT_LIST,
+  /// PADDLE_TRAINERS_NUM, PADDLE_TRAINER_ID, POD_IP, PADDLE_PORT) and logs
+  /// workerlog.<id> / serverlog.<index>. On one node it runs them all; on
+  /// several, node k runs trainers k·W/n .. (k+1)·W/n − 1 and the servers
+  /// whose endpoint's host is its address (the first such node's).
   int serverNum = 0;
   int workerNum = 0;
   std::vector<std::string> serverEndpoints;

@@ -147,10 +147,10 @@ std::string setParameterServerLayout(const runtime::DistModel &model,
   if (o.nprocPerNode != 1)
     return "--nproc-per-node: a parameter-server job starts --worker-num trainers and "
            "--server-num servers";
-  if (o.nnodes != 1)
-    return "--nnodes: dist-run starts a parameter-server job on one node; on several, start "
-           "each process with Paddle's role variables (TRAINING_ROLE, "
-           "PADDLE_PSERVERS_IP_PORT_LIST, ...)";
+  if (trainers % o.nnodes != 0)
+    return "--nnodes " + std::to_string(o.nnodes) + ": each node runs as many of " +
+           artifactName + "'s " + std::to_string(trainers) +
+           " trainers; give a node count that divides them";
   o.serverNum = servers;
   o.workerNum = trainers;
   o.serverEndpoints = endpoints;
