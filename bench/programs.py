@@ -169,12 +169,15 @@ def _attention_split(main, names, q, k, v, seq, d, heads, dropout):
     return merged
 
 
-def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"):
+def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape",
+                sparse_embedding=False):
     """examples/transformer's pre-LN encoder block (token embedding,
     layer_norm, 4-head self-attention with dropout on the attention weights,
     residual, layer_norm, GELU FFN, residual) with a classification head:
     mean over the sequence -> linear -> softmax cross entropy -> mean.
-    Feeds src_ids i64[-1, seq], label i64[-1, 1]."""
+    Feeds src_ids i64[-1, seq], label i64[-1, 1]. `sparse_embedding`: the
+    lookup is is_sparse (a row-sparse table gradient on parameter
+    servers)."""
     main, startup = Program(), Program()
     names = Namer()
     main.feed("src_ids", [-1, seq], "INT64")
@@ -184,7 +187,7 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     gp.gaussian(startup, table, [vocab, d], 0.02, seed=11)
     emb = main.var(names.layer("embedding") + ".tmp_0", [-1, seq, d])
     main.op("lookup_table_v2", {"Ids": ["src_ids"], "W": [table]}, {"Out": [emb]},
-            {"padding_idx": ("LONG", -1), "is_sparse": ("BOOLEAN", False),
+            {"padding_idx": ("LONG", -1), "is_sparse": ("BOOLEAN", sparse_embedding),
              "is_distributed": ("BOOLEAN", False), "remote_prefetch": ("BOOLEAN", False)})
 
     ln = _layer_norm(main, startup, names, emb, seq, d)

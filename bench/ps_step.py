@@ -4,7 +4,10 @@ data parallelism on the same model, ranks and global batch.
 
 Run through bench/run-bench-ps.sh. For bench/programs.py's MLP
 784-1024-1024-10 (and, with --models, its transformer encoder block
-without dropout) and each optimizer, it compiles
+without dropout, or that block with a 100000-row embedding table looked up
+densely, `embedding-dense`, or sparsely, `embedding`: is_sparse, whose
+trainers send the servers only the rows a batch looked up) and each
+optimizer, it compiles
 
   * dp: `distc MAIN --startup S --loss L --optimizer O --nranks 2`
     (every gradient all-reduced, Gloo), trained with `dist-run
@@ -47,14 +50,20 @@ LR = 0.01
 LOSS = "mean_0.tmp_0"
 MLP_DIMS = [784, 1024, 1024, 10]
 ENCODER = dict(seq=32, d=128, heads=4, ffn=512, vocab=1000, classes=10, dropout=0.0)
-FEEDS = {"mlp": "x", "transformer": "src_ids"}
+# The transformer block with a table large enough for its gradient to
+# dominate a step's traffic.
+BIG_TABLE = dict(ENCODER, vocab=100000)
+FEEDS = {"mlp": "x", "transformer": "src_ids", "embedding": "src_ids",
+         "embedding-dense": "src_ids"}
 BATCHES = 8  # global batches in the data; --no-shuffle visits them in order
 CHECK_STEPS = 3  # the first losses of the ps run, against the dp run's
 TOLERANCE = 1e-4  # relative
 RUN_TIMEOUT = 600  # seconds; a hung process must not hang the benchmark
 # Warm-up and timed steps of each model.
-STEPS = {"mlp": (5, 40), "transformer": (3, 20)}
-QUICK_STEPS = {"mlp": (2, 8), "transformer": (1, 4)}
+STEPS = {"mlp": (5, 40), "transformer": (3, 20), "embedding": (3, 20),
+         "embedding-dense": (3, 20)}
+QUICK_STEPS = {"mlp": (2, 8), "transformer": (1, 4), "embedding": (1, 4),
+               "embedding-dense": (1, 4)}
 DTYPE_BYTES = {"FP32": 4, "FP64": 8, "INT64": 8, "INT32": 4}
 
 
@@ -108,9 +117,11 @@ def build_model(work, model, global_batch, rng):
     else:
         # No dropout: its masks are random draws, and the loss check needs
         # the same numbers from both runs.
-        main, startup, loss = programs.transformer(**ENCODER)
-        classes = ENCODER["classes"]
-        feed = rng.integers(0, ENCODER["vocab"], (rows, ENCODER["seq"])).astype(np.int64)
+        encoder = ENCODER if model == "transformer" else BIG_TABLE
+        main, startup, loss = programs.transformer(**encoder,
+                                                   sparse_embedding=model == "embedding")
+        classes = encoder["classes"]
+        feed = rng.integers(0, encoder["vocab"], (rows, encoder["seq"])).astype(np.int64)
     assert loss == LOSS
     paths = (os.path.join(work, model + ".main.json"),
              os.path.join(work, model + ".startup.json"))

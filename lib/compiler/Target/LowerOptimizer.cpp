@@ -27,6 +27,12 @@ static FailureOr<int32_t> defineUpdated(ProgramLowering &l, Value result, Value 
 LogicalResult ProgramLowering::lowerOptimizer(Operation *op) {
   StringRef type = op->getName().getStringRef();
   type.consume_front("pd.");
+  // sgd with a row-sparse gradient updates only its rows; every other
+  // update reads the gradient's dense form.
+  if (type == "sgd" && isRowSparse(op->getOperand(2)))
+    return lowerSparseSgd(op);
+  if (failed(densifyOperands(op)))
+    return failure();
   pd::OpAttributes attrs(op);
   // ParamOut has Param's shape; each state output its state input's.
   std::vector<int32_t> outs(op->getNumResults(), -1);

@@ -15,6 +15,7 @@
 //                         merged, ids renumbered from the block's first row
 //   send               -> ps_send_rows of each block (merge_rows first when
 //                         the value is not one merged part)
+//   sgd                -> sgd_rows: only the rows the gradient holds change
 //   read_var of a row-sparse server variable -> its values buffer and the
 //                         persistent Int64 `<name>@ROWS` beside it
 //
@@ -48,7 +49,8 @@ SymShape rowDims(RankedTensorType type) {
 
 bool ProgramLowering::takesRowSparse(Operation *op) {
   StringRef type = opType(op);
-  return type == "sum" || type == "scale" || type == "split_selected_rows" || type == "send";
+  return type == "sum" || type == "scale" || type == "split_selected_rows" || type == "send" ||
+         type == "sgd";
 }
 
 void ProgramLowering::bindRows(Value value, std::vector<RowsPart> parts) {
@@ -181,6 +183,23 @@ FailureOr<std::vector<int32_t>> ProgramLowering::mergedRowsOf(Value value) {
   std::vector<RowsPart> merged =
       emitMergeRows(value, {type.getDimSize(0)}, {nameOf(value) + "@MERGED"});
   return std::vector<int32_t>{merged.front().rows, merged.front().values};
+}
+
+LogicalResult ProgramLowering::lowerSparseSgd(Operation *op) {
+  // Param, LearningRate, Grad; the rows the gradient does not hold keep
+  // their values, so ParamOut starts as Param.
+  Value param = op->getOperand(0);
+  FailureOr<int32_t> out =
+      defineResult(op->getResult(0), dimsOf(param), /*elementwiseInPlace=*/true);
+  if (failed(out))
+    return failure();
+  if (*out != bufferOf(param))
+    emit("copy", {bufferOf(param)}, {*out});
+  std::vector<int32_t> inputs{*out, bufferOf(op->getOperand(1))};
+  for (int32_t b : partBuffers(op->getOperand(2)))
+    inputs.push_back(b);
+  emit("sgd_rows", inputs, {*out});
+  return success();
 }
 
 } // namespace distc::target

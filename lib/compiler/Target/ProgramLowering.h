@@ -238,6 +238,8 @@ public:
   mlir::LogicalResult lowerSparseSum(mlir::Operation *op);
   mlir::LogicalResult lowerSparseScale(mlir::Operation *op);
   mlir::LogicalResult lowerSplitSelectedRows(mlir::Operation *op);
+  /// sgd with a row-sparse gradient: sgd_rows, in place.
+  mlir::LogicalResult lowerSparseSgd(mlir::Operation *op);
   /// merge_rows of row-sparse `input` into blocks of `heights` rows named
   /// `names`.
   std::vector<RowsPart> emitMergeRows(mlir::Value input, llvm::ArrayRef<int64_t> heights,

@@ -170,6 +170,10 @@ std::vector<KernelSignature> declareKernels() {
        {req("p", T::Float), opt("upscale", T::Int, "1")},
        "dx = dout·mask/(1−p) if upscale (0 when p = 1), else dout·mask; mask UInt8"},
       {"sgd", kTraining, "param, grad, lr", "param_out", {}, "param_out = param − lr·grad"},
+      {"sgd_rows", kTraining, "param, lr, parts...", "param_out", {},
+       "sgd with a row-sparse gradient of (rows, values) parts (`rows_to_dense`'s): "
+       "param_out (param's buffer, updated in place) changes only in the rows the parts "
+       "name, each by lr times the sum of its values"},
       {"momentum", kTraining, "param, grad, velocity, lr", "param_out, velocity_out",
        {req("mu", T::Float), opt("regularization_coeff", T::Float, "0"),
         opt("use_nesterov", T::Int, "0")},

@@ -460,6 +460,25 @@ std::vector<int64_t> crossEntropyLabels(const KernelContext &ctx, const Tensor &
 /// Fails unless hard label `target` of row `row` is a class in [0, classes).
 void expectClassIndex(const KernelContext &ctx, int64_t target, int64_t row, int64_t classes);
 
+/// One part of a row-sparse value (SelectedRows.cpp): `count` Int64 row
+/// ids (-1: unused) and their value rows.
+struct RowsPart {
+  const int64_t *rows;
+  const void *values;
+  int64_t count;
+};
+/// The parts of a row-sparse value given as (rows, values) input pairs
+/// from input `first` on, each values tensor `width` wide and of `like`'s
+/// dtype.
+std::vector<RowsPart> rowsParts(KernelContext &ctx, int first, int64_t width, const Tensor &like);
+/// The distinct ids of `parts` below `height`, in the order they first
+/// come, and (in `sums`, [ids, width]) the sum of each one's value rows,
+/// added in order from zero, as rows_to_dense adds them. An id at or
+/// above `height` is an error.
+template <typename T>
+std::vector<int64_t> sumRowsById(KernelContext &ctx, const std::vector<RowsPart> &parts,
+                                 int64_t height, int64_t width, std::vector<T> &sums);
+
 } // namespace distc::runtime::kernels
 
 #endif // DISTC_LIB_RUNTIME_KERNELS_KERNELUTILS_H

@@ -61,6 +61,28 @@ void sgdKernel(KernelContext &ctx) {
   });
 }
 
+/// Paddle's sgd with a row-sparse gradient: only the rows the gradient
+/// holds change, each by lr times the sum of its values (summed first,
+/// as rows_to_dense would). param_out is param's buffer.
+void sgdRowsKernel(KernelContext &ctx) {
+  const Tensor &param = ctx.input(0);
+  const double lr = floatScalar(ctx, ctx.input(1), "lr");
+  Tensor &paramOut = ctx.output(0);
+  if (param.rank() < 1 || paramOut.data() != param.data())
+    ctx.fail("updates its param in place: param_out must be param's buffer");
+  const int64_t height = param.dim(0), width = height ? param.numel() / height : 0;
+  std::vector<RowsPart> parts = rowsParts(ctx, 2, width, param);
+  dispatchFloat(ctx, param.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> sums;
+    const std::vector<int64_t> ids = sumRowsById<T>(ctx, parts, height, width, sums);
+    T *p = paramOut.data<T>();
+    for (size_t k = 0; k < ids.size(); ++k)
+      sgdUpdate<T>(p + ids[k] * width, sums.data() + int64_t(k) * width, p + ids[k] * width,
+                   width, T(lr));
+  });
+}
+
 struct MomentumCoeffs {
   double lr, mu, coeff;
   bool nesterov;
@@ -394,6 +416,7 @@ void ftrlKernel(KernelContext &ctx) {
 
 void registerOptimizerKernels(KernelRegistry &r) {
   r.add("sgd", sgdKernel);
+  r.add("sgd_rows", sgdRowsKernel);
   r.add("momentum", momentumKernel);
   r.add("adam", adamKernel);
   r.add("adagrad", adagradKernel);

@@ -50,19 +50,13 @@ void lookupRowsKernel(KernelContext &ctx) {
   });
 }
 
-/// The parts of a row-sparse value: inputs (rows, values) from `first` on,
-/// in pairs, each values tensor of `width` columns and the dtype of `like`.
-struct Part {
-  const int64_t *rows;
-  const void *values;
-  int64_t count;
-};
+} // namespace
 
-std::vector<Part> partsOf(KernelContext &ctx, int first, int64_t width, const Tensor &like) {
+std::vector<RowsPart> rowsParts(KernelContext &ctx, int first, int64_t width, const Tensor &like) {
   if ((ctx.numInputs() - first) % 2 != 0)
     ctx.fail("takes its parts as (rows, values) pairs, got " +
              std::to_string(ctx.numInputs() - first) + " inputs");
-  std::vector<Part> parts;
+  std::vector<RowsPart> parts;
   for (int i = first; i < ctx.numInputs(); i += 2) {
     const Tensor &rows = ctx.input(i), &values = ctx.input(i + 1);
     if (rows.dtype() != DType::Int64)
@@ -73,6 +67,41 @@ std::vector<Part> partsOf(KernelContext &ctx, int first, int64_t width, const Te
   }
   return parts;
 }
+
+template <typename T>
+std::vector<int64_t> sumRowsById(KernelContext &ctx, const std::vector<RowsPart> &parts,
+                                 int64_t height, int64_t width, std::vector<T> &sums) {
+  std::vector<int64_t> ids, entry(size_t(height), -1);
+  sums.clear();
+  for (const RowsPart &part : parts) {
+    const T *src = static_cast<const T *>(part.values);
+    for (int64_t i = 0; i < part.count; ++i) {
+      const int64_t id = part.rows[i];
+      if (id < 0)
+        continue;
+      if (id >= height)
+        ctx.fail("row " + std::to_string(id) + " is outside the " + std::to_string(height) +
+                 " rows");
+      int64_t &slot = entry[size_t(id)];
+      if (slot < 0) {
+        slot = int64_t(ids.size());
+        ids.push_back(id);
+        sums.resize(sums.size() + size_t(width), T(0));
+      }
+      T *dst = sums.data() + slot * width;
+      for (int64_t c = 0; c < width; ++c)
+        dst[c] += src[i * width + c];
+    }
+  }
+  return ids;
+}
+
+template std::vector<int64_t> sumRowsById<float>(KernelContext &, const std::vector<RowsPart> &,
+                                                 int64_t, int64_t, std::vector<float> &);
+template std::vector<int64_t> sumRowsById<double>(KernelContext &, const std::vector<RowsPart> &,
+                                                  int64_t, int64_t, std::vector<double> &);
+
+namespace {
 
 /// Paddle's split_selected_rows, with duplicates merged: block k holds the
 /// ids in [offset_k, offset_k + height_sections[k]), renumbered from 0, in
@@ -89,7 +118,7 @@ void mergeRowsKernel(KernelContext &ctx) {
   const int64_t width = firstValues.rank() == 2 ? firstValues.dim(1) : -1;
   if (width < 0)
     ctx.fail("values " + formatShape(firstValues.shape()) + " must have rank 2 [rows, D]");
-  std::vector<Part> parts = partsOf(ctx, 0, width, firstValues);
+  std::vector<RowsPart> parts = rowsParts(ctx, 0, width, firstValues);
   // Which block holds each id, and where each block's rows start.
   std::vector<int64_t> offsets(size_t(blocks) + 1, 0);
   for (int k = 0; k < blocks; ++k) {
@@ -113,7 +142,7 @@ void mergeRowsKernel(KernelContext &ctx) {
   dispatchFloat(ctx, firstValues.dtype(), [&](auto tag) {
     using T = decltype(tag);
     int block = 0;
-    for (const Part &part : parts) {
+    for (const RowsPart &part : parts) {
       const T *src = static_cast<const T *>(part.values);
       for (int64_t i = 0; i < part.count; ++i) {
         const int64_t id = part.rows[i];
@@ -144,13 +173,13 @@ void rowsToDenseKernel(KernelContext &ctx) {
   if (dense.rank() != 2)
     ctx.fail("out " + formatShape(dense.shape()) + " must have rank 2 [H, D]");
   const int64_t height = dense.dim(0), width = dense.dim(1);
-  std::vector<Part> parts = partsOf(ctx, 0, width, dense);
+  std::vector<RowsPart> parts = rowsParts(ctx, 0, width, dense);
   if (dense.byteSize())
     std::memset(dense.data(), 0, dense.byteSize());
   dispatchFloat(ctx, dense.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T *dst = dense.data<T>();
-    for (const Part &part : parts) {
+    for (const RowsPart &part : parts) {
       const T *src = static_cast<const T *>(part.values);
       for (int64_t i = 0; i < part.count; ++i) {
         const int64_t id = part.rows[i];
