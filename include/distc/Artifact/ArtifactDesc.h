@@ -153,6 +153,8 @@ struct ServerSlotDesc {
   int64_t rows = -1;
   /// Row-sparse receives: each copy's row-id buffer (artifact.fbs).
   std::vector<int32_t> rowBuffers;
+  /// Served distributed-table blocks: answered by PREFETCH.
+  bool prefetch = false;
 };
 
 /// artifact.fbs's ParameterServer: `artifact` is a complete artifact file

@@ -43,6 +43,7 @@ public:
 
   Status send(const std::vector<Block> &blocks) override;
   Status sendRows(const std::vector<RowsBlock> &blocks) override;
+  Status prefetch(const std::vector<PrefetchBlock> &blocks) override;
   Status recv(const std::vector<Block> &blocks) override;
   Status sendBarrier() override;
   Status fetchBarrier() override;

@@ -46,6 +46,18 @@ public:
   /// Sends every gradient block; returns once each server has it.
   virtual Status send(const std::vector<Block> &blocks) = 0;
   virtual Status sendRows(const std::vector<RowsBlock> &blocks) = 0;
+  /// Rows of a distributed table's block (a `serves` slot marked
+  /// `prefetch`) for `numIds` block-local row numbers, `rowBytes` each,
+  /// into `rows`, as ps_prefetch asks for them.
+  struct PrefetchBlock {
+    int server = 0;
+    int slot = 0;
+    const int64_t *ids = nullptr;
+    size_t numIds = 0;
+    void *rows = nullptr;
+    size_t rowBytes = 0;
+  };
+  virtual Status prefetch(const std::vector<PrefetchBlock> &blocks) = 0;
   /// Receives every parameter block (in synchronous training, the round's
   /// updated values).
   virtual Status recv(const std::vector<Block> &blocks) = 0;

@@ -153,6 +153,9 @@ FailureOr<std::string> ServerBuilder::serverVarFor(Location loc, StringRef var,
                     b.getI64IntegerAttr(cut ? block.block.offset /
                                                   std::max<int64_t>(rowWidth(param.type), 1)
                                             : -1));
+  // A distributed table's block answers the trainers' prefetches.
+  if (isParam && param.distributed)
+    declared->setAttr("pd.prefetch_table", b.getUnitAttr());
   blockVars[var] = name;
   return name;
 }

@@ -102,6 +102,33 @@ std::vector<Operation *> sparseGradientOps(Value grad) {
   return ops;
 }
 
+/// Whether `op` is a lookup of `table` that Paddle marks is_distributed.
+bool isDistributedLookup(Operation *op, StringRef table) {
+  auto lookup = dyn_cast<pd::LookupTableV2Op>(op);
+  auto flag = lookup ? lookup->getAttrOfType<BoolAttr>("is_distributed") : BoolAttr();
+  return flag && flag.getValue() && variableName(lookup->getOperand(1)) == table;
+}
+
+/// Marks `plan` distributed when a lookup of it is is_distributed; such a
+/// table must be looked up sparsely only.
+LogicalResult markDistributed(Operation *train, ParamPlan &plan) {
+  Operation *first = nullptr;
+  train->walk([&](Operation *op) {
+    if (!first && isDistributedLookup(op, plan.param))
+      first = op;
+  });
+  if (!first)
+    return success();
+  if (!plan.sparse)
+    return first->emitError() << "'" << plan.param << "' is looked up with is_distributed, so "
+                              << "it lives on the servers only: every use of it must be a "
+                                 "lookup_table_v2 with is_sparse";
+  if (plan.type.getRank() != 2)
+    return first->emitError() << "distributed table '" << plan.param << "' must be 2-D";
+  plan.distributed = true;
+  return success();
+}
+
 /// Finds the parameters and their gradients, in the order of their
 /// optimizer ops.
 LogicalResult findParams(Operation *train, std::vector<ParamPlan> &params) {
@@ -128,6 +155,8 @@ LogicalResult findParams(Operation *train, std::vector<ParamPlan> &params) {
                             << "blocks";
     plan.sparseGradOps = sparseGradientOps(plan.gradValue);
     plan.sparse = !plan.sparseGradOps.empty();
+    if (failed(markDistributed(train, plan)))
+      return failure();
     params.push_back(std::move(plan));
   }
   if (params.empty())
@@ -188,8 +217,34 @@ FailureOr<TranspilePlan> planTranspile(Operation *train, const TranspileSettings
 
   const int64_t sliceCount =
       settings.sliceVarUp ? static_cast<int64_t>(settings.pservers.size()) : 1;
+  const int64_t servers = static_cast<int64_t>(settings.pservers.size());
   for (ParamPlan &param : plan.params) {
     std::vector<int64_t> shape(param.type.getShape().begin(), param.type.getShape().end());
+    if (param.distributed) {
+      // One block per server, ceil(rows / servers) rows each (the last
+      // the rest), whatever slice_var_up and min_block_size say: Paddle's
+      // distributed table size.
+      const int64_t rows = shape[0], per = (rows + servers - 1) / servers;
+      if (rows < servers || (servers - 1) * per >= rows)
+        return train->emitError() << "distributed table '" << param.param << "' has " << rows
+                                  << " rows, too few for one block on each of the " << servers
+                                  << " servers";
+      for (int64_t i = 0; i < servers; ++i) {
+        BlockPlan b;
+        b.block.varName = param.param;
+        b.block.index = i;
+        b.block.offset = i * per * shape[1];
+        b.block.shape = {std::min(per, rows - i * per), shape[1]};
+        b.block.size = b.block.shape[0] * shape[1];
+        b.paramName = param.param; // each server's part keeps the table's name
+        b.gradName = param.grad + ".pserver_" + std::to_string(i);
+        b.type = RankedTensorType::get(b.block.shape, param.type.getElementType());
+        b.endpoint = settings.pservers[size_t(i)];
+        b.server = static_cast<int>(i);
+        param.blocks.push_back(std::move(b));
+      }
+      continue;
+    }
     std::vector<VarBlock> blocks =
         sliceVariable(param.param, shape, sliceCount, settings.minBlockSize);
     int64_t count = static_cast<int64_t>(blocks.size());
@@ -217,6 +272,8 @@ FailureOr<TranspilePlan> planTranspile(Operation *train, const TranspileSettings
   std::unique_ptr<Dispatcher> dispatcher = makeDispatcher(settings.splitMethod, settings.pservers);
   for (size_t index : order) {
     ParamPlan &param = plan.params[index];
+    if (param.distributed)
+      continue; // one block on each server, in order
     std::vector<std::string> names;
     for (const BlockPlan &block : param.blocks)
       names.push_back(block.paramName);

@@ -71,6 +71,11 @@ struct ParamPlan {
   /// `sum` of them, whose results the transpile makes row-sparse.
   bool sparse = false;
   std::vector<mlir::Operation *> sparseGradOps;
+  /// A distributed lookup table (lookups with is_distributed): it lives on
+  /// the servers only, one block of ceil(rows / servers) rows on each, in
+  /// server order; the trainers prefetch the rows they look up and never
+  /// receive the table.
+  bool distributed = false;
 
   /// The type of the gradient blocks the trainers send.
   mlir::RankedTensorType gradBlockType(const BlockPlan &block) const;

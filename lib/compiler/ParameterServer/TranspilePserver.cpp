@@ -11,6 +11,7 @@
 #include "TranspilePlan.h"
 
 #include "distc/Dialect/Pd/CatalogOpBuilder.h"
+#include "distc/Dialect/Pd/OpAttributes.h"
 #include "distc/Dialect/Pd/OpCatalog.h"
 #include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Dialect/Pd/PdOps.h"
@@ -106,6 +107,13 @@ SmallVector<int32_t> blockRows(const ParamPlan &param) {
   return rows;
 }
 
+SmallVector<int64_t> blockHeights(const ParamPlan &param) {
+  SmallVector<int64_t> rows;
+  for (const BlockPlan &block : param.blocks)
+    rows.push_back(block.block.shape.front());
+  return rows;
+}
+
 std::vector<std::string> blockEndpoints(const ParamPlan &param) {
   std::vector<std::string> endpoints;
   for (const BlockPlan &block : param.blocks)
@@ -165,7 +173,20 @@ struct TranspilePserverPass : impl::TranspilePserverBase<TranspilePserverPass> {
         Value result = op->getResult(0);
         result.setType(pd::withSelectedRows(cast<RankedTensorType>(result.getType()), true));
       }
-      if (param.blocks.size() == 1) {
+      if (param.distributed) {
+        // Each server gets the rows of its block (Paddle's split_ids).
+        std::vector<std::string> names;
+        for (const BlockPlan &block : param.blocks)
+          names.push_back(sentGradName(s, block));
+        auto split = pd::buildCatalogOp(
+            tb.b, loc, "split_ids", {{grad}},
+            {tb.b.getNamedAttr("height_sections", tb.b.getDenseI64ArrayAttr(blockHeights(param))),
+             tb.role(pd::OpRole::Dist)},
+            names);
+        if (failed(split))
+          return failure();
+        inputs.assign((*split)->getResults().begin(), (*split)->getResults().end());
+      } else if (param.blocks.size() == 1) {
         // Paddle renames the program's gradient variable itself.
         gradVar = sentGradName(s, param.blocks.front());
         renameResult(grad, gradVar);
@@ -173,14 +194,11 @@ struct TranspilePserverPass : impl::TranspilePserverBase<TranspilePserverPass> {
         // Each server gets the rows in its block, numbered from the block's
         // first row (Paddle's split_selected_rows).
         std::vector<std::string> names;
-        SmallVector<int64_t> heights;
-        for (const BlockPlan &block : param.blocks) {
+        for (const BlockPlan &block : param.blocks)
           names.push_back(sentGradName(s, block));
-          heights.push_back(block.block.shape.front());
-        }
         auto split = pd::buildCatalogOp(
             tb.b, loc, "split_selected_rows", {{grad}},
-            {tb.b.getNamedAttr("height_sections", tb.b.getDenseI64ArrayAttr(heights)),
+            {tb.b.getNamedAttr("height_sections", tb.b.getDenseI64ArrayAttr(blockHeights(param))),
              tb.role(pd::OpRole::Dist)},
             names);
         if (failed(split))
@@ -229,6 +247,9 @@ struct TranspilePserverPass : impl::TranspilePserverBase<TranspilePserverPass> {
     std::vector<Value> all;
     std::vector<std::string> allNames;
     for (auto [i, param] : llvm::enumerate(plan.params)) {
+      received.emplace_back();
+      if (param.distributed)
+        continue; // the trainers prefetch its rows instead
       SmallVector<Type> types;
       std::vector<std::string> names;
       SmallVector<NamedAttribute> attrs(extra[i].begin(), extra[i].end());
@@ -248,7 +269,7 @@ struct TranspilePserverPass : impl::TranspilePserverBase<TranspilePserverPass> {
       Operation *recv = tb.recv(loc, deps[i], types, names, blockEndpoints(param), attrs);
       if (failed(mlir::verify(recv)))
         return failure();
-      received.emplace_back(recv->getResults().begin(), recv->getResults().end());
+      received.back().assign(recv->getResults().begin(), recv->getResults().end());
       all.insert(all.end(), recv->getResults().begin(), recv->getResults().end());
       allNames.insert(allNames.end(), names.begin(), names.end());
     }
@@ -262,6 +283,8 @@ struct TranspilePserverPass : impl::TranspilePserverBase<TranspilePserverPass> {
           value = (*fetched)->getResult(next++);
     }
     for (auto [i, param] : llvm::enumerate(plan.params)) {
+      if (param.distributed)
+        continue;
       FailureOr<Value> value = tb.assemble(loc, param, received[i]);
       if (failed(value))
         return failure();
@@ -297,6 +320,68 @@ struct TranspilePserverPass : impl::TranspilePserverBase<TranspilePserverPass> {
       extra.push_back({tb.roleVar(param.param, sentAs[i])});
     }
     return receiveAndWrite(tb, loc, plan, deps, extra, /*barrier=*/s.syncMode);
+  }
+
+  /// A distributed table's lookups, in every program that has them:
+  /// split_ids of the ids into the servers' blocks, prefetch of their rows
+  /// and merge_ids back into the lookup's output.
+  LogicalResult prefetchDistributedLookups(TrainerOpBuilder &tb, ModuleOp module,
+                                           const TranspilePlan &plan) {
+    for (const ParamPlan &param : plan.params) {
+      if (!param.distributed)
+        continue;
+      SmallVector<pd::LookupTableV2Op> lookups;
+      module.walk([&](pd::LookupTableV2Op op) {
+        if (variableName(op.getOperand(1)) == param.param)
+          lookups.push_back(op);
+      });
+      for (pd::LookupTableV2Op lookup : lookups) {
+        Location loc = lookup.getLoc();
+        tb.b.setInsertionPoint(lookup);
+        Value ids = lookup.getOperand(0);
+        std::string out = variableName(lookup.getResult());
+        NamedAttribute heights =
+            tb.b.getNamedAttr("height_sections", tb.b.getDenseI64ArrayAttr(blockHeights(param)));
+        NamedAttribute padding = tb.b.getNamedAttr(
+            "padding_idx", tb.b.getI64IntegerAttr(pd::OpAttributes(lookup).getInt("padding_idx")));
+        std::vector<std::string> idNames, rowNames;
+        SmallVector<Type> rowTypes;
+        for (const BlockPlan &block : param.blocks) {
+          idNames.push_back(out + "@IDS." + std::to_string(block.block.index));
+          rowNames.push_back(out + "@ROWS." + std::to_string(block.block.index));
+          rowTypes.push_back(block.type);
+        }
+        auto split = pd::buildCatalogOp(tb.b, loc, "split_ids", {{ids}},
+                                        {heights, padding, tb.role(pd::OpRole::Forward)}, idNames);
+        if (failed(split))
+          return failure();
+        SmallVector<Value, 1> shards((*split)->getResults().begin(),
+                                     (*split)->getResults().end());
+        OperationState state(loc, "pd.prefetch");
+        state.addOperands(shards);
+        state.addTypes(rowTypes);
+        state.addAttribute("epmap", tb.strings("epmap", blockEndpoints(param)).getValue());
+        state.addAttribute("table_names",
+                           tb.strings("table_names",
+                                      std::vector<std::string>(param.blocks.size(), param.param))
+                               .getValue());
+        state.addAttribute("trainer_id", tb.b.getI32IntegerAttr(plan.settings.trainerId));
+        state.addAttribute("op_role", tb.b.getI32IntegerAttr(pd::OpRole::RPC));
+        SmallVector<StringRef> refs(rowNames.begin(), rowNames.end());
+        state.addAttribute(pd::kOutNamesAttr, tb.b.getStrArrayAttr(refs));
+        Operation *prefetch = tb.b.create(state);
+        if (failed(mlir::verify(prefetch)))
+          return failure();
+        SmallVector<Value, 1> rows(prefetch->getResults().begin(), prefetch->getResults().end());
+        auto merge = pd::buildCatalogOp(tb.b, loc, "merge_ids", {{ids}, shards, rows},
+                                        {heights, padding, tb.role(pd::OpRole::Forward)}, {out});
+        if (failed(merge))
+          return failure();
+        lookup.getResult().replaceAllUsesWith((*merge)->getResult(0));
+        lookup.erase();
+      }
+    }
+    return success();
   }
 
   /// get_trainer_program(): the optimizer ops (and what only they read or
@@ -379,6 +464,7 @@ struct TranspilePserverPass : impl::TranspilePserverBase<TranspilePserverPass> {
     std::vector<std::string> sentAs;
     if (failed(sendGradients(tb, *plan, sends, sentAs)) ||
         failed(receiveParameters(tb, train, *plan, sends, sentAs)) ||
+        failed(prefetchDistributedLookups(tb, module, *plan)) ||
         failed(dropOptimizerOps(train)) ||
         failed(receiveInitialParameters(tb, startupProgram, *plan)))
       return signalPassFailure();

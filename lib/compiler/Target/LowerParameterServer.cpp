@@ -109,6 +109,8 @@ LogicalResult lowerServer(ModuleOp server, ArtifactState &state, int32_t index) 
       slot.variable = whole.getValue().str();
     if (auto row = var->getAttrOfType<IntegerAttr>("pd.block_row"))
       slot.row = row.getInt();
+    slot.prefetch = var->hasAttr("pd.prefetch_table");
+    state.psServeSlots[{slot.name, index}] = static_cast<int32_t>(desc.serves.size());
     state.psServes[slot.name] = {index, static_cast<int32_t>(desc.serves.size())};
     state.psServeRows[slot.name] = cast<RankedTensorType>(var.getType()).getDimSize(0);
     desc.serves.push_back(std::move(slot));
@@ -180,6 +182,8 @@ LogicalResult ProgramLowering::lowerParameterServerOp(Operation *op) {
     emit("ps_fetch_barrier", {}, {});
     return success();
   }
+  if (type == "prefetch")
+    return lowerPrefetch(op);
   bool send = type == "send";
   if (!send && type != "recv")
     return error(op) << "no lowering for parameter-server op '" << type << "'";
@@ -255,6 +259,49 @@ LogicalResult ProgramLowering::lowerParameterServerOp(Operation *op) {
   }
   else
     emit("ps_recv", {}, blocks, callAttrs);
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerPrefetch(Operation *op) {
+  pd::OpAttributes attrs(op);
+  auto strings = [&](StringRef name) {
+    std::vector<std::string> out;
+    if (auto list = dyn_cast_or_null<ArrayAttr>(attrs.get(name)))
+      for (Attribute a : list)
+        out.push_back(cast<StringAttr>(a).getValue().str());
+    return out;
+  };
+  std::vector<std::string> epmap = strings("epmap");
+  std::vector<std::string> tables = strings("table_names");
+  if (epmap.size() != op->getNumOperands() || tables.size() != op->getNumOperands() ||
+      op->getNumResults() != op->getNumOperands())
+    return error(op) << "needs one endpoint, table and row block per id list";
+  std::vector<int32_t> ids, rows;
+  std::vector<int64_t> servers, slots;
+  for (auto [i, result] : llvm::enumerate(op->getResults())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    SymShape dims;
+    for (int64_t d : type.getShape())
+      dims.push_back(DimDesc::fixed(d));
+    FailureOr<int32_t> out = defineResult(result, dims);
+    if (failed(out))
+      return failure();
+    rows.push_back(*out);
+    ids.push_back(bufferOf(op->getOperand(unsigned(i))));
+    int32_t server = -1;
+    for (auto [k, desc] : llvm::enumerate(state.desc.pservers))
+      if (desc.endpoint == epmap[i])
+        server = static_cast<int32_t>(k);
+    auto slot = state.psServeSlots.find({tables[i], server});
+    if (server < 0 || slot == state.psServeSlots.end() ||
+        !state.desc.pservers[size_t(server)].serves[size_t(slot->second)].prefetch)
+      return error(op) << "no parameter server at " << epmap[i] << " holds distributed table '"
+                       << tables[i] << "'";
+    servers.push_back(server);
+    slots.push_back(slot->second);
+  }
+  emit("ps_prefetch", ids, rows,
+       {AttrDesc::ofInts("servers", servers), AttrDesc::ofInts("slots", slots)});
   return success();
 }
 

@@ -13,6 +13,8 @@
 //   scale              -> scale over each part's values; the ids stay
 //   split_selected_rows -> merge_rows: one part per block, duplicates
 //                         merged, ids renumbered from the block's first row
+//   split_ids of a row-sparse gradient (a distributed table's) -> as
+//                         split_selected_rows
 //   send               -> ps_send_rows of each block (merge_rows first when
 //                         the value is not one merged part)
 //   sgd                -> sgd_rows: only the rows the gradient holds change
@@ -50,7 +52,7 @@ SymShape rowDims(RankedTensorType type) {
 bool ProgramLowering::takesRowSparse(Operation *op) {
   StringRef type = opType(op);
   return type == "sum" || type == "scale" || type == "split_selected_rows" || type == "send" ||
-         type == "sgd";
+         type == "sgd" || type == "split_ids";
 }
 
 void ProgramLowering::bindRows(Value value, std::vector<RowsPart> parts) {
@@ -183,6 +185,49 @@ FailureOr<std::vector<int32_t>> ProgramLowering::mergedRowsOf(Value value) {
   std::vector<RowsPart> merged =
       emitMergeRows(value, {type.getDimSize(0)}, {nameOf(value) + "@MERGED"});
   return std::vector<int32_t>{merged.front().rows, merged.front().values};
+}
+
+LogicalResult ProgramLowering::lowerSplitIds(Operation *op) {
+  Value ids = op->getOperand(0);
+  if (isRowSparse(ids))
+    return lowerSplitSelectedRows(op);
+  if (failed(densifyOperands(op)))
+    return failure();
+  pd::OpAttributes attrs(op);
+  std::vector<int32_t> shards;
+  for (Value result : op->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    FailureOr<int32_t> shard = defineResult(result, {DimDesc::fixed(type.getDimSize(0))});
+    if (failed(shard))
+      return failure();
+    shards.push_back(*shard);
+  }
+  emit("split_ids", {bufferOf(ids)}, shards,
+       {AttrDesc::ofInts("height_sections", attrs.getInts("height_sections")),
+        AttrDesc::ofInt("padding_idx", attrs.getInt("padding_idx"))});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerMergeIds(Operation *op) {
+  auto segments = op->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes");
+  if (!segments || segments.size() != 3 || segments[1] != segments[2])
+    return error(op) << "needs one row block per id list";
+  pd::OpAttributes attrs(op);
+  Value ids = op->getOperand(0);
+  std::vector<int32_t> inputs{bufferOf(ids)};
+  for (int32_t i = 0; i < segments[1]; ++i) {
+    inputs.push_back(bufferOf(op->getOperand(1 + i)));
+    inputs.push_back(bufferOf(op->getOperand(1 + segments[1] + i)));
+  }
+  SymShape dims = dimsOf(ids);
+  dims.push_back(DimDesc::fixed(cast<RankedTensorType>(op->getResult(0).getType()).getShape().back()));
+  FailureOr<int32_t> out = defineResult(op->getResult(0), dims);
+  if (failed(out))
+    return failure();
+  emit("merge_ids", inputs, {*out},
+       {AttrDesc::ofInts("height_sections", attrs.getInts("height_sections")),
+        AttrDesc::ofInt("padding_idx", attrs.getInt("padding_idx"))});
+  return success();
 }
 
 LogicalResult ProgramLowering::lowerSparseSgd(Operation *op) {

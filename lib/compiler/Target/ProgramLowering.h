@@ -20,6 +20,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
+
 namespace distc::target {
 
 using artifact::AttrDesc;
@@ -42,6 +44,9 @@ struct ArtifactState {
   llvm::StringMap<std::pair<int32_t, int32_t>> psReceives, psServes;
   /// The rows of each served parameter block.
   llvm::StringMap<int64_t> psServeRows;
+  /// By (name, server): the slot of a served block (a distributed table's
+  /// blocks share the table's name, one per server).
+  std::map<std::pair<std::string, int32_t>, int32_t> psServeSlots;
 
   int32_t findSymbol(int32_t sym);
   /// Records that two symbolic dims an op requires to be equal are one.
@@ -211,6 +216,7 @@ public:
   // --- parameter-server communication (LowerParameterServer.cpp) --------
   mlir::LogicalResult lowerParameterServerOp(mlir::Operation *op);
   mlir::LogicalResult lowerSendRows(mlir::Operation *op);
+  mlir::LogicalResult lowerPrefetch(mlir::Operation *op);
 
   // --- row-sparse values, Paddle's SelectedRows (LowerSelectedRows.cpp) -
   /// One part of a row-sparse value: Int64 row ids (-1: unused) and their
@@ -238,6 +244,10 @@ public:
   mlir::LogicalResult lowerSparseSum(mlir::Operation *op);
   mlir::LogicalResult lowerSparseScale(mlir::Operation *op);
   mlir::LogicalResult lowerSplitSelectedRows(mlir::Operation *op);
+  /// A distributed table's lookup: split_ids of the ids (or its
+  /// gradient, as split_selected_rows), merge_ids of the prefetched rows.
+  mlir::LogicalResult lowerSplitIds(mlir::Operation *op);
+  mlir::LogicalResult lowerMergeIds(mlir::Operation *op);
   /// sgd with a row-sparse gradient: sgd_rows, in place.
   mlir::LogicalResult lowerSparseSgd(mlir::Operation *op);
   /// merge_rows of row-sparse `input` into blocks of `heights` rows named

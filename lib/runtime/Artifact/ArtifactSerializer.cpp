@@ -107,7 +107,8 @@ std::vector<uint8_t> serializeArtifact(const ArtifactDesc &desc) {
       out.push_back(fb::CreateServerSlotDirect(b, slot.name.c_str(), &slot.buffers, slot.block,
                                                slot.variable.c_str(), slot.row, slot.rows,
                                                slot.rowBuffers.empty() ? nullptr
-                                                                       : &slot.rowBuffers));
+                                                                       : &slot.rowBuffers,
+                                               slot.prefetch));
     return out;
   };
   for (const ParameterServerDesc &server : desc.pservers) {

@@ -145,6 +145,17 @@ std::vector<KernelSignature> declareKernels() {
        "pair per `height_sections` entry h_k. Block k gets the ids in its range, renumbered "
        "from its first row, in the order they first come, each once with the sum of its "
        "values (added in order from zero); its remaining entries are -1 with zero values"},
+      {"split_ids", kForward, "ids", "shards...",
+       {req("height_sections", T::Ints), opt("padding_idx", T::Int, "-1")},
+       "Paddle's split_ids over row-range blocks: shard k (Int64 [height_sections[k]]) holds "
+       "the distinct ids of block k, renumbered from its first row, in the order they first "
+       "come, then -1; `padding_idx` (unless -1) is left out; an id outside the blocks is an "
+       "error. ids Int32/Int64"},
+      {"merge_ids", kForward, "ids, parts...", "out",
+       {req("height_sections", T::Ints), opt("padding_idx", T::Int, "-1")},
+       "Paddle's merge_ids: parts are one (shard Int64 [h_k], rows [h_k, D]) pair per block "
+       "(split_ids' shard and the rows prefetched for it); out [ids' element count, D] row i = "
+       "the row of ids[i]; `padding_idx` (unless -1) gets zeros"},
       {"rows_to_dense", kTraining, "parts...", "out", {},
        "out [H, D] = 0, then each (rows, values) part's value rows added to the rows their "
        "ids name, in order; ids -1 are skipped, ids outside [0, H) are an error"},
@@ -368,6 +379,11 @@ std::vector<KernelSignature> declareKernels() {
        "blocks are (rows, values) pairs of row-sparse gradient blocks as `merge_rows` writes "
        "them; sends each block's rows up to its first id -1, with their values, to parameter "
        "server `servers[i]` as its received gradient `slots[i]`; complete on return"},
+      {"ps_prefetch", kCollective, "ids...", "rows...",
+       {req("servers", T::Ints), req("slots", T::Ints)},
+       "rows[i] = the rows of distributed-table block `slots[i]` (ParameterServer.serves, "
+       "`prefetch`) of server `servers[i]` for ids[i] (split_ids' block-local row numbers, "
+       "up to the first -1), in their order; the rest of rows[i] is left as it is"},
       {"ps_send_barrier", kCollective, "", "", {opt("half_async", T::Int, "0")},
        "tells every parameter server that this trainer's batch is sent, and waits until each "
        "has counted it (Paddle's send_barrier)"},

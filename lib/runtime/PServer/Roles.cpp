@@ -75,6 +75,18 @@ Status TrainerChannel::sendRows(const std::vector<RowsBlock> &blocks) {
   return client_.run(requests);
 }
 
+Status TrainerChannel::prefetch(const std::vector<PrefetchBlock> &blocks) {
+  std::vector<PsRequest> requests;
+  for (const PrefetchBlock &block : blocks) {
+    std::string name;
+    if (Status st = named(false, Block{block.server, block.slot, nullptr, 0}, name); !st.ok())
+      return st;
+    requests.push_back(PsRequest::prefetch(block.server, name, block.ids, block.numIds,
+                                           block.rows, block.numIds * block.rowBytes));
+  }
+  return client_.run(requests);
+}
+
 Status TrainerChannel::recv(const std::vector<Block> &blocks) {
   std::vector<PsRequest> requests;
   for (const Block &block : blocks) {
@@ -217,12 +229,42 @@ Status runParameterServer(const artifact::LoadedArtifact &artifact, int index, P
           return Status::error(where + ": " + st.message());
       }
     }
+  // A distributed table's block answers PREFETCH with its rows.
+  struct PrefetchTable {
+    const char *data;
+    int64_t rows;
+    size_t rowBytes;
+  };
+  std::map<std::string, PrefetchTable> prefetchTables;
   if (ps.serves())
     for (const distc::fb::ServerSlot *slot : *ps.serves()) {
       runtime::Tensor t = session->persistent(bufferName(slot->buffers()->Get(0)));
       if (Status st = server.addServable(str(slot->name()), t.data(), t.byteSize()); !st.ok())
         return Status::error(where + ": " + st.message());
+      if (!slot->prefetch())
+        continue;
+      const int64_t rows = t.shape().empty() ? 1 : t.shape()[0];
+      const size_t rowBytes = rows > 0 ? t.byteSize() / size_t(rows) : 0;
+      prefetchTables[str(slot->name())] = {static_cast<const char *>(t.data()), rows, rowBytes};
+      if (Status st = server.addPrefetchTable(str(slot->name()), rowBytes, size_t(rows));
+          !st.ok())
+        return Status::error(where + ": " + st.message());
     }
+  server.setPrefetch([&](const std::string &table, const int64_t *ids, size_t n,
+                         void *rowsOut) -> Status {
+    auto it = prefetchTables.find(table);
+    if (it == prefetchTables.end())
+      return Status::error("no distributed table '" + table + "'");
+    const PrefetchTable &t = it->second;
+    for (size_t i = 0; i < n; ++i) {
+      if (ids[i] < 0 || ids[i] >= t.rows)
+        return Status::error("row " + std::to_string(ids[i]) + " of '" + table +
+                             "' asked for; the block holds " + std::to_string(t.rows));
+      std::memcpy(static_cast<char *>(rowsOut) + i * t.rowBytes,
+                  t.data + size_t(ids[i]) * t.rowBytes, t.rowBytes);
+    }
+    return Status::success();
+  });
   // The training state: read for checkpoints, written on resume.
   std::map<std::string, std::string> stateVariable; // slot name -> its variable
   if (ps.state())

@@ -106,6 +106,11 @@ private:
   llvm::ArrayRef<llvm::SmallVector<mlir::Type, 1>> declaredResults_;
 };
 
+/// Whether `t` is an element type Paddle takes ids or indices in (i32, i64).
+inline bool isIndexType(mlir::Type t) {
+  return t.isSignlessInteger(32) || t.isSignlessInteger(64);
+}
+
 /// Prints dims as Paddle would: [2, -1, 3].
 std::string formatDims(llvm::ArrayRef<int64_t> dims);
 

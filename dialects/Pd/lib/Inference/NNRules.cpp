@@ -6,8 +6,6 @@ using namespace mlir;
 
 namespace distc::pd::infer {
 
-static bool isIndexType(Type t) { return t.isSignlessInteger(32) || t.isSignlessInteger(64); }
-
 LogicalResult inferLookupTableV2(InferContext &c) {
   RankedTensorType ids = c.input(0), w = c.input(1);
   if (!isIndexType(ids.getElementType()))

@@ -106,4 +106,75 @@ LogicalResult inferSplitSelectedRows(InferContext &c) {
   return success();
 }
 
+/// The row counts of `height_sections`, checked to be positive and, for a
+/// table of known `height`, to sum to it.
+static FailureOr<SmallVector<int64_t>> heightSections(InferContext &c, int64_t height) {
+  SmallVector<int64_t> sections = c.getInts("height_sections");
+  int64_t total = 0;
+  for (int64_t s : sections) {
+    if (s <= 0)
+      return c.error() << "attribute 'height_sections' = " << formatDims(sections)
+                       << " must hold positive row counts";
+    total += s;
+  }
+  if (sections.empty() || (height >= 0 && total != height))
+    return c.error() << "attribute 'height_sections' = " << formatDims(sections) << " sums to "
+                     << total << ", not the table's " << height << " rows";
+  return sections;
+}
+
+LogicalResult inferSplitIds(InferContext &c) {
+  RankedTensorType ids = c.input(0);
+  if (isSelectedRows(ids))
+    return inferSplitSelectedRows(c);
+  if (!isIndexType(ids.getElementType()))
+    return c.error() << "input slot 'Ids' " << ids << " must hold i32 or i64 ids";
+  FailureOr<SmallVector<int64_t>> sections = heightSections(c, -1);
+  if (failed(sections))
+    return failure();
+  for (int64_t s : *sections)
+    c.addResult(0, {s}, IntegerType::get(c.getContext(), 64));
+  return success();
+}
+
+LogicalResult inferPrefetch(InferContext &c) {
+  ArrayRef<Type> declared = c.declaredResults(0);
+  SmallVector<RankedTensorType> xs = c.inputs(0);
+  if (declared.size() != xs.size())
+    return c.error() << "output slot 'Out' holds the rows of each of X's " << xs.size()
+                     << " id lists; the parameter-server transpile declares their types";
+  for (auto [x, type] : llvm::zip_equal(xs, declared)) {
+    auto rows = dyn_cast<RankedTensorType>(type);
+    if (x.getRank() != 1 || !rows || rows.getRank() != 2 || !rows.hasStaticShape() ||
+        rows.getDimSize(0) != x.getDimSize(0))
+      return c.error() << "output slot 'Out' must be one static [n, width] row block per id "
+                          "list [n] of X, got "
+                       << type << " for " << x;
+    c.addResult(0, rows);
+  }
+  return success();
+}
+
+LogicalResult inferMergeIds(InferContext &c) {
+  RankedTensorType ids = c.input(0);
+  SmallVector<RankedTensorType> rows = c.inputs(1), values = c.inputs(2);
+  if (!isIndexType(ids.getElementType()))
+    return c.error() << "input slot 'Ids' " << ids << " must hold i32 or i64 ids";
+  if (rows.empty() || rows.size() != values.size())
+    return c.error() << "needs one row block X per id list Rows, got " << values.size()
+                     << " for " << rows.size();
+  for (RankedTensorType v : values)
+    if (v.getRank() != 2 || v.getDimSize(1) != values.front().getDimSize(1) ||
+        v.getElementType() != values.front().getElementType())
+      return c.error() << "input slot 'X' must be [n, width] row blocks of one width and "
+                          "dtype, got "
+                       << v;
+  if (failed(heightSections(c, -1)))
+    return failure();
+  Dims out(ids.getShape());
+  out.push_back(values.front().getDimSize(1));
+  c.setResult(0, out, values.front().getElementType());
+  return success();
+}
+
 } // namespace distc::pd::infer

@@ -80,6 +80,32 @@ void sendRowsKernel(KernelContext &ctx) {
   check(ctx, channel.sendRows(blocks));
 }
 
+/// ids[i] as split_ids writes them: the ids asked for are those before the
+/// first -1.
+void prefetchKernel(KernelContext &ctx) {
+  ParameterServerChannel &channel = channelOf(ctx);
+  const int count = ctx.numInputs();
+  std::vector<int64_t> servers = ctx.intsAttr("servers");
+  std::vector<int64_t> slots = ctx.intsAttr("slots");
+  if (ctx.numOutputs() != count || servers.size() != size_t(count) ||
+      slots.size() != size_t(count))
+    ctx.fail("needs one row block, server and slot per id list");
+  std::vector<ParameterServerChannel::PrefetchBlock> blocks;
+  for (int i = 0; i < count; ++i) {
+    const Tensor &ids = ctx.input(i);
+    Tensor &rows = ctx.output(i);
+    if (ids.dtype() != DType::Int64 || rows.rank() < 1 || rows.dim(0) != ids.numel())
+      ctx.fail("id list " + std::to_string(i) + " must be Int64 with one entry per row");
+    const int64_t *idp = ids.data<int64_t>();
+    size_t used = 0;
+    while (used < size_t(ids.numel()) && idp[used] >= 0)
+      ++used;
+    blocks.push_back({static_cast<int>(servers[i]), static_cast<int>(slots[i]), idp, used,
+                      rows.data(), ids.numel() ? rows.byteSize() / size_t(ids.numel()) : 0});
+  }
+  check(ctx, channel.prefetch(blocks));
+}
+
 void recvKernel(KernelContext &ctx) {
   ParameterServerChannel &channel = channelOf(ctx);
   check(ctx, channel.recv(blocksOf(ctx, ctx.numOutputs(), /*outputs=*/true)));
@@ -94,6 +120,7 @@ void fetchBarrierKernel(KernelContext &ctx) { check(ctx, channelOf(ctx).fetchBar
 void registerParameterServerKernels(KernelRegistry &r) {
   r.add("ps_send", sendKernel);
   r.add("ps_send_rows", sendRowsKernel);
+  r.add("ps_prefetch", prefetchKernel);
   r.add("ps_recv", recvKernel);
   r.add("ps_send_barrier", sendBarrierKernel);
   r.add("ps_fetch_barrier", fetchBarrierKernel);

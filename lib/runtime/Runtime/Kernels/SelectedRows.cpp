@@ -7,6 +7,9 @@
 // (`lookup_rows`), cut them into the row ranges of the servers' blocks with
 // duplicates merged (`merge_rows`, Paddle's split_selected_rows) and turn
 // them back into a dense tensor (`rows_to_dense`) for an op that needs one.
+// A distributed table's lookup splits its ids over the servers' blocks
+// (`split_ids`) and puts the prefetched rows back in the ids' order
+// (`merge_ids`).
 // The row values add up in the order the ids come, as gather_rows_grad's
 // do, so a dense gradient and the merged rows agree bit for bit.
 //
@@ -195,9 +198,119 @@ void rowsToDenseKernel(KernelContext &ctx) {
   });
 }
 
+/// The first row of each of `heights`' blocks, and the table's rows last.
+std::vector<int64_t> blockOffsets(KernelContext &ctx, const std::vector<int64_t> &heights) {
+  std::vector<int64_t> offsets(heights.size() + 1, 0);
+  for (size_t k = 0; k < heights.size(); ++k) {
+    if (heights[k] <= 0)
+      ctx.fail("height_sections must be positive");
+    offsets[k + 1] = offsets[k] + heights[k];
+  }
+  return offsets;
+}
+
+/// The block of `id` (offsets from blockOffsets); an id outside the table
+/// is an error naming it and its position.
+size_t blockOf(KernelContext &ctx, const std::vector<int64_t> &offsets, int64_t id, int64_t at) {
+  if (id < 0 || id >= offsets.back())
+    ctx.fail("id " + std::to_string(id) + " at position " + std::to_string(at) +
+             " is outside [0, " + std::to_string(offsets.back()) + ")");
+  return size_t(std::upper_bound(offsets.begin(), offsets.end(), id) - offsets.begin()) - 1;
+}
+
+/// Paddle's split_ids over row-range blocks: shard k gets the distinct ids
+/// of block k, renumbered from its first row, in the order they first
+/// come, then -1; `padding_idx` (unless -1) is left out.
+void splitIdsKernel(KernelContext &ctx) {
+  const Tensor &ids = ctx.input(0);
+  const std::vector<int64_t> heights = ctx.intsAttr("height_sections");
+  const int64_t paddingIdx = ctx.intAttr("padding_idx");
+  if (heights.empty() || ctx.numOutputs() != int(heights.size()))
+    ctx.fail("needs one output per height section");
+  const std::vector<int64_t> offsets = blockOffsets(ctx, heights);
+  std::vector<int64_t *> shards;
+  for (size_t k = 0; k < heights.size(); ++k) {
+    Tensor &shard = ctx.output(int(k));
+    if (shard.dtype() != DType::Int64)
+      ctx.fail("output " + std::to_string(k) + " must be Int64");
+    expectNumel(ctx, shard, heights[k], "a shard");
+    std::fill_n(shard.data<int64_t>(), heights[k], int64_t(-1));
+    shards.push_back(shard.data<int64_t>());
+  }
+  std::vector<bool> seen(size_t(offsets.back()), false);
+  std::vector<int64_t> used(heights.size(), 0);
+  dispatchIndex(ctx, ids.dtype(), "ids", [&](auto itag) {
+    using I = decltype(itag);
+    const I *idp = ids.data<I>();
+    for (int64_t i = 0; i < ids.numel(); ++i) {
+      const int64_t id = int64_t(idp[i]);
+      if (id == paddingIdx && paddingIdx != -1)
+        continue;
+      const size_t k = blockOf(ctx, offsets, id, i);
+      if (seen[size_t(id)])
+        continue;
+      seen[size_t(id)] = true;
+      shards[k][used[k]++] = id - offsets[k];
+    }
+  });
+}
+
+/// Paddle's merge_ids: out row i = the prefetched row of ids[i] (inputs:
+/// ids, then per block its shard of ids and their rows); `padding_idx`
+/// (unless -1) gets zeros.
+void mergeIdsKernel(KernelContext &ctx) {
+  const Tensor &ids = ctx.input(0);
+  Tensor &out = ctx.output(0);
+  const std::vector<int64_t> heights = ctx.intsAttr("height_sections");
+  const int64_t paddingIdx = ctx.intAttr("padding_idx");
+  if (ctx.numInputs() != 1 + 2 * int(heights.size()) || heights.empty())
+    ctx.fail("needs the ids, then a (shard, rows) pair per height section");
+  const std::vector<int64_t> offsets = blockOffsets(ctx, heights);
+  const int64_t width = ids.numel() ? out.numel() / ids.numel() : 0;
+  expectNumel(ctx, out, ids.numel() * width, "out");
+  // Where each id's row is: its block's rows, at its entry in the shard.
+  std::vector<int64_t> entry(size_t(offsets.back()), -1);
+  std::vector<const char *> rows;
+  const size_t rowBytes = size_t(width) * dtypeSize(out.dtype());
+  for (size_t k = 0; k < heights.size(); ++k) {
+    const Tensor &shard = ctx.input(1 + 2 * int(k)), &values = ctx.input(2 + 2 * int(k));
+    if (shard.dtype() != DType::Int64 || shard.numel() != heights[k])
+      ctx.fail("shard " + std::to_string(k) + " must be Int64 [" + std::to_string(heights[k]) +
+               "]");
+    expectSameDtype(ctx, values, out, "rows", "out");
+    expectNumel(ctx, values, heights[k] * width, "rows");
+    const int64_t *local = shard.data<int64_t>();
+    for (int64_t j = 0; j < heights[k] && local[j] >= 0; ++j)
+      if (local[j] < heights[k])
+        entry[size_t(offsets[k] + local[j])] = j;
+    rows.push_back(static_cast<const char *>(values.data()));
+  }
+  char *dst = static_cast<char *>(out.data());
+  dispatchIndex(ctx, ids.dtype(), "ids", [&](auto itag) {
+    using I = decltype(itag);
+    const I *idp = ids.data<I>();
+    for (int64_t i = 0; i < ids.numel(); ++i) {
+      const int64_t id = int64_t(idp[i]);
+      char *row = dst + size_t(i) * rowBytes;
+      if (id == paddingIdx && paddingIdx != -1) {
+        std::memset(row, 0, rowBytes);
+        continue;
+      }
+      const size_t k = blockOf(ctx, offsets, id, i);
+      const int64_t j = entry[size_t(id)];
+      if (j < 0)
+        ctx.fail("id " + std::to_string(id) + " at position " + std::to_string(i) +
+                 " was not prefetched");
+      std::memcpy(row, rows[k] + size_t(j) * rowBytes, rowBytes);
+    }
+  });
+}
+
 } // namespace
 
 void registerSelectedRowsKernels(KernelRegistry &r) {
+  r.add("split_ids", splitIdsKernel);
+  r.add("merge_ids", mergeIdsKernel);
   r.add("lookup_rows", lookupRowsKernel);
   r.add("merge_rows", mergeRowsKernel);
   r.add("rows_to_dense", rowsToDenseKernel);

@@ -24,7 +24,8 @@
 #ifndef DISTC_DIALECT_PD_PDPSOPS_TD
 #define DISTC_DIALECT_PD_PDPSOPS_TD
 
-class Pd_PsOp<string mnemonic, string what> : Pd_CatalogOp<mnemonic> {
+class Pd_PsOp<string mnemonic, string what, list<Trait> traits = []>
+    : Pd_CatalogOp<mnemonic, traits> {
   let hasPirForm = 0; // transpiled parameter-server programs only
   let summary = what;
   let lowering = [{ lowerParameterServerOp(op) }];
@@ -103,6 +104,59 @@ def Pd_SplitSelectedRowsOp
   let results = (outs Variadic<PdTensor>:$Out);
   let inferRule = "inferSplitSelectedRows";
   let lowering = [{ lowerSplitSelectedRows(op) }];
+}
+
+// --- Distributed lookup tables ----------------------------------------------
+
+def Pd_SplitIdsOp : Pd_PsOp<"split_ids", "Ids cut into the row ranges of `height_sections`"> {
+  let description = [{
+    Paddle's split_ids, with which the trainer of a distributed lookup
+    table (`is_distributed`) sends each server its part of the ids (in the
+    forward pass) or of the table's gradient (in the backward pass). For
+    integer Ids, Out[i] holds the distinct ids that fall in the i-th range
+    of `height_sections` rows, renumbered from its first row, in the order
+    they first come, then -1 to its `height_sections[i]` entries
+    (`tensor<h_i x i64>`); `padding_idx` (unless -1) is left out. A
+    row-sparse Ids (the table's gradient) is cut as split_selected_rows
+    cuts it. Paddle assigns id k to server k mod n; distc's table blocks
+    are row ranges like every other parameter's.
+  }];
+  let arguments = (ins PdTensor:$Ids, PdLongs<"[]">:$height_sections, PdLong<"-1">:$padding_idx);
+  let results = (outs Variadic<PdTensor>:$Out);
+  let inferRule = "inferSplitIds";
+  let lowering = [{ lowerSplitIds(op) }];
+}
+
+def Pd_PrefetchOp : Pd_PsOp<"prefetch", "Rows of a distributed table for each server's ids"> {
+  let description = [{
+    Out[i] holds the rows of table `table_names[i]` on the server at
+    `epmap[i]` for the ids X[i] (split_ids' output: local row numbers, -1
+    past the last), in their order. The row width is the table's, which
+    the transpiler gives as Out's types.
+  }];
+  let arguments = (ins Variadic<PdTensor>:$X, PdStrings<"[]">:$epmap,
+                       PdStrings<"[]">:$table_names, PdInt<"0">:$trainer_id);
+  let results = (outs Variadic<PdTensor>:$Out);
+  let inferRule = "inferPrefetch";
+}
+
+def Pd_MergeIdsOp : Pd_PsOp<"merge_ids", "Each id's row, from the servers' prefetched rows",
+                            [AttrSizedOperandSegments]> {
+  let description = [{
+    Paddle's merge_ids: Out has Ids' dims and one row per id, the row the
+    server holding it returned (Rows[i] are the ids split_ids sent server
+    i, X[i] the rows prefetch received); `padding_idx` (unless -1) gets
+    zeros. What a lookup_table_v2 of a distributed table becomes.
+  }];
+  let arguments = (ins PdTensor:$Ids, Variadic<PdTensor>:$Rows, Variadic<PdTensor>:$X,
+                       PdLongs<"[]">:$height_sections, PdLong<"-1">:$padding_idx);
+  let results = (outs PdTensor:$Out);
+  let assemblyFormat = [{
+    $Ids `rows` `(` $Rows `)` `values` `(` $X `)` attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let inferRule = "inferMergeIds";
+  let lowering = [{ lowerMergeIds(op) }];
 }
 
 // --- The server ------------------------------------------------------------------
