@@ -171,6 +171,9 @@ private:
   std::string mode_;
   int64_t step_ = 0;
   std::optional<LRScheduleParams> schedule_;
+  /// Parameter-server mode: the rate the servers' copies were last given
+  /// by this trainer (none: unknown, e.g. after a state dict was loaded).
+  std::optional<float> serverRate_;
 };
 
 } // namespace distc::runtime

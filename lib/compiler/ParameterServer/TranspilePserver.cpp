@@ -173,13 +173,15 @@ struct TranspilePserverPass : impl::TranspilePserverBase<TranspilePserverPass> {
         Value result = op->getResult(0);
         result.setType(pd::withSelectedRows(cast<RankedTensorType>(result.getType()), true));
       }
-      if (param.distributed) {
-        // Each server gets the rows of its block (Paddle's split_ids).
+      if (param.distributed || (param.sparse && param.blocks.size() > 1)) {
+        // Each server gets the rows in its block, numbered from the block's
+        // first row: Paddle's split_ids for a distributed table (always),
+        // split_selected_rows for another sparse one.
         std::vector<std::string> names;
         for (const BlockPlan &block : param.blocks)
           names.push_back(sentGradName(s, block));
         auto split = pd::buildCatalogOp(
-            tb.b, loc, "split_ids", {{grad}},
+            tb.b, loc, param.distributed ? "split_ids" : "split_selected_rows", {{grad}},
             {tb.b.getNamedAttr("height_sections", tb.b.getDenseI64ArrayAttr(blockHeights(param))),
              tb.role(pd::OpRole::Dist)},
             names);
@@ -190,20 +192,6 @@ struct TranspilePserverPass : impl::TranspilePserverBase<TranspilePserverPass> {
         // Paddle renames the program's gradient variable itself.
         gradVar = sentGradName(s, param.blocks.front());
         renameResult(grad, gradVar);
-      } else if (param.sparse) {
-        // Each server gets the rows in its block, numbered from the block's
-        // first row (Paddle's split_selected_rows).
-        std::vector<std::string> names;
-        for (const BlockPlan &block : param.blocks)
-          names.push_back(sentGradName(s, block));
-        auto split = pd::buildCatalogOp(
-            tb.b, loc, "split_selected_rows", {{grad}},
-            {tb.b.getNamedAttr("height_sections", tb.b.getDenseI64ArrayAttr(blockHeights(param))),
-             tb.role(pd::OpRole::Dist)},
-            names);
-        if (failed(split))
-          return failure();
-        inputs.assign((*split)->getResults().begin(), (*split)->getResults().end());
       } else if (s.runtimeSplitSendRecv) {
         SmallVector<int64_t> sections;
         std::vector<std::string> names;

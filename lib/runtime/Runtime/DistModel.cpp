@@ -151,6 +151,7 @@ Status DistModel::initialize() {
   if (Status s = session_->initialize(widest); !s.ok())
     return s;
   step_ = 0;
+  serverRate_.reset();
   // The host-written scalars get their first values now, so that every
   // persistent variable is initialized and state dicts can be taken at once.
   const fb::Training *t = artifact()->training();
@@ -232,10 +233,14 @@ Status DistModel::step(const TensorMap &batch, StepResult &out) {
       // this step's gradients, so every server applies the step with the
       // step's rate (Paddle's learning-rate decay block, run by each
       // server before its optimize blocks, keyed here by the trainers'
-      // step so that a resumed run goes on where it stopped).
-      if (hasServerState(*session_) && session_->dataReplica().index == 0)
+      // step so that a resumed run goes on where it stopped). Only a new
+      // rate is sent.
+      if (hasServerState(*session_) && session_->dataReplica().index == 0 &&
+          serverRate_ != static_cast<float>(lr)) {
         if (Status s = pushServerState(*session_, {lrVar}); !s.ok())
           return s;
+        serverRate_ = static_cast<float>(lr);
+      }
     } else if (!lrVar.empty()) {
       lr = currentLearningRate();
     }
@@ -376,6 +381,7 @@ Status DistModel::setStateDict(const TensorMap &state, bool strict) {
   // reach a server before its new state does).
   if (!hasServerState(*session_))
     return Status::success();
+  serverRate_.reset(); // the servers' rate may be the state dict's now
   if (session_->dataReplica().index == 0) {
     std::set<std::string> names;
     for (const auto &entry : state)

@@ -13,6 +13,8 @@
 #include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Dialect/Pd/PdTypes.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace distc::pd::infer {
@@ -80,47 +82,42 @@ LogicalResult inferSplitByref(InferContext &c) {
   return success();
 }
 
+/// The row counts of `height_sections`, checked to be positive and, for a
+/// tensor X of known height (dim 0), to sum to it.
+static FailureOr<SmallVector<int64_t>> heightSections(InferContext &c,
+                                                      std::optional<int64_t> height) {
+  SmallVector<int64_t> sections = c.getInts("height_sections");
+  if (sections.empty())
+    return c.error() << "attribute 'height_sections' names no block";
+  int64_t total = 0;
+  for (int64_t s : sections) {
+    if (s <= 0)
+      return c.error() << "attribute 'height_sections' = " << formatDims(sections)
+                       << " must hold positive row counts";
+    total += s;
+  }
+  if (height && total != *height)
+    return c.error() << "attribute 'height_sections' = " << formatDims(sections) << " sums to "
+                     << total << ", not the height " << *height << " of input slot 'X'";
+  return sections;
+}
+
 LogicalResult inferSplitSelectedRows(InferContext &c) {
   RankedTensorType x = c.input(0);
   if (!isSelectedRows(x))
     return c.error() << "input slot 'X' must be row-sparse (#pd.selected_rows), got " << x;
   if (x.getRank() < 1 || ShapedType::isDynamic(x.getDimSize(0)))
     return c.error() << "input slot 'X' " << x << " needs a static height (dim 0)";
-  SmallVector<int64_t> sections = c.getInts("height_sections");
-  int64_t total = 0;
-  for (int64_t s : sections) {
-    if (s <= 0)
-      return c.error() << "attribute 'height_sections' = " << formatDims(sections)
-                       << " must hold positive row counts";
-    total += s;
-  }
-  if (sections.empty() || total != x.getDimSize(0))
-    return c.error() << "attribute 'height_sections' = " << formatDims(sections) << " sums to "
-                     << total << ", not the height " << x.getDimSize(0) << " of input slot 'X'";
+  FailureOr<SmallVector<int64_t>> sections = heightSections(c, x.getDimSize(0));
+  if (failed(sections))
+    return failure();
   Dims part(x.getShape());
-  for (int64_t s : sections) {
+  for (int64_t s : *sections) {
     part[0] = s;
     c.addResult(0, withSelectedRows(RankedTensorType::get(part, x.getElementType()),
-                                              /*sparse=*/true));
+                                    /*sparse=*/true));
   }
   return success();
-}
-
-/// The row counts of `height_sections`, checked to be positive and, for a
-/// table of known `height`, to sum to it.
-static FailureOr<SmallVector<int64_t>> heightSections(InferContext &c, int64_t height) {
-  SmallVector<int64_t> sections = c.getInts("height_sections");
-  int64_t total = 0;
-  for (int64_t s : sections) {
-    if (s <= 0)
-      return c.error() << "attribute 'height_sections' = " << formatDims(sections)
-                       << " must hold positive row counts";
-    total += s;
-  }
-  if (sections.empty() || (height >= 0 && total != height))
-    return c.error() << "attribute 'height_sections' = " << formatDims(sections) << " sums to "
-                     << total << ", not the table's " << height << " rows";
-  return sections;
 }
 
 LogicalResult inferSplitIds(InferContext &c) {
@@ -129,7 +126,7 @@ LogicalResult inferSplitIds(InferContext &c) {
     return inferSplitSelectedRows(c);
   if (!isIndexType(ids.getElementType()))
     return c.error() << "input slot 'Ids' " << ids << " must hold i32 or i64 ids";
-  FailureOr<SmallVector<int64_t>> sections = heightSections(c, -1);
+  FailureOr<SmallVector<int64_t>> sections = heightSections(c, std::nullopt);
   if (failed(sections))
     return failure();
   for (int64_t s : *sections)
@@ -169,7 +166,7 @@ LogicalResult inferMergeIds(InferContext &c) {
       return c.error() << "input slot 'X' must be [n, width] row blocks of one width and "
                           "dtype, got "
                        << v;
-  if (failed(heightSections(c, -1)))
+  if (failed(heightSections(c, std::nullopt)))
     return failure();
   Dims out(ids.getShape());
   out.push_back(values.front().getDimSize(1));

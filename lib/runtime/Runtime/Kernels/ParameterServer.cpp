@@ -23,14 +23,21 @@ ParameterServerChannel &channelOf(KernelContext &ctx) {
   return *channel;
 }
 
-/// The (server, slot) of each of the call's `count` blocks.
-std::vector<ParameterServerChannel::Block> blocksOf(KernelContext &ctx, int count, bool outputs) {
+/// The call's `servers` and `slots`, one of each per block of `count`.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> serversAndSlots(KernelContext &ctx,
+                                                                      int count) {
   std::vector<int64_t> servers = ctx.intsAttr("servers");
   std::vector<int64_t> slots = ctx.intsAttr("slots");
   if (servers.size() != size_t(count) || slots.size() != size_t(count))
     ctx.fail("needs one server and one slot per block (" + std::to_string(count) + " blocks, " +
              std::to_string(servers.size()) + " servers, " + std::to_string(slots.size()) +
              " slots)");
+  return {std::move(servers), std::move(slots)};
+}
+
+/// The (server, slot) of each of the call's `count` blocks.
+std::vector<ParameterServerChannel::Block> blocksOf(KernelContext &ctx, int count, bool outputs) {
+  auto [servers, slots] = serversAndSlots(ctx, count);
   std::vector<ParameterServerChannel::Block> blocks;
   for (int i = 0; i < count; ++i) {
     Tensor &t = outputs ? ctx.output(i) : ctx.input(i);
@@ -57,12 +64,7 @@ void sendRowsKernel(KernelContext &ctx) {
   if (ctx.numInputs() % 2 != 0)
     ctx.fail("takes (rows, values) pairs, got " + std::to_string(ctx.numInputs()) + " inputs");
   const int count = ctx.numInputs() / 2;
-  std::vector<int64_t> servers = ctx.intsAttr("servers");
-  std::vector<int64_t> slots = ctx.intsAttr("slots");
-  if (servers.size() != size_t(count) || slots.size() != size_t(count))
-    ctx.fail("needs one server and one slot per block (" + std::to_string(count) + " blocks, " +
-             std::to_string(servers.size()) + " servers, " + std::to_string(slots.size()) +
-             " slots)");
+  auto [servers, slots] = serversAndSlots(ctx, count);
   std::vector<ParameterServerChannel::RowsBlock> blocks;
   for (int i = 0; i < count; ++i) {
     const Tensor &rows = ctx.input(2 * i), &values = ctx.input(2 * i + 1);
@@ -85,11 +87,9 @@ void sendRowsKernel(KernelContext &ctx) {
 void prefetchKernel(KernelContext &ctx) {
   ParameterServerChannel &channel = channelOf(ctx);
   const int count = ctx.numInputs();
-  std::vector<int64_t> servers = ctx.intsAttr("servers");
-  std::vector<int64_t> slots = ctx.intsAttr("slots");
-  if (ctx.numOutputs() != count || servers.size() != size_t(count) ||
-      slots.size() != size_t(count))
-    ctx.fail("needs one row block, server and slot per id list");
+  if (ctx.numOutputs() != count)
+    ctx.fail("needs one row block per id list");
+  auto [servers, slots] = serversAndSlots(ctx, count);
   std::vector<ParameterServerChannel::PrefetchBlock> blocks;
   for (int i = 0; i < count; ++i) {
     const Tensor &ids = ctx.input(i);

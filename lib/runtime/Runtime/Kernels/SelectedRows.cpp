@@ -106,10 +106,31 @@ template std::vector<int64_t> sumRowsById<double>(KernelContext &, const std::ve
 
 namespace {
 
+/// The first row of each of `heights`' blocks, and the table's rows last.
+std::vector<int64_t> blockOffsets(KernelContext &ctx, const std::vector<int64_t> &heights) {
+  std::vector<int64_t> offsets(heights.size() + 1, 0);
+  for (size_t k = 0; k < heights.size(); ++k) {
+    if (heights[k] <= 0)
+      ctx.fail("height_sections must be positive");
+    offsets[k + 1] = offsets[k] + heights[k];
+  }
+  return offsets;
+}
+
+/// The block of `id` (offsets from blockOffsets); an id outside the table
+/// is an error naming it and its position.
+size_t blockOf(KernelContext &ctx, const std::vector<int64_t> &offsets, int64_t id, int64_t at) {
+  if (id < 0 || id >= offsets.back())
+    ctx.fail("id " + std::to_string(id) + " at position " + std::to_string(at) +
+             " is outside [0, " + std::to_string(offsets.back()) + ")");
+  return size_t(std::upper_bound(offsets.begin(), offsets.end(), id) - offsets.begin()) - 1;
+}
+
 /// Paddle's split_selected_rows, with duplicates merged: block k holds the
 /// ids in [offset_k, offset_k + height_sections[k]), renumbered from 0, in
 /// the order they first come, each with the sum of its values (zero first,
-/// then each value in turn); the rest of its entries are id -1, value 0.
+/// then each value in turn, sumRowsById); the rest of its entries are id
+/// -1, value 0.
 void mergeRowsKernel(KernelContext &ctx) {
   const std::vector<int64_t> heights = ctx.intsAttr("height_sections");
   const int blocks = static_cast<int>(heights.size());
@@ -122,12 +143,8 @@ void mergeRowsKernel(KernelContext &ctx) {
   if (width < 0)
     ctx.fail("values " + formatShape(firstValues.shape()) + " must have rank 2 [rows, D]");
   std::vector<RowsPart> parts = rowsParts(ctx, 0, width, firstValues);
-  // Which block holds each id, and where each block's rows start.
-  std::vector<int64_t> offsets(size_t(blocks) + 1, 0);
+  const std::vector<int64_t> offsets = blockOffsets(ctx, heights);
   for (int k = 0; k < blocks; ++k) {
-    if (heights[k] <= 0)
-      ctx.fail("height_sections must be positive");
-    offsets[k + 1] = offsets[k] + heights[k];
     Tensor &rows = ctx.output(2 * k), &values = ctx.output(2 * k + 1);
     if (rows.dtype() != DType::Int64)
       ctx.fail("block " + std::to_string(k) + ": rows must be Int64");
@@ -138,34 +155,17 @@ void mergeRowsKernel(KernelContext &ctx) {
     if (values.byteSize())
       std::memset(values.data(), 0, values.byteSize());
   }
-  const int64_t height = offsets.back();
-  // The entry of each id in its block, -1 until it first comes.
-  std::vector<int64_t> entry(size_t(height), -1);
-  std::vector<int64_t> used(size_t(blocks), 0);
   dispatchFloat(ctx, firstValues.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    int block = 0;
-    for (const RowsPart &part : parts) {
-      const T *src = static_cast<const T *>(part.values);
-      for (int64_t i = 0; i < part.count; ++i) {
-        const int64_t id = part.rows[i];
-        if (id < 0)
-          continue;
-        if (id >= height)
-          ctx.fail("row " + std::to_string(id) + " is outside the " + std::to_string(height) +
-                   " rows of the height sections");
-        // Ids of one block tend to follow each other: look from the last.
-        if (id < offsets[block] || id >= offsets[block + 1])
-          block = int(std::upper_bound(offsets.begin(), offsets.end(), id) - offsets.begin()) - 1;
-        int64_t &slot = entry[size_t(id)];
-        if (slot < 0) {
-          slot = used[block]++;
-          ctx.output(2 * block).data<int64_t>()[slot] = id - offsets[block];
-        }
-        T *dst = ctx.output(2 * block + 1).data<T>() + slot * width;
-        for (int64_t c = 0; c < width; ++c)
-          dst[c] += src[i * width + c];
-      }
+    std::vector<T> sums;
+    const std::vector<int64_t> ids = sumRowsById<T>(ctx, parts, offsets.back(), width, sums);
+    std::vector<int64_t> used(size_t(blocks), 0);
+    for (size_t n = 0; n < ids.size(); ++n) {
+      const size_t k = blockOf(ctx, offsets, ids[n], int64_t(n));
+      const int64_t slot = used[k]++;
+      ctx.output(2 * int(k)).data<int64_t>()[slot] = ids[n] - offsets[k];
+      std::copy_n(sums.data() + n * size_t(width), width,
+                  ctx.output(2 * int(k) + 1).data<T>() + slot * width);
     }
   });
 }
@@ -196,26 +196,6 @@ void rowsToDenseKernel(KernelContext &ctx) {
       }
     }
   });
-}
-
-/// The first row of each of `heights`' blocks, and the table's rows last.
-std::vector<int64_t> blockOffsets(KernelContext &ctx, const std::vector<int64_t> &heights) {
-  std::vector<int64_t> offsets(heights.size() + 1, 0);
-  for (size_t k = 0; k < heights.size(); ++k) {
-    if (heights[k] <= 0)
-      ctx.fail("height_sections must be positive");
-    offsets[k + 1] = offsets[k] + heights[k];
-  }
-  return offsets;
-}
-
-/// The block of `id` (offsets from blockOffsets); an id outside the table
-/// is an error naming it and its position.
-size_t blockOf(KernelContext &ctx, const std::vector<int64_t> &offsets, int64_t id, int64_t at) {
-  if (id < 0 || id >= offsets.back())
-    ctx.fail("id " + std::to_string(id) + " at position " + std::to_string(at) +
-             " is outside [0, " + std::to_string(offsets.back()) + ")");
-  return size_t(std::upper_bound(offsets.begin(), offsets.end(), id) - offsets.begin()) - 1;
 }
 
 /// Paddle's split_ids over row-range blocks: shard k gets the distinct ids
