@@ -102,6 +102,7 @@ std::unique_ptr<pserver::PsWorld> joinWorld(const comm::RoleFacts &facts,
     wo.timeout = facts.collectiveTimeout;
   wo.endpoint = server ? facts.serverEndpoints[size_t(index)] : facts.currentEndpoint;
   wo.fingerprint = model.artifact().checksumHex();
+  wo.sameHostCopies = facts.psSameHostCopies;
   std::unique_ptr<pserver::PsWorld> world =
       pserver::PsWorld::connect(server ? pserver::PsRole::Server : pserver::PsRole::Trainer, index,
                                 trainers, servers, std::move(store), wo, error);

@@ -213,6 +213,19 @@ TEST(RoleFacts, CollectiveTimeoutFromTheEnvironment) {
   EXPECT_FALSE(parseSeconds(""));
 }
 
+TEST(RoleFacts, SameHostCopiesFromTheEnvironment) {
+  RoleFacts f;
+  ASSERT_TRUE(read({}, f).ok());
+  EXPECT_TRUE(f.psSameHostCopies);
+  ASSERT_TRUE(read({{"DISTC_PS_SAME_HOST_COPIES", "0"}}, f).ok());
+  EXPECT_FALSE(f.psSameHostCopies);
+  ASSERT_TRUE(read({{"DISTC_PS_SAME_HOST_COPIES", "1"}}, f).ok());
+  EXPECT_TRUE(f.psSameHostCopies);
+  EXPECT_EQ(errorOf({{"DISTC_PS_SAME_HOST_COPIES", "no"}}),
+            "DISTC_PS_SAME_HOST_COPIES='no' is neither 1 (copy between processes of one host) "
+            "nor 0 (TCP)");
+}
+
 TEST(RoleMaker, HelpersOnOneWorker) {
   LocalCommunicator comm;
   RoleFacts facts;

@@ -18,16 +18,22 @@ TEST(PsMessage, HeaderRoundTripsInLittleEndian) {
   h.bytes = 0x1122334455667788ull;
   h.rows = 42;
   h.name = "emb@GRAD.block1.trainer_3";
+  h.dataAddress = 0x7f0000001000ull;
+  h.valuesAddress = 0x7f0000002000ull;
+  h.resultAddress = 0x7f0000003000ull;
   std::array<unsigned char, kPsHeaderBytes> bytes;
   encodePsHeader(h, bytes.data());
-  EXPECT_EQ(std::string(reinterpret_cast<char *>(bytes.data()), 4), "DPS1");
+  EXPECT_EQ(std::string(reinterpret_cast<char *>(bytes.data()), 4), "DPS2");
   EXPECT_EQ(bytes[4], 2);             // kind
   EXPECT_EQ(bytes[5], h.name.size()); // name length
   EXPECT_EQ(bytes[8], 3);             // trainer
   EXPECT_EQ(bytes[12], 0x04);         // seq, low byte first
   EXPECT_EQ(bytes[16], 0x88);         // bytes, low byte first
   EXPECT_EQ(bytes[24], 42);           // rows
-  EXPECT_EQ(std::string(reinterpret_cast<char *>(bytes.data() + 32), h.name.size()), h.name);
+  EXPECT_EQ(bytes[33], 0x10);         // data address, low byte first
+  EXPECT_EQ(bytes[41], 0x20);         // values address
+  EXPECT_EQ(bytes[49], 0x30);         // result address
+  EXPECT_EQ(std::string(reinterpret_cast<char *>(bytes.data() + 56), h.name.size()), h.name);
   PsHeader back;
   std::string error;
   ASSERT_TRUE(decodePsHeader(bytes.data(), back, error)) << error;
@@ -36,6 +42,9 @@ TEST(PsMessage, HeaderRoundTripsInLittleEndian) {
   EXPECT_EQ(back.seq, h.seq);
   EXPECT_EQ(back.bytes, h.bytes);
   EXPECT_EQ(back.rows, h.rows);
+  EXPECT_EQ(back.dataAddress, h.dataAddress);
+  EXPECT_EQ(back.valuesAddress, h.valuesAddress);
+  EXPECT_EQ(back.resultAddress, h.resultAddress);
   EXPECT_EQ(back.name, h.name);
 }
 
@@ -62,12 +71,12 @@ TEST(PsMessage, ForeignBytesAreNotAHeader) {
   PsHeader h;
   std::string error;
   EXPECT_FALSE(decodePsHeader(bytes.data(), h, error));
-  EXPECT_EQ(error, "a request that does not start with 'DPS1' (it starts with 0x00000000): "
+  EXPECT_EQ(error, "a request that does not start with 'DPS2' (it starts with 0x00000000): "
                    "another protocol version, or not a parameter-server request");
   encodePsHeader(PsHeader(), bytes.data());
-  bytes[3] = '2';
+  bytes[3] = '1'; // the version before the copy addresses
   EXPECT_FALSE(decodePsHeader(bytes.data(), h, error));
-  EXPECT_NE(error.find("it starts with 'DPS2'"), std::string::npos) << error;
+  EXPECT_NE(error.find("it starts with 'DPS1'"), std::string::npos) << error;
   encodePsHeader(PsHeader(), bytes.data());
   bytes[4] = 99;
   EXPECT_FALSE(decodePsHeader(bytes.data(), h, error));

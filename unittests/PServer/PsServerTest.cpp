@@ -18,6 +18,9 @@
 #include <mutex>
 #include <thread>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 using namespace distc::pserver;
 using namespace distc::pserver::test;
 using namespace std::chrono_literals;
@@ -25,6 +28,20 @@ using namespace std::chrono_literals;
 namespace {
 
 #if DISTC_HAVE_GLOO
+
+/// Every case runs twice: with the server copying payloads from and into
+/// its trainers' memory (threads of one process pass the trial copy as
+/// processes of one host do), and with everything over TCP.
+class PsServerTest : public ::testing::TestWithParam<bool> {
+protected:
+  void SetUp() override { useSameHostCopies(GetParam()); }
+  void TearDown() override { useSameHostCopies(true); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Transport, PsServerTest, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return std::string(info.param ? "copies" : "tcp");
+                         });
 
 constexpr size_t kBlock = 4; // floats per parameter block
 constexpr size_t kWidth = 3; // floats per table row
@@ -56,7 +73,7 @@ void update(float *w, const std::vector<const float *> &grads) {
 // 2 servers x 2 trainers, synchronous: startup fetch, then rounds of
 // send, send_barrier, get, fetch_barrier; every trainer's parameters after
 // every round equal a single-process computation, bit for bit.
-TEST(PsServer, SyncRoundsAcrossTwoServersAndTwoTrainers) {
+TEST_P(PsServerTest, SyncRoundsAcrossTwoServersAndTwoTrainers) {
   constexpr int W = 2, S = 2, kRounds = 3;
   const std::vector<float> initial = exactData(kBlock * S, 1);
   // The reference.
@@ -127,7 +144,7 @@ TEST(PsServer, SyncRoundsAcrossTwoServersAndTwoTrainers) {
 
 // Asynchronous: every SEND is followed by the arrival callback at once; a
 // GET sees whatever has arrived so far. Barriers are refused.
-TEST(PsServer, AsyncArrivalsUpdateAtOnce) {
+TEST_P(PsServerTest, AsyncArrivalsUpdateAtOnce) {
   constexpr int W = 2, kSends = 20;
   std::vector<int> arrivals(W, 0);
   float finalParam[kBlock] = {};
@@ -176,7 +193,7 @@ TEST(PsServer, AsyncArrivalsUpdateAtOnce) {
 
 // Sparse gradients: SEND_ROWS lands row ids and values in the registered
 // memory; the count returns to 0 after each round.
-TEST(PsServer, SparseRowsReachTheOptimizer) {
+TEST_P(PsServerTest, SparseRowsReachTheOptimizer) {
   constexpr size_t kHeight = 10, kMaxRows = 8;
   std::vector<size_t> countsSeen;
   runWorld(1, 1, [&](int, PsWorld &world) {
@@ -233,7 +250,7 @@ TEST(PsServer, SparseRowsReachTheOptimizer) {
 
 // PREFETCH: ids in, rows out through the server's callback; a callback
 // error refuses the request with its message.
-TEST(PsServer, PrefetchReturnsTheCallbacksRows) {
+TEST_P(PsServerTest, PrefetchReturnsTheCallbacksRows) {
   runWorld(2, 1, [&](int rank, PsWorld &world) {
     if (world.role() == PsRole::Server) {
       PsServer server(world, {true, 5s});
@@ -270,7 +287,7 @@ TEST(PsServer, PrefetchReturnsTheCallbacksRows) {
 
 // COMPLETE mid-training: the remaining trainer goes on alone, and the
 // retired trainer's gradient no longer counts.
-TEST(PsServer, CompleteRetiresATrainerMidTraining) {
+TEST_P(PsServerTest, CompleteRetiresATrainerMidTraining) {
   constexpr int kRounds = 3;
   std::vector<float> g1Seen;
   uint64_t rounds = 0;
@@ -321,7 +338,7 @@ TEST(PsServer, CompleteRetiresATrainerMidTraining) {
 
 // A GET that arrives in the send phase waits for the round's optimize
 // instead of returning stale values or deadlocking.
-TEST(PsServer, EarlyGetWaitsForTheRound) {
+TEST_P(PsServerTest, EarlyGetWaitsForTheRound) {
   float final0 = 0;
   runWorld(2, 1, [&](int rank, PsWorld &world) {
     if (world.role() == PsRole::Server) {
@@ -361,7 +378,7 @@ TEST(PsServer, EarlyGetWaitsForTheRound) {
 // (the server is in the next send phase by then), and one that resumes
 // overwrites the state before its first send_barrier. Sizes and names are
 // checked like a SEND's.
-TEST(PsServer, StateIsReadAndWrittenInEitherPhase) {
+TEST_P(PsServerTest, StateIsReadAndWrittenInEitherPhase) {
   runWorld(1, 1, [&](int, PsWorld &world) {
     if (world.role() == PsRole::Server) {
       float param[2] = {10, 20}, moment[2] = {1, 2}, g[2];
@@ -462,7 +479,7 @@ void expectRefused(const std::pair<std::string, std::string> &errors, const std:
       << server;
 }
 
-TEST(PsServer, UnknownOrMisSizedStateIsRefused) {
+TEST_P(PsServerTest, UnknownOrMisSizedStateIsRefused) {
   // The refusal world registers no state: any name is unknown.
   float w[4] = {};
   expectRefused(refusal([&](PsClient &c) { return c.run({PsRequest::getState(0, "w", w, 16)}); }),
@@ -470,14 +487,14 @@ TEST(PsServer, UnknownOrMisSizedStateIsRefused) {
                 "server 0 has no state variable 'w' (trainer 0 asked for 16 bytes)");
 }
 
-TEST(PsServer, OversizePayloadIsRefused) {
+TEST_P(PsServerTest, OversizePayloadIsRefused) {
   float big[8] = {};
   expectRefused(refusal([&](PsClient &c) { return c.send(0, "w@GRAD", big, sizeof big); }),
                 "send of 'w@GRAD' to server 0",
                 "trainer 0 sent 32 bytes for 'w@GRAD', which server 0 registered with 16 bytes");
 }
 
-TEST(PsServer, MismatchedRequestsAreRefused) {
+TEST_P(PsServerTest, MismatchedRequestsAreRefused) {
   float buf[64] = {};
   int64_t ids[16] = {};
   expectRefused(refusal([&](PsClient &c) { return c.send(0, "nope", buf, 16); }),
@@ -508,9 +525,66 @@ TEST(PsServer, MismatchedRequestsAreRefused) {
                 "trainer 0 sent send_barrier to server 0, which runs in asynchronous mode");
 }
 
+// Memory the kernel will not let the server write (a read-only page given
+// for a GET's answer): the request is refused, with the kernel's reason,
+// and the server goes on until the trainer leaves with it.
+TEST(PsServerCopies, MemoryTheServerCannotWriteIsRefused) {
+  useSameHostCopies(true);
+  const long pageBytes = sysconf(_SC_PAGESIZE);
+  void *page = mmap(nullptr, size_t(pageBytes), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  expectRefused(refusal([&](PsClient &c) {
+                  Status s = c.sendBarrier();
+                  return s.ok() ? c.get(0, "w", page, 16) : s;
+                }),
+                "get of 'w' from server 0",
+                "sending 'w' to trainer 0: copying 16 bytes into trainer 0 at 127.0.0.1 (pid " +
+                    std::to_string(getpid()) + ") failed: Bad address");
+  munmap(page, size_t(pageBytes));
+}
+
+// Each pair moves its payloads over the transport the world chose: the
+// server copies them (and counts the bytes), or Gloo's pairs carry them.
+TEST_P(PsServerTest, PayloadsMoveOverTheChosenTransport) {
+  const bool copies = GetParam();
+  uint64_t copied = 0;
+  runWorld(1, 1, [&](int, PsWorld &world) {
+    EXPECT_EQ(world.copiesWith(world.role() == PsRole::Server ? 0 : 1), copies);
+    EXPECT_FALSE(world.copiesWith(world.rank()));
+    if (world.role() == PsRole::Server) {
+      float w[4] = {1, 2, 3, 4}, g[4] = {};
+      PsServer server(world, {true, 5s});
+      ASSERT_TRUE(server.addServable("w", w, sizeof w).ok());
+      ASSERT_TRUE(server.addReceivable("w@GRAD", 0, g, sizeof g).ok());
+      server.setOptimize([&] {
+        for (int i = 0; i < 4; ++i)
+          w[i] -= g[i];
+        return Status::success();
+      });
+      Status st = server.serve();
+      EXPECT_TRUE(st.ok()) << st.message();
+      copied = server.stats().copiedBytes;
+      return;
+    }
+    PsClient client(world, {5s});
+    float w[4] = {}, g[4] = {0.5f, 0.5f, 0.5f, 0.5f};
+    ASSERT_TRUE(client.get(0, "w", w, sizeof w).ok());
+    ASSERT_TRUE(client.fetchBarrier().ok());
+    ASSERT_TRUE(client.send(0, "w@GRAD", g, sizeof g).ok());
+    ASSERT_TRUE(client.sendBarrier().ok());
+    ASSERT_TRUE(client.get(0, "w", w, sizeof w).ok());
+    EXPECT_EQ(w[0], 0.5f);
+    EXPECT_EQ(w[3], 3.5f);
+    ASSERT_TRUE(client.fetchBarrier().ok());
+    ASSERT_TRUE(client.complete().ok());
+  });
+  // Two GETs and one SEND of 16 bytes each.
+  EXPECT_EQ(copied, copies ? 48u : 0u);
+}
+
 // Arguments that cannot be sent fail before anything goes out, and leave
 // the client usable.
-TEST(PsServer, UnsendableArgumentsLeaveTheClientUsable) {
+TEST_P(PsServerTest, UnsendableArgumentsLeaveTheClientUsable) {
   runWorld(1, 1, [&](int, PsWorld &world) {
     if (world.role() == PsRole::Server) {
       float w[4] = {1, 2, 3, 4};
@@ -541,7 +615,7 @@ TEST(PsServer, UnsendableArgumentsLeaveTheClientUsable) {
 
 // A trainer that is alive but never sends its barrier: the server gives
 // up after its timeout, naming it; the other trainer quotes the server.
-TEST(PsServer, AStuckTrainerIsNamedAfterTheTimeout) {
+TEST_P(PsServerTest, AStuckTrainerIsNamedAfterTheTimeout) {
   std::string serverError, trainer0Error, trainer1Error;
   runWorld(2, 1, [&](int rank, PsWorld &world) {
     if (world.role() == PsRole::Server) {

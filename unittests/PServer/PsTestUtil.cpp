@@ -10,6 +10,12 @@ namespace distc::pserver::test {
 
 using namespace std::chrono_literals;
 
+namespace {
+bool sameHostCopies = true;
+} // namespace
+
+void useSameHostCopies(bool on) { sameHostCopies = on; }
+
 std::shared_ptr<comm::Store> connectStore(int port, int rank, std::string &error) {
   comm::StoreOptions so;
   so.port = port;
@@ -28,6 +34,7 @@ std::unique_ptr<PsWorld> joinWorld(int port, int rank, int trainers, int servers
   o.connectTimeout = 5s;
   o.timeout = 5s;
   o.fingerprint = fingerprint;
+  o.sameHostCopies = sameHostCopies;
   PsRole role = rank < trainers ? PsRole::Trainer : PsRole::Server;
   int index = rank < trainers ? rank : rank - trainers;
   return PsWorld::connect(role, index, trainers, servers, std::move(store), o, error);

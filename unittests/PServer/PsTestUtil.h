@@ -19,6 +19,10 @@ inline constexpr const char *kToken = "ps-test-token";
 /// A store connection on 127.0.0.1:`port` speaking for world rank `rank`.
 std::shared_ptr<comm::Store> connectStore(int port, int rank, std::string &error);
 
+/// Whether worlds joined from now on allow same-host copies
+/// (PsWorldOptions::sameHostCopies); true unless a test says otherwise.
+void useSameHostCopies(bool on);
+
 /// Joins the world on 127.0.0.1:`port` as world rank `rank` of
 /// `trainers` + `servers` processes; null with `error`.
 std::unique_ptr<PsWorld> joinWorld(int port, int rank, int trainers, int servers,

@@ -73,6 +73,9 @@ struct RoleFacts {
   /// DISTC_COLLECTIVE_TIMEOUT: how long a collective waits for a peer
   /// (RendezvousOptions::timeout); 0 when unset (the default applies).
   std::chrono::milliseconds collectiveTimeout{0};
+  /// DISTC_PS_SAME_HOST_COPIES: "0" keeps a parameter-server job's
+  /// payloads on TCP between processes of one host (PsWorldOptions).
+  bool psSameHostCopies = true;
 
   bool isWorker() const { return role == Role::Worker; }
   bool isServer() const { return role == Role::Server; }
@@ -91,6 +94,9 @@ Status readRoleFacts(const std::function<const char *(const char *)> &getenv, Ro
 /// The environment variable that sets RoleFacts::collectiveTimeout, in
 /// seconds (a launcher's --collective-timeout sets it for its ranks).
 inline constexpr const char *kCollectiveTimeoutVariable = "DISTC_COLLECTIVE_TIMEOUT";
+/// The environment variable that sets RoleFacts::psSameHostCopies: "1"
+/// (the default) or "0".
+inline constexpr const char *kPsSameHostCopiesVariable = "DISTC_PS_SAME_HOST_COPIES";
 
 /// Seconds in (0, 86400], as a flag or variable gives them ("300", "0.5");
 /// nullopt for anything else.

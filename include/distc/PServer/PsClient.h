@@ -16,7 +16,9 @@
 //   client.complete();
 //
 // Data moves between the caller's memory and the server's registered
-// memory with no copy but Gloo's. run() posts several requests at once
+// memory with no copy but the transport's: Gloo's over TCP, or the
+// server's own single copy when it shares this trainer's host
+// (PsMessage.h). run() posts several requests at once
 // (to several servers, or several variables of one) and waits for them
 // all: the servers work on them in parallel and one server's requests
 // are pipelined. In synchronous mode a batch must not mix requests of the

@@ -7,6 +7,17 @@
 // "slot". This file defines only the slots and the bytes of the two fixed
 // records.
 //
+// Same-host copies: when a server can reach a trainer's memory (the two
+// run on one host and the kernel lets the server copy from and into the
+// trainer; PsWorld.h says how they agree), the payloads of that pair do
+// not travel over TCP. The trainer's header carries the addresses of its
+// payload and of the memory an answer goes to, and the server copies the
+// payload into its registered memory, or the answer into the trainer's,
+// with one copy (Linux's cross-memory attach, PsPeerCopy.h) before it
+// replies. The data, values and result channels are then unused; every
+// header and reply still goes over the pair, which also notices a dead
+// peer.
+//
 // Slots: 0xD2 in the top byte, a channel in the next one, the request's
 // sequence number (chosen by the trainer, one per request) in the low 32
 // bits. Gloo matches a send with a receive of the same slot on the same
@@ -34,7 +45,7 @@
 // Request header: kPsHeaderBytes bytes, little-endian.
 //
 //   offset size  field
-//   0      4     magic "DPS1" (protocol version 1)
+//   0      4     magic "DPS2" (protocol version 2)
 //   4      1     kind (PsKind)
 //   5      1     name length, 0..255
 //   6      2     zero
@@ -44,7 +55,13 @@
 //                the values' size; GET, GET_STATE and PREFETCH the size
 //                of the answer expected
 //   24     8     rows: SEND_ROWS the row count; PREFETCH the id count
-//   32     256   the variable (or table) name, not terminated
+//   32     8     same-host copies only, else 0: the address in the
+//                trainer of SEND's and SET_STATE's payload, of
+//                SEND_ROWS' row ids, of PREFETCH's ids
+//   40     8     same-host copies only: SEND_ROWS' row values
+//   48     8     same-host copies only: where GET's and GET_STATE's
+//                bytes and PREFETCH's rows go
+//   56     256   the variable (or table) name, not terminated
 //
 // Reply: kPsReplyBytes bytes, little-endian.
 //
@@ -105,7 +122,8 @@ const char *psKindName(PsKind kind);
 std::optional<PsKind> psKindFromByte(uint8_t byte);
 
 inline constexpr size_t kPsMaxNameBytes = 255;
-inline constexpr size_t kPsHeaderBytes = 288;
+inline constexpr size_t kPsNameOffset = 56;
+inline constexpr size_t kPsHeaderBytes = kPsNameOffset + 256;
 inline constexpr size_t kPsReplyBytes = 512;
 inline constexpr size_t kPsMaxReplyMessage = kPsReplyBytes - 16;
 
@@ -130,6 +148,10 @@ struct PsHeader {
   uint32_t seq = 0;
   uint64_t bytes = 0;
   uint64_t rows = 0;
+  /// Same-host copies: addresses in the trainer's memory (see above).
+  uint64_t dataAddress = 0;
+  uint64_t valuesAddress = 0;
+  uint64_t resultAddress = 0;
   std::string name;
 };
 

@@ -92,6 +92,9 @@ struct PsServerStats {
   /// Requests handled, and those refused among them.
   uint64_t requests = 0;
   uint64_t refused = 0;
+  /// Payload bytes this server copied from and into trainers on its host
+  /// (PsMessage.h); the rest went over TCP.
+  uint64_t copiedBytes = 0;
 };
 
 class PsServer {

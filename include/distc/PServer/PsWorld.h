@@ -35,6 +35,13 @@
 // After a failure the world is broken: the process has left the store with
 // the cause (other processes quote it) and closed its connections.
 //
+// Same-host copies: while forming the world, each trainer publishes the
+// address of a random value, and each server tries to read it from the
+// trainer's memory. Where it reads the value (the two share a host and
+// the kernel allows the copy), the server moves that trainer's payloads
+// itself, with one copy (PsMessage.h); it tells each trainer through the
+// store. copiesWith() says which pairs do.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DISTC_PSERVER_PSWORLD_H
@@ -73,6 +80,11 @@ struct PsWorldOptions {
   /// What this process runs (the artifact's checksum): every process of
   /// the world must give the same, or none.
   std::string fingerprint;
+  /// Whether payloads between this process and the trainers or servers
+  /// on its host may move by same-host copies (PsMessage.h). A pair
+  /// copies when both allow it and the server's trial copy works;
+  /// otherwise its payloads go over TCP.
+  bool sameHostCopies = true;
 };
 
 class PsWorld {
@@ -96,6 +108,9 @@ public:
 
   /// "server 1 at 10.0.0.7:6175 (pid 4242)": world rank `rank` in messages.
   std::string describe(int rank) const;
+  /// Whether payloads between this process and world rank `rank` move by
+  /// same-host copies.
+  bool copiesWith(int rank) const;
 
   /// Returns once every trainer and server has called it (RoleMaker's
   /// barrier_all). Not while this process serves or has requests in

@@ -277,6 +277,13 @@ Status readRoleFacts(const Getenv &getenv, RoleFacts &out) {
                            "' is not a number of seconds in (0, 86400]");
     f.collectiveTimeout = *t;
   }
+  if (const char *v = env.get(kPsSameHostCopiesVariable)) {
+    std::string text = v;
+    if (text != "0" && text != "1")
+      return Status::error(std::string(kPsSameHostCopiesVariable) + "='" + text +
+                           "' is neither 1 (copy between processes of one host) nor 0 (TCP)");
+    f.psSameHostCopies = text == "1";
+  }
   out = std::move(f);
   return Status::success();
 }

@@ -5,6 +5,9 @@
 // header goes, so a server's answer is written as soon as it is sent.
 // The reply is awaited first: a server that refuses a request answers at
 // once and never takes its payload, whose send is dropped with the client.
+// With a server that copies (same host), the header carries the payload's
+// and the answer's addresses instead, and the reply is the only transfer
+// back: the server has copied before it replies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -197,6 +200,17 @@ Status PsClient::Impl::post(Flight &f) {
   default:
     break;
   }
+  const bool copies = w.copies[size_t(f.peer)];
+  if (copies) {
+    auto address = [](const void *p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
+    if (r.kind == PsKind::SendRows || r.kind == PsKind::Prefetch) {
+      h.dataAddress = address(r.ids);
+      h.valuesAddress = r.kind == PsKind::SendRows ? address(r.data) : 0;
+    } else {
+      h.dataAddress = address(r.data);
+    }
+    h.resultAddress = address(r.out);
+  }
   encodePsHeader(h, f.header.data());
   PeerFailure failure;
   auto sendPart = [&](PsChannel channel, const void *data, size_t bytes) {
@@ -207,7 +221,7 @@ Status PsClient::Impl::post(Flight &f) {
   };
   f.replyXfer = w.transport->buffer(f.reply.data(), kPsReplyBytes);
   bool ok = f.replyXfer->recv(f.peer, psSlot(PsChannel::Reply, f.seq), kPsReplyBytes, failure);
-  if (ok && r.outBytes && hasResult(r.kind)) {
+  if (ok && !copies && r.outBytes && hasResult(r.kind)) {
     f.resultXfer = w.transport->buffer(r.out, r.outBytes);
     ok = f.resultXfer->recv(f.peer, psSlot(PsChannel::Result, f.seq), r.outBytes, failure);
   }
@@ -220,6 +234,8 @@ Status PsClient::Impl::post(Flight &f) {
     f.sends.push_back(w.transport->buffer(f.header.data(), kPsHeaderBytes));
     ok = f.sends.back()->send(f.peer, psSlot(PsChannel::Header, 0), kPsHeaderBytes, failure);
   }
+  if (copies)
+    return ok ? Status::success() : fail(r, failure, true);
   if (ok && (r.kind == PsKind::Send || r.kind == PsKind::SetState))
     ok = sendPart(PsChannel::Data, r.data, r.bytes);
   if (ok && (r.kind == PsKind::SendRows || r.kind == PsKind::Prefetch))

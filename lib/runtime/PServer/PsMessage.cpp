@@ -8,7 +8,7 @@ namespace distc::pserver {
 
 namespace {
 
-constexpr unsigned char kHeaderMagic[4] = {'D', 'P', 'S', '1'};
+constexpr unsigned char kHeaderMagic[4] = {'D', 'P', 'S', '2'};
 constexpr unsigned char kReplyMagic[4] = {'D', 'P', 'R', '1'};
 
 void put16(unsigned char *p, uint16_t v) {
@@ -37,7 +37,7 @@ uint64_t get64(const unsigned char *p) {
   return v;
 }
 
-/// The first bytes of a record as text for messages: "DPS1" or hex.
+/// The first bytes of a record as text for messages: "DPS2" or hex.
 std::string magicText(const unsigned char *p) {
   std::string s;
   bool printable = true;
@@ -104,12 +104,15 @@ void encodePsHeader(const PsHeader &h, unsigned char *out) {
   put32(out + 12, h.seq);
   put64(out + 16, h.bytes);
   put64(out + 24, h.rows);
-  std::memcpy(out + 32, h.name.data(), h.name.size());
+  put64(out + 32, h.dataAddress);
+  put64(out + 40, h.valuesAddress);
+  put64(out + 48, h.resultAddress);
+  std::memcpy(out + kPsNameOffset, h.name.data(), h.name.size());
 }
 
 bool decodePsHeader(const unsigned char *in, PsHeader &h, std::string &error) {
   if (std::memcmp(in, kHeaderMagic, 4) != 0) {
-    error = "a request that does not start with 'DPS1' (it starts with " + magicText(in) +
+    error = "a request that does not start with 'DPS2' (it starts with " + magicText(in) +
             "): another protocol version, or not a parameter-server request";
     return false;
   }
@@ -123,7 +126,10 @@ bool decodePsHeader(const unsigned char *in, PsHeader &h, std::string &error) {
   h.seq = get32(in + 12);
   h.bytes = get64(in + 16);
   h.rows = get64(in + 24);
-  h.name.assign(reinterpret_cast<const char *>(in + 32), in[5]);
+  h.dataAddress = get64(in + 32);
+  h.valuesAddress = get64(in + 40);
+  h.resultAddress = get64(in + 48);
+  h.name.assign(reinterpret_cast<const char *>(in + kPsNameOffset), in[5]);
   return true;
 }
 

@@ -5,7 +5,9 @@
 // answers a server sends (replies, GET's bytes, PREFETCH's rows) are
 // posted and reaped later, so answers to several trainers are in flight
 // together; they are all complete before anything may write the memory
-// they read (a receive, a callback) and before serve() returns.
+// they read (a receive, a callback) and before serve() returns. With a
+// trainer that this server copies for (same host, PsMessage.h), payloads
+// and results are copied in the loop, before the reply.
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,11 +131,27 @@ public:
   void retire(int t);
 
   // Transfers.
-  Status receive(int t, const std::vector<std::pair<void *, size_t>> &parts,
-                 const std::vector<PsChannel> &channels, uint32_t seq, const std::string &what);
+  struct Part {
+    void *local;
+    size_t bytes;
+    PsChannel channel;
+    /// Same-host copies: where the trainer holds it.
+    uint64_t address;
+  };
+  /// The payload of `h` into registered memory. A copy the kernel
+  /// refuses (an address that is not the trainer's) refuses the request:
+  /// `refused` is set and the reply has gone.
+  Status receive(const PsHeader &h, int t, const std::vector<Part> &parts,
+                 const std::string &what, bool &refused);
   Status answer(const PsHeader &h, int t, bool done, const std::string &message,
                 uint64_t bytes = 0);
-  Status sendResult(const PsHeader &h, int t, const void *data, size_t bytes);
+  /// Same-host copies: `bytes` bytes from `address` in trainer `t` into
+  /// `local`, or (`toTrainer`) the other way.
+  Status copy(const PsHeader &h, int t, bool toTrainer, void *local, uint64_t address,
+              size_t bytes, const std::string &what, bool &refused);
+  /// GET's, GET_STATE's or PREFETCH's bytes to trainer `t`; before its
+  /// reply, which says they are there when the server copies.
+  Status sendResult(const PsHeader &h, int t, const void *data, size_t bytes, bool &refused);
   Status refuse(const PsHeader &h, int t, const std::string &message) {
     ++stats.refused;
     return answer(h, t, false, message);
@@ -361,7 +379,9 @@ Status PsServer::Impl::handleSend(const PsHeader &h, int t) {
                   trainerName(t) + " sent " + bytesText(h.bytes) + " for " + quote(h.name) +
                       ", which " + self() + " registered with " + bytesText(d.bytes));
   const std::string what = "receiving " + quote(h.name) + " from " + trainerName(t);
-  if (Status s = receive(t, {{d.data, d.bytes}}, {PsChannel::Data}, h.seq, what); !s.ok())
+  bool refused = false;
+  if (Status s = receive(h, t, {{d.data, d.bytes, PsChannel::Data, h.dataAddress}}, what, refused);
+      !s.ok() || refused)
     return s;
   if (!options.sync && onArrival) {
     if (Status s = onArrival(h.name, t); !s.ok())
@@ -398,9 +418,12 @@ Status PsServer::Impl::handleSendRows(const PsHeader &h, int t) {
                       " registered rows of " + bytesText(v.rowBytes));
   const std::string what = "receiving rows of " + quote(h.name) + " from " + trainerName(t);
   size_t n = size_t(h.rows);
-  if (Status s = receive(t, {{v.rows, n * sizeof(int64_t)}, {v.values, n * v.rowBytes}},
-                         {PsChannel::Data, PsChannel::Values}, h.seq, what);
-      !s.ok())
+  bool refused = false;
+  if (Status s = receive(h, t,
+                         {{v.rows, n * sizeof(int64_t), PsChannel::Data, h.dataAddress},
+                          {v.values, n * v.rowBytes, PsChannel::Values, h.valuesAddress}},
+                         what, refused);
+      !s.ok() || refused)
     return s;
   *v.count = n;
   if (!options.sync && onArrival) {
@@ -421,9 +444,10 @@ Status PsServer::Impl::handleGet(const PsHeader &h, int t) {
     return refuse(h, t,
                   trainerName(t) + " asked for " + bytesText(h.bytes) + " of " + quote(h.name) +
                       ", which " + self() + " serves with " + bytesText(v.bytes));
-  if (Status s = answer(h, t, true, "", v.bytes); !s.ok())
+  bool refused = false;
+  if (Status s = sendResult(h, t, v.data, v.bytes, refused); !s.ok() || refused)
     return s;
-  return sendResult(h, t, v.data, v.bytes);
+  return answer(h, t, true, "", v.bytes);
 }
 
 Status PsServer::Impl::handlePrefetch(const PsHeader &h, int t) {
@@ -448,15 +472,18 @@ Status PsServer::Impl::handlePrefetch(const PsHeader &h, int t) {
   size_t n = size_t(h.rows);
   const std::string what = "receiving ids for " + quote(h.name) + " from " + trainerName(t);
   // The table's buffers may still be on their way to the previous caller.
-  if (Status s =
-          receive(t, {{table.ids.data(), n * sizeof(int64_t)}}, {PsChannel::Data}, h.seq, what);
-      !s.ok())
+  bool refused = false;
+  if (Status s = receive(h, t,
+                         {{table.ids.data(), n * sizeof(int64_t), PsChannel::Data, h.dataAddress}},
+                         what, refused);
+      !s.ok() || refused)
     return s;
   if (Status s = prefetch(h.name, table.ids.data(), n, table.rows.data()); !s.ok())
     return refuse(h, t, "prefetch from " + quote(h.name) + " on " + self() + ": " + s.message());
-  if (Status s = answer(h, t, true, "", h.bytes); !s.ok())
+  if (Status s = sendResult(h, t, table.rows.data(), size_t(h.bytes), refused);
+      !s.ok() || refused)
     return s;
-  return sendResult(h, t, table.rows.data(), size_t(h.bytes));
+  return answer(h, t, true, "", h.bytes);
 }
 
 Status PsServer::Impl::handleState(const PsHeader &h, int t) {
@@ -472,13 +499,15 @@ Status PsServer::Impl::handleState(const PsHeader &h, int t) {
                   trainerName(t) + (set ? " sent " : " asked for ") + bytesText(h.bytes) +
                       " of state " + quote(h.name) + ", which " + self() + " holds with " +
                       bytesText(v.bytes));
+  bool refused = false;
   if (!set) {
-    if (Status s = answer(h, t, true, "", v.bytes); !s.ok())
+    if (Status s = sendResult(h, t, v.data, v.bytes, refused); !s.ok() || refused)
       return s;
-    return sendResult(h, t, v.data, v.bytes);
+    return answer(h, t, true, "", v.bytes);
   }
   const std::string what = "receiving state " + quote(h.name) + " from " + trainerName(t);
-  if (Status s = receive(t, {{v.data, v.bytes}}, {PsChannel::Data}, h.seq, what); !s.ok())
+  if (Status s = receive(h, t, {{v.data, v.bytes, PsChannel::Data, h.dataAddress}}, what, refused);
+      !s.ok() || refused)
     return s;
   if (onStateWritten)
     if (Status s = onStateWritten(h.name); !s.ok())
@@ -517,19 +546,28 @@ Status PsServer::Impl::handleComplete(const PsHeader &h, int t) {
   return answer(h, t, true, "");
 }
 
-Status PsServer::Impl::receive(int t, const std::vector<std::pair<void *, size_t>> &parts,
-                               const std::vector<PsChannel> &channels, uint32_t seq,
-                               const std::string &what) {
+Status PsServer::Impl::receive(const PsHeader &h, int t, const std::vector<Part> &parts,
+                               const std::string &what, bool &refused) {
   // Registered memory is about to be written: answers reading it first.
   if (Status s = drain(); !s.ok())
     return s;
+  if (w.copies[size_t(t)]) {
+    for (const Part &part : parts) {
+      if (part.bytes == 0)
+        continue;
+      if (Status s = copy(h, t, false, part.local, part.address, part.bytes, what, refused);
+          !s.ok() || refused)
+        return s;
+    }
+    return Status::success();
+  }
   std::vector<std::unique_ptr<Xfer>> xfers;
   PeerFailure failure;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (parts[i].second == 0)
+  for (const Part &part : parts) {
+    if (part.bytes == 0)
       continue;
-    xfers.push_back(w.transport->buffer(parts[i].first, parts[i].second));
-    if (!xfers.back()->recv(t, psSlot(channels[i], seq), parts[i].second, failure))
+    xfers.push_back(w.transport->buffer(part.local, part.bytes));
+    if (!xfers.back()->recv(t, psSlot(part.channel, h.seq), part.bytes, failure))
       return transportFailure(what, failure);
   }
   const Clock::time_point deadline = Clock::now() + options.timeout;
@@ -541,6 +579,37 @@ Status PsServer::Impl::receive(int t, const std::vector<std::pair<void *, size_t
       return transportFailure(what, failure);
     }
   return Status::success();
+}
+
+Status PsServer::Impl::copy(const PsHeader &h, int t, bool toTrainer, void *local,
+                            uint64_t address, size_t bytes, const std::string &what,
+                            bool &refused) {
+  refused = false;
+  if (address == 0) {
+    refused = true;
+    return refuse(h, t,
+                  trainerName(t) + " gave no address for the " + bytesText(bytes) + " of " +
+                      quote(h.name) + " that " + self() + " copies");
+  }
+  detail::PeerCopyError error;
+  const detail::PeerProcess &peer = *w.peers[size_t(t)];
+  bool ok = toTrainer ? peer.copyTo(local, address, bytes, error)
+                      : peer.copyFrom(address, local, bytes, error);
+  if (ok) {
+    stats.copiedBytes += bytes;
+    return Status::success();
+  }
+  if (error.peerGone) {
+    PeerFailure failure;
+    failure.peer = t;
+    failure.send = toTrainer;
+    failure.what = w.describe(t) + " exited";
+    return transportFailure(what, failure);
+  }
+  refused = true;
+  return refuse(h, t,
+                what + ": copying " + bytesText(bytes) + (toTrainer ? " into " : " out of ") +
+                    w.describe(t) + " failed: " + error.what);
 }
 
 Status PsServer::Impl::answer(const PsHeader &h, int t, bool done, const std::string &message,
@@ -567,13 +636,18 @@ Status PsServer::Impl::answer(const PsHeader &h, int t, bool done, const std::st
   return Status::success();
 }
 
-Status PsServer::Impl::sendResult(const PsHeader &h, int t, const void *data, size_t bytes) {
+Status PsServer::Impl::sendResult(const PsHeader &h, int t, const void *data, size_t bytes,
+                                  bool &refused) {
+  refused = false;
   if (bytes == 0)
     return Status::success();
+  const std::string what = "sending " + quote(h.name) + " to " + trainerName(t);
+  if (w.copies[size_t(t)])
+    return copy(h, t, true, const_cast<void *>(data), h.resultAddress, bytes, what, refused);
   Outgoing out;
   out.xfer = w.transport->buffer(const_cast<void *>(data), bytes);
   out.trainer = t;
-  out.what = "sending " + quote(h.name) + " to " + trainerName(t);
+  out.what = what;
   PeerFailure failure;
   if (!out.xfer->send(t, psSlot(PsChannel::Result, h.seq), bytes, failure))
     return transportFailure(out.what, failure);

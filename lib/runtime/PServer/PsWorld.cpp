@@ -2,7 +2,11 @@
 //
 // Store keys, under the world's prefix:
 //   claim/<rank>    how many processes claimed the rank (add)
-//   member/<rank>   "<trainers> <servers> <pid> <endpoint>"
+//   member/<rank>   "<trainers> <servers> <pid> <fingerprint> <probe address>
+//                   <probe value> <endpoint>" (a trainer's probe for
+//                   same-host copies, 0 0 for none)
+//   copies/<server> one character a trainer, '1' where the server copies
+//                   that trainer's payloads, '0' where they go over TCP
 // plus the transport's address exchange (gloo/...) and waited-for records.
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +18,7 @@
 #include "PsWorldImpl.h"
 
 #include <algorithm>
+#include <random>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -40,17 +45,21 @@ struct Member {
   long pid = 0;
   /// The artifact's checksum, "-" for none.
   std::string fingerprint = "-";
+  /// A trainer's probe for same-host copies: where the value is.
+  uint64_t probeAddress = 0, probeValue = 0;
   std::string endpoint;
 };
 
 std::string memberText(const Member &m) {
   return std::to_string(m.trainers) + " " + std::to_string(m.servers) + " " +
-         std::to_string(m.pid) + " " + m.fingerprint + " " + m.endpoint;
+         std::to_string(m.pid) + " " + m.fingerprint + " " + std::to_string(m.probeAddress) + " " +
+         std::to_string(m.probeValue) + " " + m.endpoint;
 }
 
 bool parseMember(const std::string &text, Member &m) {
   std::istringstream in(text);
-  if (!(in >> m.trainers >> m.servers >> m.pid >> m.fingerprint))
+  if (!(in >> m.trainers >> m.servers >> m.pid >> m.fingerprint >> m.probeAddress >>
+        m.probeValue))
     return false;
   in.get();
   std::getline(in, m.endpoint);
@@ -64,6 +73,56 @@ std::string shortFingerprint(const std::string &f) { return f.substr(0, 12); }
 std::string shortName(int r, int numTrainers) {
   return r < numTrainers ? "trainer " + std::to_string(r)
                          : "server " + std::to_string(r - numTrainers);
+}
+
+/// A random value no other process is likely to hold at that address.
+uint64_t randomProbe() {
+  std::random_device device;
+  uint64_t v = 0;
+  while (v == 0)
+    v = (uint64_t(device()) << 32) ^ device() ^
+        uint64_t(Clock::now().time_since_epoch().count());
+  return v;
+}
+
+/// Same-host copies: each server tries every trainer's probe and
+/// publishes what worked; each trainer reads what its servers decided.
+Status agreeOnCopies(PsWorld::Impl &w, const std::vector<Member> &members,
+                     Clock::time_point deadline) {
+  const std::string prefix = w.options.prefix + "/copies/";
+  w.copies.assign(size_t(w.size), 0);
+  w.peers.resize(size_t(w.size));
+  if (w.role == PsRole::Server) {
+    std::string decided;
+    for (int t = 0; t < w.numTrainers; ++t) {
+      const Member &m = members[size_t(t)];
+      bool ok = false;
+      if (w.options.sameHostCopies && detail::peerCopySupported() && m.probeAddress) {
+        auto peer = std::make_unique<detail::PeerProcess>(m.pid);
+        uint64_t seen = 0;
+        detail::PeerCopyError ignored;
+        ok = peer->copyFrom(m.probeAddress, &seen, sizeof seen, ignored) && seen == m.probeValue;
+        if (ok)
+          w.peers[size_t(t)] = std::move(peer);
+      }
+      w.copies[size_t(t)] = ok;
+      decided += ok ? '1' : '0';
+    }
+    return w.store->set(prefix + std::to_string(w.index), decided);
+  }
+  for (int s = 0; s < w.numServers; ++s) {
+    std::string decided;
+    auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    const std::string key = prefix + std::to_string(s);
+    if (Status st = w.store->get(key, decided, std::max(left, milliseconds(1))); !st.ok())
+      return Status::error(w.describe(w.numTrainers + s) +
+                           " did not say whether it copies this trainer's payloads (" + key +
+                           "): " + st.message());
+    if (decided.size() != size_t(w.numTrainers))
+      return Status::error("malformed store key " + key);
+    w.copies[size_t(w.numTrainers + s)] = decided[size_t(w.index)] == '1';
+  }
+  return Status::success();
 }
 
 } // namespace
@@ -187,11 +246,20 @@ std::unique_ptr<PsWorld> PsWorld::connect(PsRole role, int index, int numTrainer
   if (s.ok() && claims > 1)
     s = Status::error("two processes were started as " + self + " (parameter-server world rank " +
                       std::to_string(impl->rank) + ")");
-  Member mine{numTrainers, numServers, long(::getpid()),
-              options.fingerprint.empty() ? "-" : options.fingerprint,
-              options.endpoint.empty()
-                  ? (options.host.empty() ? store->localAddress() : options.host)
-                  : options.endpoint};
+  Member mine;
+  mine.trainers = numTrainers;
+  mine.servers = numServers;
+  mine.pid = long(::getpid());
+  mine.fingerprint = options.fingerprint.empty() ? "-" : options.fingerprint;
+  mine.endpoint = options.endpoint.empty()
+                      ? (options.host.empty() ? store->localAddress() : options.host)
+                      : options.endpoint;
+  if (role == PsRole::Trainer && options.sameHostCopies && detail::peerCopySupported()) {
+    detail::allowPeerCopies();
+    impl->probe = randomProbe();
+    mine.probeAddress = reinterpret_cast<uintptr_t>(&impl->probe);
+    mine.probeValue = impl->probe;
+  }
   if (s.ok())
     s = store->set(p + "/member/" + std::to_string(impl->rank), memberText(mine));
   // Every process's record, in rank order, before connecting: processes
@@ -199,6 +267,7 @@ std::unique_ptr<PsWorld> PsWorld::connect(PsRole role, int index, int numTrainer
   // transport in vain, and the first record that disagrees says so.
   const Clock::time_point deadline = Clock::now() + options.connectTimeout;
   std::vector<std::string> keys, names;
+  std::vector<Member> members;
   for (int r = 0; r < impl->size; ++r)
     keys.push_back(p + "/member/" + std::to_string(r));
   for (int r = 0; s.ok() && r < impl->size; ++r) {
@@ -235,13 +304,17 @@ std::unique_ptr<PsWorld> PsWorld::connect(PsRole role, int index, int numTrainer
                         ": every process of a parameter-server job must run the one artifact");
     names.push_back(shortName(r, numTrainers) + " at " + m.endpoint + " (pid " +
                     std::to_string(m.pid) + ")");
+    members.push_back(m);
+  }
+  if (s.ok()) {
+    impl->names = std::move(names);
+    s = agreeOnCopies(*impl, members, deadline);
   }
   if (!s.ok()) {
     error = s.message();
     store->leave(error);
     return nullptr;
   }
-  impl->names = std::move(names);
   impl->transport = detail::connectTransport(*impl, error);
   if (!impl->transport)
     return nullptr;
@@ -255,6 +328,9 @@ int PsWorld::size() const { return impl_->size; }
 int PsWorld::numTrainers() const { return impl_->numTrainers; }
 int PsWorld::numServers() const { return impl_->numServers; }
 std::string PsWorld::describe(int rank) const { return impl_->describe(rank); }
+bool PsWorld::copiesWith(int rank) const {
+  return rank >= 0 && rank < impl_->size && impl_->copies[size_t(rank)];
+}
 const std::string &PsWorld::failure() const { return impl_->broken; }
 
 Status PsWorld::barrier() {

@@ -14,6 +14,7 @@
 #include "distc/PServer/PsWorld.h"
 
 #include "GlooExchange.h"
+#include "PsPeerCopy.h"
 
 #include <atomic>
 #include <chrono>
@@ -106,6 +107,13 @@ public:
   size_t departuresBefore = 0;
   std::unique_ptr<std::atomic<bool>[]> finished;
   std::unique_ptr<detail::Transport> transport;
+  /// Per world rank: whether this process and that one move payloads by
+  /// same-host copies (PsMessage.h).
+  std::vector<char> copies;
+  /// A server's handle on each trainer it copies with (null otherwise).
+  std::vector<std::unique_ptr<detail::PeerProcess>> peers;
+  /// A trainer's probe: the random value its servers try to read.
+  uint64_t probe = 0;
   std::string broken;
   uint32_t barriers = 0;
   uint32_t trainerSums = 0;
