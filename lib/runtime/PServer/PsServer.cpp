@@ -32,6 +32,13 @@ namespace {
 /// Answers in flight beyond this many are reaped before more are posted.
 constexpr size_t kMaxOutgoing = 64;
 
+/// Header receives kept posted. Gloo moves a transfer only once both sides
+/// have posted it, a round trip through both processes' event loops: with
+/// one receive posted, every request would wait that long before the
+/// server sees it. Gloo fills receives from any trainer in the order they
+/// were posted, so the server takes the headers in that order.
+constexpr size_t kHeaderDepth = 32;
+
 struct Dense {
   void *data;
   size_t bytes;
@@ -189,8 +196,12 @@ public:
   int liveCount = 0;
   std::deque<Queued> queue;
   std::vector<Outgoing> outgoing;
-  std::array<unsigned char, kPsHeaderBytes> headerBytes{};
-  std::unique_ptr<Xfer> headerXfer;
+  /// kHeaderDepth posted header receives; the next to complete is at
+  /// `nextHeader`.
+  std::vector<std::array<unsigned char, kPsHeaderBytes>> headerBytes;
+  std::vector<std::unique_ptr<Xfer>> headerXfers;
+  size_t nextHeader = 0;
+  Status postHeaderReceive(size_t i);
 };
 
 std::string PsServer::Impl::loopWhat() const {
@@ -218,15 +229,25 @@ std::string PsServer::Impl::waitingFor() const {
   return std::string("the ") + barrier + " of trainers " + list;
 }
 
-Status PsServer::Impl::receiveHeader(PsHeader &header, int &trainer) {
+Status PsServer::Impl::postHeaderReceive(size_t i) {
+  // A trainer retired later stays among the senders of receives already
+  // posted; it sends nothing more.
   std::vector<int> peers;
   for (int t = 0; t < w.numTrainers; ++t)
     if (live[size_t(t)])
       peers.push_back(t);
   PeerFailure failure;
+  if (peers.empty() ||
+      headerXfers[i]->recvAny(peers, psSlot(PsChannel::Header, 0), kPsHeaderBytes, failure))
+    return Status::success();
+  return transportFailure(loopWhat(), failure);
+}
+
+Status PsServer::Impl::receiveHeader(PsHeader &header, int &trainer) {
+  Xfer &xfer = *headerXfers[nextHeader];
+  PeerFailure failure;
   int from = -1;
-  if (!headerXfer->recvAny(peers, psSlot(PsChannel::Header, 0), kPsHeaderBytes, failure) ||
-      !headerXfer->wait(Clock::now() + options.timeout, &from, failure)) {
+  if (!xfer.wait(Clock::now() + options.timeout, &from, failure)) {
     if (failure.timedOut) {
       failure.peer = -1;
       failure.what = "timed out after " + comm::formatSeconds(options.timeout) + " waiting for " +
@@ -235,8 +256,12 @@ Status PsServer::Impl::receiveHeader(PsHeader &header, int &trainer) {
     return transportFailure(loopWhat(), failure);
   }
   std::string error;
-  if (from < 0 || from >= w.numTrainers || !decodePsHeader(headerBytes.data(), header, error) ||
-      header.trainer != from) {
+  const bool decoded = decodePsHeader(headerBytes[nextHeader].data(), header, error);
+  // Its bytes are read: the buffer takes a later header.
+  if (Status s = postHeaderReceive(nextHeader); !s.ok())
+    return s;
+  nextHeader = (nextHeader + 1) % kHeaderDepth;
+  if (from < 0 || from >= w.numTrainers || !decoded || header.trainer != from) {
     PeerFailure bad;
     if (error.empty())
       error = "a request signed as trainer " + std::to_string(header.trainer);
@@ -685,7 +710,12 @@ Status PsServer::Impl::serve() {
   queuedFrom.assign(n, 0);
   liveCount = w.numTrainers;
   phase = Phase::Get;
-  headerXfer = w.transport->buffer(headerBytes.data(), kPsHeaderBytes);
+  headerBytes.resize(kHeaderDepth);
+  for (size_t i = 0; i < kHeaderDepth; ++i) {
+    headerXfers.push_back(w.transport->buffer(headerBytes[i].data(), kPsHeaderBytes));
+    if (Status s = postHeaderReceive(i); !s.ok())
+      return s;
+  }
   while (liveCount > 0) {
     PsHeader header;
     int trainer = -1;

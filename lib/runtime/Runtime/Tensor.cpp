@@ -1,10 +1,9 @@
 //===- Tensor.cpp - Host tensors ------------------------------------------===//
 
 #include "distc/Runtime/Tensor.h"
+#include "distc/Runtime/HostMemory.h"
 
-#include <cstdlib>
 #include <cstring>
-#include <new>
 
 namespace distc::runtime {
 
@@ -26,22 +25,8 @@ std::string formatType(DType dtype, const Shape &shape) {
   return s + ']';
 }
 
-static std::shared_ptr<uint8_t> allocateStorage(size_t bytes) {
-  // 64-byte alignment suits AVX-512 loads and cache lines; aligned_alloc
-  // needs a size that is a multiple of the alignment.
-  constexpr size_t kAlign = 64;
-  size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
-  if (rounded == 0)
-    rounded = kAlign;
-  void *p = std::aligned_alloc(kAlign, rounded);
-  if (!p)
-    throw std::bad_alloc();
-  std::memset(p, 0, rounded);
-  return std::shared_ptr<uint8_t>(static_cast<uint8_t *>(p), [](uint8_t *q) { std::free(q); });
-}
-
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
-  storage_ = allocateStorage(byteSize());
+  storage_ = allocateHostStorage(byteSize());
 }
 
 Tensor Tensor::view(const Tensor &base, Shape shape, int64_t offset) {
