@@ -263,17 +263,23 @@ FailureOr<TranspilePlan> planTranspile(Operation *train, const TranspileSettings
   // parameter block lives where its gradient goes. Paddle's HashName hashes
   // the two names differently and may split a pair; distc places the pair
   // by the parameter block's name. Without slice_var_up the variables are
-  // handed out in numpy's shuffle of them.
-  std::vector<size_t> order(plan.params.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  if (!settings.sliceVarUp)
-    order = numpyShuffleOrder(order.size(), static_cast<uint32_t>(settings.seed));
+  // handed out in numpy's shuffle of them. A distributed table has one
+  // block on each server already; like Paddle (which takes it out of the
+  // list before the shuffle) it does not count in the shuffle.
+  std::vector<size_t> dispatched;
+  for (size_t i = 0; i < plan.params.size(); ++i)
+    if (!plan.params[i].distributed)
+      dispatched.push_back(i);
+  std::vector<size_t> order = dispatched;
+  if (!settings.sliceVarUp) {
+    std::vector<size_t> shuffled =
+        numpyShuffleOrder(dispatched.size(), static_cast<uint32_t>(settings.seed));
+    for (size_t i = 0; i < shuffled.size(); ++i)
+      order[i] = dispatched[shuffled[i]];
+  }
   std::unique_ptr<Dispatcher> dispatcher = makeDispatcher(settings.splitMethod, settings.pservers);
   for (size_t index : order) {
     ParamPlan &param = plan.params[index];
-    if (param.distributed)
-      continue; // one block on each server, in order
     std::vector<std::string> names;
     for (const BlockPlan &block : param.blocks)
       names.push_back(block.paramName);
