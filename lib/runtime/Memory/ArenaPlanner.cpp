@@ -46,7 +46,16 @@ int64_t alignUp(int64_t value, int64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-/// The best plan of the greedy orders.
+/// The better plan of the two allocator simulations.
+std::vector<int64_t> bestSimulatedPlan(const PlanProblem &problem) {
+  std::vector<int64_t> largestFirst = simulateAllocator(problem, StepOrder::LargestFirst);
+  std::vector<int64_t> longestFirst = simulateAllocator(problem, StepOrder::LongestFirst);
+  return alignedArenaSize(problem, longestFirst) < alignedArenaSize(problem, largestFirst)
+             ? longestFirst
+             : largestFirst;
+}
+
+/// The best plan of the greedy orders and the simulations.
 std::vector<int64_t> bestGreedyPlan(const PlanProblem &problem,
                                     const std::vector<std::vector<int32_t>> &conflicts,
                                     int64_t pairs) {
@@ -56,17 +65,19 @@ std::vector<int64_t> bestGreedyPlan(const PlanProblem &problem,
   const size_t numOrders = pairs > kAllOrdersPairs ? 2 : std::size(kAllOrders);
   std::vector<int64_t> best;
   int64_t bestArena = 0;
+  auto keepIfBetter = [&](std::vector<int64_t> offsets) {
+    const int64_t arena = alignedArenaSize(problem, offsets);
+    if (best.empty() || arena < bestArena) {
+      best = std::move(offsets);
+      bestArena = arena;
+    }
+  };
   for (size_t o = 0; o < numOrders; ++o) {
     const std::vector<int32_t> order = greedyOrder(problem, kAllOrders[o]);
-    for (GapChoice choice : {GapChoice::BestFit, GapChoice::FirstFit}) {
-      std::vector<int64_t> offsets = placeInOrder(problem, conflicts, order, choice);
-      const int64_t arena = alignedArenaSize(problem, offsets);
-      if (best.empty() || arena < bestArena) {
-        best = std::move(offsets);
-        bestArena = arena;
-      }
-    }
+    for (GapChoice choice : {GapChoice::BestFit, GapChoice::FirstFit})
+      keepIfBetter(placeInOrder(problem, conflicts, order, choice));
   }
+  keepIfBetter(bestSimulatedPlan(problem));
   return best;
 }
 
@@ -126,7 +137,7 @@ ArenaPlan planArena(const std::vector<BufferLifetime> &buffers, const PlanOption
   }
 
   if (pairs > kMaxListedPairs) {
-    plan.offsets = simulateAllocator(problem);
+    plan.offsets = bestSimulatedPlan(problem);
     plan.arenaSize = rawArenaSize(buffers, plan.offsets);
     return plan;
   }

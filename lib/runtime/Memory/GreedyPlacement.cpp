@@ -148,15 +148,18 @@ std::vector<int64_t> placeInOrderByScan(const PlanProblem &problem,
   return offsets;
 }
 
-std::vector<int64_t> simulateAllocator(const PlanProblem &problem) {
+std::vector<int64_t> simulateAllocator(const PlanProblem &problem, StepOrder stepOrder) {
   const size_t n = problem.numBuffers();
-  // Buffers by start section, larger first within a step; and by end.
+  // Buffers by start section, then in `stepOrder` within a step; and by
+  // end.
   std::vector<int32_t> starting(n), ending(n);
   for (size_t i = 0; i < n; ++i)
     starting[i] = ending[i] = static_cast<int32_t>(i);
   std::sort(starting.begin(), starting.end(), [&](int32_t a, int32_t b) {
     if (problem.firstSection[a] != problem.firstSection[b])
       return problem.firstSection[a] < problem.firstSection[b];
+    if (stepOrder == StepOrder::LongestFirst && problem.endSection[a] != problem.endSection[b])
+      return problem.endSection[a] > problem.endSection[b];
     if (problem.size[a] != problem.size[b])
       return problem.size[a] > problem.size[b];
     return a < b;

@@ -49,8 +49,15 @@ std::vector<int64_t> placeInOrder(const PlanProblem &problem,
 std::vector<int64_t> placeInOrderByScan(const PlanProblem &problem,
                                         const std::vector<int32_t> &order);
 
+/// Which of the buffers that start at one step the simulation allocates
+/// first.
+enum class StepOrder {
+  LargestFirst, ///< by size
+  LongestFirst, ///< by end step, so long-lived buffers sit below temporaries
+};
+
 /// Offsets from replaying the lifetimes through a best-fit heap.
-std::vector<int64_t> simulateAllocator(const PlanProblem &problem);
+std::vector<int64_t> simulateAllocator(const PlanProblem &problem, StepOrder stepOrder);
 
 } // namespace distc::memory::detail
 
