@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "distc/Artifact/ArtifactFile.h"
+#include "distc/Artifact/MemoryReport.h"
 #include "distc/Artifact/KernelSignatures.h"
 #include "distc/Runtime/ArtifactPrinter.h"
 #include "distc/Support/ToolOutput.h"
@@ -46,6 +47,11 @@ int main(int argc, char **argv) {
   app.add_flag("--kernel-reference", kernelReference,
                "Print the reference of every kernel an artifact may call (Markdown)")
       ->excludes(artifactOption);
+  bool memoryReport = false;
+  app.add_flag("--memory-report", memoryReport,
+               "Print what each program holds in memory instead of the artifact: temporaries "
+               "with no reuse, the planned arena, the liveness lower bound, persistent bytes")
+      ->needs(artifactOption);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success &e) {
@@ -68,6 +74,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "distc-dump: error: %s\n", distc::printableLine(error).c_str());
     return 1;
   }
-  runtime::printArtifact(*loaded, stdout);
+  if (memoryReport)
+    std::cout << artifact::formatMemoryReport(*loaded->artifact()) << std::flush;
+  else
+    runtime::printArtifact(*loaded, stdout);
   return finishOutput();
 }

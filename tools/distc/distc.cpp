@@ -118,6 +118,15 @@ void addParallelFlags(CLI::App &app, distc::pipeline::CompileOptions &options) {
                  "With --fuse-all-reduce: the largest bucket in MiB (fuse_grad_size_in_MB, "
                  "default 32)")
       ->group(group);
+  // --- Memory ---
+  app.add_flag("--memory-arena,!--no-memory-arena", options.memoryArena,
+               "Each program's temporaries share one planned arena, allocated once (the "
+               "default); --no-memory-arena gives each its own storage")
+      ->group(group);
+  app.add_flag("--memory-report", options.memoryReport,
+               "Print, per program, its temporaries' bytes with no reuse, the planned arena, "
+               "the liveness lower bound and their ratio, and the persistent bytes per rank")
+      ->group(group);
   // --- BuildStrategy: batch_norm over every rank's batch ---
   app.add_flag("--sync-batch-norm", flags.syncBatchNorm,
                "batch_norm normalizes with the statistics of every rank's batch together "

@@ -21,6 +21,27 @@ enum class DType : int8_t {
   Bool = 0, Int8, UInt8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64
 };
 
+/// Bytes of one element of `dtype`.
+inline int64_t elementBytes(DType dtype) {
+  switch (dtype) {
+  case DType::Bool:
+  case DType::Int8:
+  case DType::UInt8:
+    return 1;
+  case DType::Int16:
+  case DType::Float16:
+  case DType::BFloat16:
+    return 2;
+  case DType::Int32:
+  case DType::Float32:
+    return 4;
+  case DType::Int64:
+  case DType::Float64:
+    return 8;
+  }
+  return 1;
+}
+
 enum class BufferKind : int8_t { Temp = 0, Persistent = 1, Feed = 2, View = 3 };
 enum class AttrType : int8_t { Int = 0, Float, String, Ints, Floats };
 enum class ProgramKind : int8_t { Main = 0, Startup = 1 };
@@ -90,6 +111,20 @@ struct NamedBuffer {
   int32_t buffer = -1;
 };
 
+/// See ArenaSlot and Arena in artifact.fbs.
+struct ArenaSlotDesc {
+  int32_t buffer = -1;
+  int64_t offset = 0;
+  bool scaled = false;
+};
+
+struct ArenaDesc {
+  int64_t staticBytes = 0;
+  int32_t scaledSymbol = -1;
+  int64_t scaledUnitBytes = 0;
+  std::vector<ArenaSlotDesc> slots;
+};
+
 struct ProgramDesc {
   std::string mode;  // "train" | "eval" | "predict"
   std::string role = "trainer";
@@ -97,6 +132,8 @@ struct ProgramDesc {
   std::vector<NamedBuffer> feeds;
   std::vector<NamedBuffer> fetches;
   std::vector<KernelCallDesc> calls;
+  /// Empty slots: no arena (every temporary has storage of its own).
+  ArenaDesc arena;
 };
 
 /// See LRSchedule in artifact.fbs.

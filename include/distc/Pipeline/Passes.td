@@ -61,6 +61,12 @@ def LowerToArtifact : Pass<"distc-lower-to-artifact", "mlir::ModuleOp"> {
            "Input file name recorded in the artifact">,
     Option<"worldSize", "world-size", "int", /*default=*/"1",
            "Ranks the artifact runs on">,
+    Option<"memoryReport", "memory-report", "bool", /*default=*/"false",
+           "Print what each program holds in memory (docs/artifact.md, "
+           "\"Memory report\") to stdout">,
+    Option<"arena", "arena", "bool", /*default=*/"true",
+           "Plan one arena per program for its temporaries (docs/artifact.md, "
+           "\"Arena\"); false: each temporary has storage of its own">,
     Option<"loss", "loss", "std::string", /*default=*/"\"\"",
            "Loss variable of the train mode (default: the one its backward pass is "
            "seeded from)">,

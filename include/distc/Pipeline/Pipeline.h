@@ -44,6 +44,11 @@ struct CompileOptions {
   int rank = -1;
   /// Paddle's program random_seed: seeds initializers whose seed is 0.
   uint64_t seed = 0;
+  /// Give every program a planned arena for its temporaries (PlanArenas.h);
+  /// false: each temporary gets storage of its own.
+  bool memoryArena = true;
+  /// Print the memory report of the artifact (MemoryReport.h).
+  bool memoryReport = false;
   /// Data parallelism over this many trainer ranks (0: a serial program).
   int nranks = 0;
   /// DistributeTranspiler (the transpiler mode itself is

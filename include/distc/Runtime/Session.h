@@ -201,6 +201,9 @@ private:
     /// and whether the program waits for them itself (c_wait).
     std::vector<bool> startsCollective;
     bool waits = false;
+    /// Per buffer: its slot in the program's arena, or -1 (storage of its
+    /// own).
+    std::vector<int32_t> arenaSlot;
   };
   const ProgramPlan &plan(const distc::fb::Program &program);
 
@@ -219,6 +222,9 @@ private:
   /// Storage for Temp or Feed buffer i of `dtype` and `shape`: the storage
   /// of an earlier run when it has that type, else newly allocated.
   Tensor reusableBuffer(int32_t i, DType dtype, const Shape &shape);
+  /// Binds the run's arena block: the program's, allocated once and again
+  /// only when a larger batch needs more bytes.
+  Status bindArena(ProgramRun &run);
   /// Forms the communicators of the artifact's rings over collectives_
   /// (setCollectives), or none when its size is not the world size.
   Status formRings();
@@ -243,6 +249,8 @@ private:
   std::vector<bool> initialized_;  // per buffer
   std::vector<Tensor> reusable_;   // per buffer: Temp and Feed storage kept across runs
   std::map<const distc::fb::Program *, ProgramPlan> plans_;
+  /// Per program with an arena: its block (UInt8).
+  std::map<const distc::fb::Program *, Tensor> arenas_;
   KernelProfile *profile_ = nullptr;
 };
 

@@ -43,6 +43,12 @@ public:
   /// base's (checked by the caller).
   static Tensor view(const Tensor &base, Shape shape, int64_t offset = 0);
 
+  /// A tensor of `dtype` and `shape` over `base`'s storage from
+  /// `byteOffset` bytes on (a program's arena, whose bytes its temporaries
+  /// share); byteOffset + its byteSize() must not exceed base's (checked by
+  /// the caller).
+  static Tensor reinterpret(const Tensor &base, DType dtype, Shape shape, int64_t byteOffset);
+
   /// A tensor over storage a Backend allocated elsewhere (device or managed
   /// memory): `storage` holds at least byteSize() bytes and frees them
   /// through its deleter when the last tensor sharing it goes.

@@ -32,6 +32,9 @@ struct LoweringOptions {
   uint64_t programSeed = 0;
   /// Recorded in the artifact for diagnostics (the input file name).
   std::string source;
+  /// Give every program a planned arena (PlanArenas.h); without one every
+  /// temporary has storage of its own.
+  bool planArenas = true;
 };
 
 /// Lowers every mode program of `module`. Emits diagnostics at the failing

@@ -9,6 +9,7 @@
 #include "distc/Pipeline/Passes.h"
 
 #include "distc/Artifact/ArtifactFile.h"
+#include "distc/Artifact/MemoryReport.h"
 #include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Export/Export.h"
 #include "distc/ProgramDesc/ProgramDesc.h"
@@ -141,6 +142,7 @@ struct LowerToArtifactPass : impl::LowerToArtifactBase<LowerToArtifactPass> {
     target::LoweringOptions lowering;
     lowering.programSeed = seed;
     lowering.source = source;
+    lowering.planArenas = arena;
     FailureOr<artifact::ArtifactDesc> desc = target::lowerToArtifact(module, lowering);
     if (failed(desc) || failed(describeModes(module, training, *desc)))
       return signalPassFailure();
@@ -158,6 +160,10 @@ struct LowerToArtifactPass : impl::LowerToArtifactBase<LowerToArtifactPass> {
     if (!loaded) {
       emitModuleError(module) << "internal: produced an invalid artifact: " << error;
       return signalPassFailure();
+    }
+    if (memoryReport) {
+      llvm::outs().flush();
+      std::cout << artifact::formatMemoryReport(*loaded->artifact()) << std::flush;
     }
     if (print) {
       // The printer writes to the C stream; what went to the others first

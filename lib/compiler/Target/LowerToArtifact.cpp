@@ -8,6 +8,8 @@
 
 #include "ProgramLowering.h"
 
+#include "distc/Target/PlanArenas.h"
+
 #include "distc/Dialect/Pd/OpCatalog.h"
 #include "distc/Dialect/Pd/PdDialect.h"
 #include "distc/Dialect/Pd/PdOps.h"
@@ -705,6 +707,8 @@ FailureOr<artifact::ArtifactDesc> lowerToArtifact(ModuleOp module, const Lowerin
         program.calls.push_back({"fill", {}, {state.stepCounter},
                                  {AttrDesc::ofFloat("value", 0.0)}, "step counter"});
   mergeEqualSymbols(state);
+  if (options.planArenas)
+    planArenas(state.desc);
   return std::move(state.desc);
 }
 

@@ -47,8 +47,17 @@ Offset<fb::Program> buildProgram(FlatBufferBuilder &b, const ProgramDesc &p) {
   std::vector<Offset<fb::KernelCall>> calls;
   for (const KernelCallDesc &c : p.calls)
     calls.push_back(buildCall(b, c));
+  Offset<fb::Arena> arena = 0;
+  if (!p.arena.slots.empty()) {
+    std::vector<Offset<fb::ArenaSlot>> slots;
+    for (const ArenaSlotDesc &slot : p.arena.slots)
+      slots.push_back(fb::CreateArenaSlot(b, slot.buffer, slot.offset, slot.scaled));
+    arena = fb::CreateArenaDirect(b, p.arena.staticBytes, p.arena.scaledSymbol,
+                                  p.arena.scaledUnitBytes, &slots);
+  }
   return fb::CreateProgramDirect(b, p.mode.c_str(), p.role.c_str(),
-                                 static_cast<fb::ProgramKind>(p.kind), &feeds, &fetches, &calls);
+                                 static_cast<fb::ProgramKind>(p.kind), &feeds, &fetches, &calls,
+                                 arena);
 }
 
 std::vector<Offset<flatbuffers::String>> buildStrings(FlatBufferBuilder &b,

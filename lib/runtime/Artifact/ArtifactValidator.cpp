@@ -1,7 +1,10 @@
 //===- ArtifactValidator.cpp - Structural checks of an artifact -----------===//
 
 #include "distc/Artifact/ArtifactValidator.h"
+#include "distc/Artifact/ArenaLayout.h"
+#include "distc/Artifact/ArtifactDesc.h"
 #include "distc/Artifact/KernelSignatures.h"
+#include "distc/Memory/PlanValidator.h"
 
 #include <cstdint>
 #include <cstring>
@@ -272,6 +275,102 @@ private:
       for (uint32_t c = 0; c < p.calls()->size(); ++c)
         if (!checkCall(*p.calls()->Get(c), where + ", call " + std::to_string(c)))
           return false;
+    return !p.arena() || checkArena(p, where);
+  }
+
+  /// The root buffer whose storage buffer `i` is (views followed; the
+  /// buffers are checked first, so there is no cycle).
+  int32_t rootOf(int32_t i) const {
+    while (a_.buffers()->Get(uint32_t(i))->kind() == fb::BufferKind::View)
+      i = a_.buffers()->Get(uint32_t(i))->alias_of();
+    return i;
+  }
+
+  /// A program's arena (artifact.fbs, Arena): every slot a Temp buffer the
+  /// program uses, once, with a footprint the arena can hold; and no two
+  /// slots of one region whose uses overlap, recomputed from the calls,
+  /// sharing bytes. A plan that lets two live temporaries overlap would
+  /// corrupt training silently; this refuses it before anything runs.
+  bool checkArena(const fb::Program &p, const std::string &where) {
+    const fb::Arena &arena = *p.arena();
+    const std::string at = where + ": arena";
+    if (arena.static_bytes() < 0 || arena.static_bytes() % kArenaAlignment != 0)
+      return fail(at + " has a static region of " + std::to_string(arena.static_bytes()) +
+                  " bytes, not a multiple of " + std::to_string(kArenaAlignment));
+    if (arena.scaled_unit_bytes() < 0)
+      return fail(at + " has " + std::to_string(arena.scaled_unit_bytes()) +
+                  " bytes per unit of its scaled region");
+    if (arena.scaled_symbol() < -1 || arena.scaled_symbol() >= int32_t(numSymbols_))
+      return fail(at + " scales with symbol " + std::to_string(arena.scaled_symbol()) +
+                  ", which the artifact does not have");
+    std::vector<int32_t> roots(numBuffers_);
+    std::vector<char> isTemp(numBuffers_);
+    for (uint32_t b = 0; b < numBuffers_; ++b) {
+      roots[b] = rootOf(int32_t(b));
+      isTemp[b] = a_.buffers()->Get(b)->kind() == fb::BufferKind::Temp;
+    }
+    std::vector<std::vector<int32_t>> callBuffers;
+    if (p.calls())
+      for (const fb::KernelCall *call : *p.calls()) {
+        std::vector<int32_t> used;
+        if (call->inputs())
+          used.assign(call->inputs()->begin(), call->inputs()->end());
+        if (call->outputs())
+          used.insert(used.end(), call->outputs()->begin(), call->outputs()->end());
+        callBuffers.push_back(std::move(used));
+      }
+    callBuffers.emplace_back();
+    if (p.fetches())
+      for (const fb::Fetch *f : *p.fetches())
+        callBuffers.back().push_back(f->buffer());
+    std::vector<int64_t> first(numBuffers_, -1), last(numBuffers_, -1);
+    for (const TempLifetime &t : tempLifetimes(roots, isTemp, callBuffers)) {
+      first[size_t(t.buffer)] = t.first;
+      last[size_t(t.buffer)] = t.last;
+    }
+    std::vector<memory::BufferLifetime> regions[2];
+    std::vector<int64_t> offsets[2];
+    std::vector<char> seen(numBuffers_, 0);
+    const uint32_t n = arena.slots() ? arena.slots()->size() : 0;
+    for (uint32_t k = 0; k < n; ++k) {
+      const fb::ArenaSlot &slot = *arena.slots()->Get(k);
+      const std::string slotAt = at + " slot " + std::to_string(k);
+      if (!inRange(slot.buffer()))
+        return fail(slotAt + " refers to out-of-range buffer " + std::to_string(slot.buffer()));
+      const uint32_t b = uint32_t(slot.buffer());
+      const fb::Buffer &buffer = *a_.buffers()->Get(b);
+      if (buffer.kind() != fb::BufferKind::Temp)
+        return fail(slotAt + " holds " + bufferLabel(b) + ", which is not a Temp buffer");
+      if (seen[b])
+        return fail(slotAt + " holds " + bufferLabel(b) + " a second time");
+      seen[b] = 1;
+      if (first[b] < 0)
+        return fail(slotAt + " holds " + bufferLabel(b) + ", which the program never uses");
+      std::vector<DimTerm> dims;
+      if (buffer.dims())
+        for (const fb::Dim *d : *buffer.dims())
+          dims.push_back({d->sym(), d->value(), d->div()});
+      ArenaFootprint f = arenaFootprint(dims, elementBytes(DType(buffer.dtype())));
+      const bool scaled = slot.scaled();
+      if (f.kind != (scaled ? ArenaFootprint::Kind::Scaled : ArenaFootprint::Kind::Static) ||
+          (scaled && f.symbol != arena.scaled_symbol()))
+        return fail(slotAt + " puts " + bufferLabel(b) + " in the " +
+                    (scaled ? "scaled" : "static") + " region, which its dims do not fit");
+      if (slot.offset() < 0 || slot.offset() % kArenaAlignment != 0)
+        return fail(slotAt + " puts " + bufferLabel(b) + " at offset " +
+                    std::to_string(slot.offset()) + ", not a multiple of " +
+                    std::to_string(kArenaAlignment));
+      regions[scaled].push_back({int64_t(b), first[b], last[b] + 1, f.bytes});
+      offsets[scaled].push_back(slot.offset());
+    }
+    const int64_t sizes[2] = {arena.static_bytes(), arena.scaled_unit_bytes()};
+    for (int scaled = 0; scaled < 2; ++scaled) {
+      std::string violation = memory::findPlanViolation(regions[scaled], offsets[scaled],
+                                                        sizes[scaled]);
+      if (!violation.empty())
+        return fail(at + ", " + (scaled ? "scaled region (bytes per unit)" : "static region") +
+                    ": " + violation + " (ids are buffer indices)");
+    }
     return true;
   }
 

@@ -185,6 +185,24 @@ void printArtifact(const artifact::LoadedArtifact &loaded, std::FILE *out) {
                   std::to_string(p->fetches()->Get(i)->buffer());
         std::fprintf(out, "%s\n", line.c_str());
       }
+      // "arena: 4096 bytes + 512 per x.dim0, 3 temporaries: %3 @0, %5 @1024, %7 @x.dim0*0"
+      if (const fb::Arena *arena = p->arena(); arena && arena->slots()) {
+        std::string symbol =
+            arena->scaled_symbol() >= 0 && a.symbols() &&
+                    uint32_t(arena->scaled_symbol()) < a.symbols()->size()
+                ? str(a.symbols()->Get(uint32_t(arena->scaled_symbol())))
+                : "?";
+        std::string line = "  arena: " + std::to_string(arena->static_bytes()) + " bytes";
+        if (arena->scaled_symbol() >= 0)
+          line += " + " + std::to_string(arena->scaled_unit_bytes()) + " per " + symbol;
+        line += ", " + std::to_string(arena->slots()->size()) + " temporaries:";
+        for (uint32_t i = 0; i < arena->slots()->size(); ++i) {
+          const fb::ArenaSlot *slot = arena->slots()->Get(i);
+          line += std::string(i ? "," : "") + " %" + std::to_string(slot->buffer()) + " @" +
+                  (slot->scaled() ? symbol + "*" : "") + std::to_string(slot->offset());
+        }
+        std::fprintf(out, "%s\n", line.c_str());
+      }
     }
 
   if (const fb::Training *t = a.training()) {

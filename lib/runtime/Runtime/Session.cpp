@@ -7,7 +7,9 @@
 #include "distc/Runtime/Npy.h"
 #include "distc/Runtime/SymbolBinding.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -302,6 +304,10 @@ const Session::ProgramPlan &Session::plan(const fb::Program &program) {
   if (program.fetches())
     for (const fb::Fetch *f : *program.fetches())
       read(f->buffer());
+  p.arenaSlot.assign(n, -1);
+  if (program.arena() && program.arena()->slots())
+    for (uint32_t k = 0; k < program.arena()->slots()->size(); ++k)
+      p.arenaSlot[program.arena()->slots()->Get(k)->buffer()] = int32_t(k);
   return plans_.emplace(&program, std::move(p)).first->second;
 }
 
@@ -445,6 +451,10 @@ struct Session::ProgramRun {
   /// "program MODE/ROLE/KIND", the start of every message.
   const std::string where;
   SymbolBindings bindings;
+  /// The program's arena block, and where its scaled region starts and
+  /// how many bytes a unit of the scaled symbol is worth in this run.
+  Tensor arena;
+  int64_t arenaBytes = 0;
   /// Per buffer: its tensor in this run, once materialized.
   std::vector<Tensor> env;
   /// Per buffer: whether one of the program's feeds writes it.
@@ -510,6 +520,23 @@ Status Session::materialize(ProgramRun &run, int32_t i) {
     Status s = resolveShape(a, b, run.bindings, shape);
     if (!s.ok())
       return Status::error(where + ": " + s.message());
+    if (const int32_t k = run.plan.arenaSlot[i]; k >= 0) {
+      const fb::Arena &arena = *run.program.arena();
+      const fb::ArenaSlot &slot = *arena.slots()->Get(uint32_t(k));
+      const DType dtype = static_cast<DType>(b.dtype());
+      int64_t offset = slot.offset();
+      if (slot.scaled())
+        offset = arena.static_bytes() + offset * run.bindings[size_t(arena.scaled_symbol())];
+      if (offset < 0 ||
+          offset + int64_t(shapeNumel(shape) * int64_t(dtypeSize(dtype))) > run.arenaBytes)
+        return Status::error(where + ": temporary '" + name + "' " + formatType(dtype, shape) +
+                             " at byte " + std::to_string(offset) + " does not fit the arena of " +
+                             std::to_string(run.arenaBytes) + " bytes");
+      env[i] = Tensor::reinterpret(run.arena, dtype, shape, offset);
+      if (run.plan.zeroEachRun[i])
+        backend_->zero(env[i]);
+      return Status::success();
+    }
     try {
       env[i] = reusableBuffer(i, static_cast<DType>(b.dtype()), shape);
     } catch (const std::bad_alloc &) {
@@ -643,6 +670,34 @@ Status Session::fetchResults(ProgramRun &run, TensorMap &fetches) {
   return Status::success();
 }
 
+Status Session::bindArena(ProgramRun &run) {
+  const fb::Arena *arena = run.program.arena();
+  if (!arena || !arena->slots() || arena->slots()->size() == 0)
+    return Status::success();
+  int64_t bytes = arena->static_bytes();
+  if (arena->scaled_symbol() >= 0) {
+    const int64_t units = run.bindings[size_t(arena->scaled_symbol())];
+    if (units > 0 && arena->scaled_unit_bytes() > (INT64_MAX - bytes) / units)
+      return Status::error(run.where + ": an arena of " + std::to_string(bytes) + " + " +
+                           std::to_string(arena->scaled_unit_bytes()) + " x " +
+                           std::to_string(units) + " bytes does not fit in memory");
+    bytes += arena->scaled_unit_bytes() * units;
+  }
+  run.arenaBytes = bytes;
+  Tensor &block = arenas_[&run.program];
+  if (!block.defined() || int64_t(block.byteSize()) < bytes) {
+    block = Tensor(); // the old block goes before the new one comes
+    try {
+      block = backend_->allocate(DType::UInt8, {std::max<int64_t>(bytes, 1)});
+    } catch (const std::bad_alloc &) {
+      return Status::error(artifact_->name() + ": " + run.where + ": out of memory allocating its " +
+                           std::to_string(bytes) + "-byte arena");
+    }
+  }
+  run.arena = block;
+  return Status::success();
+}
+
 Status Session::executeCalls(const fb::Program &program, const TensorMap &feeds,
                              TensorMap *fetches) {
   const ProgramPlan &programPlan = plan(program);
@@ -650,6 +705,8 @@ Status Session::executeCalls(const fb::Program &program, const TensorMap &feeds,
     return s;
   ProgramRun run(*artifact_->artifact(), program, programPlan, feeds);
   if (Status s = bindSymbols(run.a, program, feeds, run.bindings); !s.ok())
+    return s;
+  if (Status s = bindArena(run); !s.ok())
     return s;
   const int myRank = collectives_ ? collectives_->rank() : 0;
   try {

@@ -40,6 +40,14 @@ Tensor Tensor::view(const Tensor &base, Shape shape, int64_t offset) {
   return t;
 }
 
+Tensor Tensor::reinterpret(const Tensor &base, DType dtype, Shape shape, int64_t byteOffset) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.storage_ = std::shared_ptr<uint8_t>(base.storage_, base.storage_.get() + byteOffset);
+  return t;
+}
+
 Tensor Tensor::adopt(DType dtype, Shape shape, std::shared_ptr<uint8_t> storage) {
   Tensor t;
   t.dtype_ = dtype;

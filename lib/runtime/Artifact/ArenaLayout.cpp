@@ -1,0 +1,68 @@
+//===- ArenaLayout.cpp - What a program's arena holds ---------------------===//
+
+#include "distc/Artifact/ArenaLayout.h"
+
+#include <cstddef>
+#include <limits>
+
+namespace distc::artifact {
+
+namespace {
+
+/// a * b, or false when it overflows int64 (both non-negative).
+bool multiply(int64_t a, int64_t b, int64_t &out) {
+  if (a != 0 && b > std::numeric_limits<int64_t>::max() / a)
+    return false;
+  out = a * b;
+  return true;
+}
+
+} // namespace
+
+ArenaFootprint arenaFootprint(const std::vector<DimTerm> &dims, int64_t elementBytes) {
+  ArenaFootprint f;
+  int64_t bytes = elementBytes;
+  int32_t symbol = -1;
+  for (const DimTerm &d : dims) {
+    if (d.value <= 0 || d.div <= 0)
+      return f;
+    if (d.sym >= 0) {
+      // One symbolic dim, a whole multiple of its symbol.
+      if (symbol >= 0 || d.div != 1)
+        return f;
+      symbol = d.sym;
+    }
+    if (!multiply(bytes, d.value, bytes))
+      return f;
+  }
+  if (bytes <= 0)
+    return f;
+  f.kind = symbol >= 0 ? ArenaFootprint::Kind::Scaled : ArenaFootprint::Kind::Static;
+  f.symbol = symbol;
+  f.bytes = bytes;
+  return f;
+}
+
+std::vector<TempLifetime> tempLifetimes(const std::vector<int32_t> &rootOf,
+                                        const std::vector<char> &isTemp,
+                                        const std::vector<std::vector<int32_t>> &callBuffers) {
+  std::vector<int64_t> first(rootOf.size(), -1), last(rootOf.size(), -1);
+  for (size_t c = 0; c < callBuffers.size(); ++c)
+    for (int32_t b : callBuffers[c]) {
+      if (b < 0)
+        continue;
+      int32_t root = rootOf[size_t(b)];
+      if (root < 0 || !isTemp[size_t(root)])
+        continue;
+      if (first[size_t(root)] < 0)
+        first[size_t(root)] = int64_t(c);
+      last[size_t(root)] = int64_t(c);
+    }
+  std::vector<TempLifetime> out;
+  for (size_t b = 0; b < rootOf.size(); ++b)
+    if (first[b] >= 0)
+      out.push_back({int32_t(b), first[b], last[b]});
+  return out;
+}
+
+} // namespace distc::artifact

@@ -1,0 +1,214 @@
+//===- MemoryReport.cpp - What an artifact's programs hold in memory ------===//
+
+#include "distc/Artifact/MemoryReport.h"
+
+#include "distc/Artifact/ArenaLayout.h"
+#include "distc/Artifact/ArtifactDesc.h"
+#include "distc/Artifact/ArtifactFile.h"
+#include "distc/Memory/ArenaPlanner.h"
+#include "distc/Artifact/artifact_generated.h"
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace distc::artifact {
+
+namespace {
+
+std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
+
+/// "512 B", "3.0 KiB", "1.25 MiB", "2.00 GiB".
+std::string bytesText(double n) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (n >= 1024 && u < 4) {
+    n /= 1024;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%.0f %s", n, units[u]);
+  else
+    std::snprintf(buf, sizeof buf, n < 10 ? "%.2f %s" : "%.1f %s", n, units[u]);
+  return buf;
+}
+
+/// A static part and a per-unit part of a figure.
+struct Bytes {
+  int64_t fixed = 0, perUnit = 0;
+};
+
+std::string text(const Bytes &b, const std::string &symbol) {
+  std::string s = bytesText(double(b.fixed));
+  if (b.perUnit)
+    s += " + " + bytesText(double(b.perUnit)) + "/" + symbol;
+  return s;
+}
+
+std::string ratioText(int64_t arena, int64_t bound) {
+  if (bound <= 0)
+    return "-";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.3f", double(arena) / double(bound));
+  return buf;
+}
+
+struct ProgramFigures {
+  std::string name;
+  int temps = 0, unplanned = 0;
+  std::string symbol;
+  Bytes noReuse, arena, bound;
+};
+
+ProgramFigures figuresOf(const fb::Artifact &a, const fb::Program &p) {
+  ProgramFigures f;
+  f.name = str(p.mode()) + "/" + str(p.role()) + "/" +
+           (p.kind() == fb::ProgramKind::Startup ? "startup" : "main");
+  const uint32_t n = a.buffers() ? a.buffers()->size() : 0;
+  std::vector<int32_t> roots(n);
+  std::vector<char> isTemp(n);
+  for (uint32_t b = 0; b < n; ++b) {
+    int32_t root = int32_t(b);
+    while (a.buffers()->Get(uint32_t(root))->kind() == fb::BufferKind::View)
+      root = a.buffers()->Get(uint32_t(root))->alias_of();
+    roots[b] = root;
+    isTemp[b] = a.buffers()->Get(b)->kind() == fb::BufferKind::Temp;
+  }
+  std::vector<std::vector<int32_t>> callBuffers;
+  if (p.calls())
+    for (const fb::KernelCall *call : *p.calls()) {
+      std::vector<int32_t> used;
+      if (call->inputs())
+        used.assign(call->inputs()->begin(), call->inputs()->end());
+      if (call->outputs())
+        used.insert(used.end(), call->outputs()->begin(), call->outputs()->end());
+      callBuffers.push_back(std::move(used));
+    }
+  callBuffers.emplace_back();
+  if (p.fetches())
+    for (const fb::Fetch *fetch : *p.fetches())
+      callBuffers.back().push_back(fetch->buffer());
+  // The symbol: the arena's, else the one most temporaries scale with.
+  std::map<int32_t, int> counts;
+  std::vector<std::pair<TempLifetime, ArenaFootprint>> temps;
+  for (const TempLifetime &t : tempLifetimes(roots, isTemp, callBuffers)) {
+    const fb::Buffer &b = *a.buffers()->Get(uint32_t(t.buffer));
+    std::vector<DimTerm> dims;
+    if (b.dims())
+      for (const fb::Dim *d : *b.dims())
+        dims.push_back({d->sym(), d->value(), d->div()});
+    temps.push_back({t, arenaFootprint(dims, elementBytes(DType(b.dtype())))});
+    if (temps.back().second.kind == ArenaFootprint::Kind::Scaled)
+      ++counts[temps.back().second.symbol];
+  }
+  int32_t symbol = p.arena() ? p.arena()->scaled_symbol() : -1;
+  for (auto [sym, count] : counts)
+    if (symbol < 0 || count > counts[symbol])
+      symbol = sym;
+  if (symbol >= 0 && a.symbols() && uint32_t(symbol) < a.symbols()->size())
+    f.symbol = str(a.symbols()->Get(uint32_t(symbol)));
+  std::vector<memory::BufferLifetime> fixed, scaled;
+  for (const auto &[t, fp] : temps) {
+    ++f.temps;
+    memory::BufferLifetime life{t.buffer, t.first, t.last + 1, fp.bytes};
+    if (fp.kind == ArenaFootprint::Kind::Static) {
+      f.noReuse.fixed += fp.bytes;
+      fixed.push_back(life);
+    } else if (fp.kind == ArenaFootprint::Kind::Scaled && fp.symbol == symbol) {
+      f.noReuse.perUnit += fp.bytes;
+      scaled.push_back(life);
+    } else {
+      ++f.unplanned;
+    }
+  }
+  f.bound = {memory::livenessLowerBound(fixed), memory::livenessLowerBound(scaled)};
+  if (p.arena() && p.arena()->slots() && p.arena()->slots()->size())
+    f.arena = {p.arena()->static_bytes(), p.arena()->scaled_unit_bytes()};
+  else
+    f.arena = f.noReuse; // every temporary has its own storage
+  return f;
+}
+
+void appendArtifact(const fb::Artifact &a, const std::string &indent, std::string &out) {
+  std::vector<ProgramFigures> rows;
+  if (a.programs())
+    for (const fb::Program *p : *a.programs())
+      rows.push_back(figuresOf(a, *p));
+  size_t width = 7;
+  for (const ProgramFigures &r : rows)
+    width = std::max(width, r.name.size());
+  auto pad = [](std::string s, size_t w) {
+    if (s.size() < w)
+      s += std::string(w - s.size(), ' ');
+    return s;
+  };
+  out += indent + pad("program", width) + "  temps  " + pad("no reuse", 28) + pad("arena", 28) +
+         pad("lower bound", 28) + "arena/bound\n";
+  for (const ProgramFigures &r : rows) {
+    std::string temps = std::to_string(r.temps);
+    std::string ratio = ratioText(r.arena.fixed, r.bound.fixed);
+    if (r.bound.perUnit)
+      ratio += ", " + ratioText(r.arena.perUnit, r.bound.perUnit) + "/" + r.symbol;
+    out += indent + pad(r.name, width) + "  " + std::string(5 - std::min<size_t>(5, temps.size()), ' ') +
+           temps + "  " + pad(text(r.noReuse, r.symbol), 28) + pad(text(r.arena, r.symbol), 28) +
+           pad(text(r.bound, r.symbol), 28) + ratio + "\n";
+    if (r.unplanned)
+      out += indent + "  " + std::to_string(r.unplanned) +
+             " temporaries of other shapes (several symbolic dims) have storage of their own\n";
+  }
+  // Persistent variables, by what the Training table says they are.
+  std::set<std::string> params, state;
+  if (const fb::Training *t = a.training()) {
+    if (t->parameters())
+      for (const flatbuffers::String *s : *t->parameters())
+        params.insert(s->str());
+    if (t->optimizer_state())
+      for (const flatbuffers::String *s : *t->optimizer_state())
+        state.insert(s->str());
+  }
+  int64_t bytes[3] = {0, 0, 0};
+  int count[3] = {0, 0, 0};
+  if (a.buffers())
+    for (const fb::Buffer *b : *a.buffers()) {
+      if (b->kind() != fb::BufferKind::Persistent)
+        continue;
+      std::vector<DimTerm> dims;
+      if (b->dims())
+        for (const fb::Dim *d : *b->dims())
+          dims.push_back({d->sym(), d->value(), d->div()});
+      ArenaFootprint fp = arenaFootprint(dims, elementBytes(DType(b->dtype())));
+      int k = params.count(str(b->name())) ? 0 : state.count(str(b->name())) ? 1 : 2;
+      bytes[k] += fp.bytes;
+      ++count[k];
+    }
+  out += indent + "persistent: " + bytesText(double(bytes[0])) + " parameters (" +
+         std::to_string(count[0]) + "), " + bytesText(double(bytes[1])) + " optimizer state (" +
+         std::to_string(count[1]) + "), " + bytesText(double(bytes[2])) + " other (" +
+         std::to_string(count[2]) + ")\n";
+}
+
+} // namespace
+
+std::string formatMemoryReport(const fb::Artifact &a) {
+  std::string out = "memory (per rank):\n";
+  appendArtifact(a, "  ", out);
+  if (a.pservers())
+    for (uint32_t i = 0; i < a.pservers()->size(); ++i) {
+      const fb::ParameterServer &server = *a.pservers()->Get(i);
+      out += "parameter server " + std::to_string(i) + " (" + str(server.endpoint()) + "):\n";
+      std::string error;
+      std::vector<uint8_t> bytes;
+      if (server.artifact())
+        bytes.assign(server.artifact()->begin(), server.artifact()->end());
+      auto loaded = LoadedArtifact::loadBytes(std::move(bytes), "server", error);
+      if (!loaded) {
+        out += "  (its artifact does not load: " + error + ")\n";
+        continue;
+      }
+      appendArtifact(*loaded->artifact(), "  ", out);
+    }
+  return out;
+}
+
+} // namespace distc::artifact
