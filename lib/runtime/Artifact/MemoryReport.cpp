@@ -135,26 +135,33 @@ void appendArtifact(const fb::Artifact &a, const std::string &indent, std::strin
   if (a.programs())
     for (const fb::Program *p : *a.programs())
       rows.push_back(figuresOf(a, *p));
-  size_t width = 7;
-  for (const ProgramFigures &r : rows)
-    width = std::max(width, r.name.size());
-  auto pad = [](std::string s, size_t w) {
-    if (s.size() < w)
-      s += std::string(w - s.size(), ' ');
-    return s;
-  };
-  out += indent + pad("program", width) + "  temps  " + pad("no reuse", 28) + pad("arena", 28) +
-         pad("lower bound", 28) + "arena/bound\n";
+  // Columns as wide as their widest cell, two spaces apart; counts right-aligned.
+  std::vector<std::vector<std::string>> cells = {
+      {"program", "temps", "no reuse", "arena", "lower bound", "arena/bound"}};
   for (const ProgramFigures &r : rows) {
-    std::string temps = std::to_string(r.temps);
     std::string ratio = ratioText(r.arena.fixed, r.bound.fixed);
     if (r.bound.perUnit)
       ratio += ", " + ratioText(r.arena.perUnit, r.bound.perUnit) + "/" + r.symbol;
-    out += indent + pad(r.name, width) + "  " + std::string(5 - std::min<size_t>(5, temps.size()), ' ') +
-           temps + "  " + pad(text(r.noReuse, r.symbol), 28) + pad(text(r.arena, r.symbol), 28) +
-           pad(text(r.bound, r.symbol), 28) + ratio + "\n";
-    if (r.unplanned)
-      out += indent + "  " + std::to_string(r.unplanned) +
+    cells.push_back({r.name, std::to_string(r.temps), text(r.noReuse, r.symbol),
+                     text(r.arena, r.symbol), text(r.bound, r.symbol), ratio});
+  }
+  std::vector<size_t> widths(cells[0].size(), 0);
+  for (const auto &row : cells)
+    for (size_t c = 0; c < row.size(); ++c)
+      widths[c] = std::max(widths[c], row[c].size());
+  for (size_t i = 0; i < cells.size(); ++i) {
+    std::string line = indent;
+    for (size_t c = 0; c < cells[i].size(); ++c) {
+      const std::string &cell = cells[i][c];
+      std::string fill(widths[c] - cell.size(), ' ');
+      if (c == cells[i].size() - 1)
+        line += cell;
+      else
+        line += (c == 1 ? fill + cell : cell + fill) + "  ";
+    }
+    out += line + "\n";
+    if (i > 0 && rows[i - 1].unplanned)
+      out += indent + "  " + std::to_string(rows[i - 1].unplanned) +
              " temporaries of other shapes (several symbolic dims) have storage of their own\n";
   }
   // Persistent variables, by what the Training table says they are.
