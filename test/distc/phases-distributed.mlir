@@ -6,7 +6,7 @@
 // RUN: distc %s --loss loss --optimizer sgd --nranks 2 --fuse-all-reduce --compile-to=distributed | FileCheck %s --check-prefix=DIST
 // RUN: distc %s --loss loss --optimizer sgd --nranks 2 --fuse-all-reduce --compile-to=optimized | FileCheck %s --check-prefix=OPT
 // RUN: distc %s --loss loss --optimizer sgd --nranks 2 --fuse-all-reduce --emit=program-json --mode train | FileCheck %s --check-prefix=JSON
-// RUN: not distc %s --compile-to=planned 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not distc %s --compile-to=lowered 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // The train program is differentiated and optimized, not yet distributed.
 // MODES-LABEL: pd.program @train.main
@@ -26,10 +26,10 @@
 // OPT: pd.c_allreduce_sum
 // OPT: pd.sgd
 
-// --emit prints the last phase that holds programs: the optimized one.
+// --emit prints the last phase that holds programs: the planned one (the optimized programs, with the memory passes).
 // JSON: "type": "coalesce_tensor"
 
-// UNKNOWN: --compile-to: planned not in {import,modes,sharded,distributed,optimized,artifact}
+// UNKNOWN: --compile-to: lowered not in {import,modes,sharded,distributed,optimized,planned,artifact}
 
 module {
   pd.var @w persistable is_parameter : tensor<4x3xf32>

@@ -123,6 +123,15 @@ void addParallelFlags(CLI::App &app, distc::pipeline::CompileOptions &options) {
                "Each program's temporaries share one planned arena, allocated once (the "
                "default); --no-memory-arena gives each its own storage")
       ->group(group);
+  app.add_flag("--release-memory", options.releaseMemory,
+               "Insert delete_var after each variable's last use in the main programs "
+               "(Paddle's release_memory)")
+      ->group(group);
+  app.add_option("--skip-opt-set", options.skipOptSet,
+                 "Variables the memory passes never free (Paddle's skip_opt_set; "
+                 "comma-separated or repeated)")
+      ->delimiter(',')
+      ->group(group);
   app.add_flag("--memory-report", options.memoryReport,
                "Print, per program, its temporaries' bytes with no reuse, the planned arena, "
                "the liveness lower bound and their ratio, and the persistent bytes per rank")

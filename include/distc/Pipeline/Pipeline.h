@@ -49,6 +49,10 @@ struct CompileOptions {
   bool memoryArena = true;
   /// Print the memory report of the artifact (MemoryReport.h).
   bool memoryReport = false;
+  /// Paddle's release_memory: delete_var after each variable's last use,
+  /// never for the variables of `skipOptSet` (distc-release-memory).
+  bool releaseMemory = false;
+  std::vector<std::string> skipOptSet;
   /// Data parallelism over this many trainer ranks (0: a serial program).
   int nranks = 0;
   /// DistributeTranspiler (the transpiler mode itself is

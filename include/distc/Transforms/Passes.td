@@ -286,4 +286,38 @@ def FuseAllReduce : Pass<"distc-fuse-all-reduce", "mlir::ModuleOp"> {
   ];
 }
 
+def ReleaseMemory : Pass<"distc-release-memory", "mlir::ModuleOp"> {
+  let summary = "Insert delete_var after each variable's last use (release_memory)";
+  let description = [{
+    Paddle's `release_memory(program, skip_opt_set)`: in every main program,
+    right after the op that reads a variable for the last time, one
+    `delete_var` of the variables that op was the last to read, in the
+    order the op reads them. Uses inside an op's regions count as uses by
+    the op. Never freed: persistable variables (`pd.read_var` values),
+    variables of no shape (rank 0), fetched ones, the new values of
+    persistable variables (`pd.write_var`), and the variables named in
+    `skip` (Paddle's `skip_opt_set`), each of which must be a variable of
+    some program. Startup programs are left alone.
+
+    Before:
+    ```mlir
+    %h = pd.relu %x {pd.out_names = ["h"]} ...
+    %y = pd.scale %h {pd.out_names = ["y"]} ...
+    pd.fetch %y
+    ```
+    After:
+    ```mlir
+    %h = pd.relu %x ...
+    %y = pd.scale %h ...
+    pd.delete_var %h : (tensor<?x4xf32>) -> ()
+    pd.fetch %y
+    ```
+  }];
+  let options = [
+    ListOption<"skip", "skip", "std::string",
+               "Variables never freed (Paddle's skip_opt_set)">,
+  ];
+  let dependentDialects = ["distc::pd::PdDialect"];
+}
+
 #endif // DISTC_TRANSFORMS_PASSES

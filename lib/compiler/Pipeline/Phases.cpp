@@ -156,6 +156,15 @@ void addOptimizedPasses(OpPassManager &pm, const CompileOptions &options) {
   }
 }
 
+/// The memory passes over the programs (Paddle's release_memory).
+void addPlannedPasses(OpPassManager &pm, const CompileOptions &options) {
+  if (options.releaseMemory) {
+    ReleaseMemoryOptions release;
+    release.skip.assign(options.skipOptSet.begin(), options.skipOptSet.end());
+    pm.addPass(createReleaseMemory(release));
+  }
+}
+
 void addArtifactPasses(OpPassManager &pm, const CompileOptions &options) {
   LowerToArtifactOptions lowering;
   // Stopping at the artifact prints it; running through writes it.
@@ -193,8 +202,13 @@ const Phase kPhases[] = {
      PhaseResult::ModePrograms, addDistributedPasses},
     {"optimized", "BuildStrategy's optimizations: fused all-reduce buckets (distc-fuse-all-reduce)",
      PhaseResult::ModePrograms, addOptimizedPasses},
+    {"planned",
+     "the memory passes: with --release-memory a delete_var after each variable's last use "
+     "(distc-release-memory)",
+     PhaseResult::ModePrograms, addPlannedPasses},
     {"artifact",
-     "kernel calls over buffers (distc-lower-to-artifact), checked by the runtime's own loader",
+     "kernel calls over buffers (distc-lower-to-artifact) with one planned arena per program, "
+     "checked by the runtime's own loader",
      PhaseResult::Artifact, addArtifactPasses},
 };
 

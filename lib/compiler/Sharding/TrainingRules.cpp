@@ -301,6 +301,15 @@ llvm::Expected<SpmdInfo> inferParameterServerOp(const SpmdCall &) {
                                  "the pserver transpile; such a program cannot also be sharded");
 }
 
+/// delete_var frees its inputs however they are laid out: it asks for no
+/// reshard.
+llvm::Expected<SpmdInfo> inferDeleteVar(const SpmdCall &call) {
+  SpmdInfo info;
+  for (const DistTensorSpec &input : call.inputs)
+    info.inputs.push_back(input.dist);
+  return info;
+}
+
 } // namespace
 
 void appendTrainingRules(std::vector<SpmdRule> &rules) {
@@ -321,6 +330,7 @@ void appendTrainingRules(std::vector<SpmdRule> &rules) {
     rules.push_back({name, inferStreamSync, inferStreamSyncReverse, 1});
   rules.push_back({"c_gen_nccl_id", inferGenNcclId, nullptr, -1});
   rules.push_back({"c_comm_init", inferCommInit, nullptr, -1});
+  rules.push_back({"delete_var", inferDeleteVar, nullptr, -1});
   rules.push_back({"parameter_server", inferParameterServerOp, nullptr, -1});
 }
 

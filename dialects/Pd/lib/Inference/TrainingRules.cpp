@@ -155,4 +155,11 @@ LogicalResult inferSquaredL2Norm(InferContext &c) {
   return success();
 }
 
+// delete_var: frees its inputs and has no result; any tensor may go.
+LogicalResult inferDeleteVar(InferContext &c) {
+  if (c.inputs(0).empty())
+    return c.error() << "input slot 'X' names no variable to delete";
+  return success();
+}
+
 } // namespace distc::pd::infer

@@ -985,6 +985,25 @@ def Pd_CCommInitOp : Pd_CatalogOp<"c_comm_init"> {
   let spmdRule = "c_comm_init";
 }
 
+// --- Memory (release_memory) -----------------------------------------------------
+
+def Pd_DeleteVarOp : Pd_CatalogOp<"delete_var"> {
+  let hasPirForm = 0; // release_memory writes it into ProgramDesc programs only
+
+  let summary = "Frees the variables X: no op after it reads them";
+  let description = [{
+    Paddle's delete_var, as `release_memory` places it (the
+    distc-release-memory pass): right after the last op that reads X. The
+    planned arena already ends every temporary's life at its last use, so
+    it lowers to nothing; it is there so the program says so as Paddle's
+    does.
+  }];
+  let arguments = (ins Variadic<PdTensor>:$X);
+  let inferRule = "inferDeleteVar";
+  let lowering = [{ lowerDeleteVar(op) }];
+  let spmdRule = "delete_var";
+}
+
 // --- Fused communication (BuildStrategy.fuse_all_reduce_ops) -----------------
 
 def Pd_CoalesceTensorOp : Pd_CatalogOp<"coalesce_tensor", [Pure]> {

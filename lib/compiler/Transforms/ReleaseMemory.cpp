@@ -1,0 +1,125 @@
+//===- ReleaseMemory.cpp - delete_var after each variable's last use ------===//
+//
+// Paddle's release_memory in SSA form. Paddle runs a liveness analysis over
+// its op list and, after op i, deletes the variables live into op i and
+// not out of it; in a block of SSA values that is each value's last use
+// (a use inside an op's regions counts as a use by that op). Like Paddle it
+// keeps persistable variables, variables of no shape (rank 0) and those in
+// the skip set; and, as distc promises, fetched ones and the new values of
+// persistable variables.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Dialect/Pd/PdOps.h"
+#include "distc/Transforms/Passes.h"
+#include "distc/Transforms/ProgramUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace distc {
+#define GEN_PASS_DEF_RELEASEMEMORY
+#include "distc/Transforms/Passes.h.inc"
+} // namespace distc
+
+using namespace mlir;
+
+namespace distc {
+namespace {
+
+/// Whether release_memory may free `value`: a named, shaped temporary that
+/// is not persistable, not fetched, not written to a variable and not in
+/// `skip`.
+bool releasable(Value value, const llvm::StringSet<> &skip) {
+  std::string name = variableName(value);
+  if (name.empty() || skip.contains(name))
+    return false;
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() == 0)
+    return false;
+  if (Operation *def = value.getDefiningOp())
+    if (def->getName().getStringRef() == "pd.read_var")
+      return false;
+  for (Operation *user : value.getUsers()) {
+    StringRef kind = user->getName().getStringRef();
+    if (kind == "pd.fetch" || kind == "pd.write_var")
+      return false;
+  }
+  return true;
+}
+
+/// Inserts the delete_vars of one program's block; returns how many.
+int releaseBlock(Block &block, const llvm::StringSet<> &skip) {
+  // The last top-level op that uses each value defined in this block.
+  llvm::DenseMap<Value, Operation *> lastUse;
+  for (Operation &op : block)
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (operand.getParentBlock() == &block)
+          lastUse[operand] = &op;
+    });
+  // In each op's operand order, as Paddle lists an op's inputs.
+  llvm::DenseMap<Operation *, llvm::SetVector<Value>> dying;
+  for (Operation &op : block)
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (operand.getParentBlock() == &block && lastUse.lookup(operand) == &op &&
+            releasable(operand, skip))
+          dying[&op].insert(operand);
+    });
+  int inserted = 0;
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    auto it = dying.find(&op);
+    if (it == dying.end())
+      continue;
+    OpBuilder builder(op.getContext());
+    builder.setInsertionPointAfter(&op);
+    pd::DeleteVarOp::create(builder, op.getLoc(), it->second.getArrayRef());
+    ++inserted;
+  }
+  return inserted;
+}
+
+struct ReleaseMemoryPass : impl::ReleaseMemoryBase<ReleaseMemoryPass> {
+  using ReleaseMemoryBase::ReleaseMemoryBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::StringSet<> skipSet;
+    for (const std::string &name : skip)
+      skipSet.insert(name);
+    // Every name of the skip set must be a variable of some program: a
+    // misspelt one would silently skip nothing.
+    llvm::StringSet<> known;
+    for (Operation &op : module.getBody()->getOperations()) {
+      if (op.getName().getStringRef() != "pd.program")
+        continue;
+      op.walk([&](Operation *nested) {
+        for (Value result : nested->getResults())
+          if (std::string name = variableName(result); !name.empty())
+            known.insert(name);
+      });
+    }
+    for (const std::string &name : skip)
+      if (!known.contains(name)) {
+        module.emitError() << "skip_opt_set names '" << name
+                           << "', which is no variable of any program";
+        return signalPassFailure();
+      }
+    for (Operation &op : module.getBody()->getOperations()) {
+      if (op.getName().getStringRef() != "pd.program")
+        continue;
+      auto kind = op.getAttrOfType<StringAttr>("pd.kind");
+      if (kind && kind.getValue() == "startup")
+        continue;
+      for (Region &region : op.getRegions())
+        for (Block &block : region)
+          releaseBlock(block, skipSet);
+    }
+  }
+};
+
+} // namespace
+} // namespace distc
