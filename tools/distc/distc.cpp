@@ -87,6 +87,16 @@ void addTrainingFlags(CLI::App &app, distc::pipeline::TrainingFlags &flags) {
   app.add_option("--warmup-start-lr", flags.warmupStartLr,
                  "Rate at the first warmup step (default 0)")
       ->group(group);
+  // --- BuildStrategy: memory (config keys memory_optimize, enable_inplace) ---
+  app.add_flag_callback(
+         "--no-memory-arena", [&flags] { flags.memoryOptimize = false; },
+         "Give each temporary storage of its own instead of one planned arena per program "
+         "(memory_optimize false)")
+      ->group("Memory (BuildStrategy)");
+  app.add_flag_callback(
+         "--no-inplace", [&flags] { flags.enableInplace = false; },
+         "Element-wise ops never write their result over their input (enable_inplace false)")
+      ->group("Memory (BuildStrategy)");
 }
 
 /// Data parallelism and BuildStrategy.
@@ -119,23 +129,19 @@ void addParallelFlags(CLI::App &app, distc::pipeline::CompileOptions &options) {
                  "default 32)")
       ->group(group);
   // --- Memory ---
-  app.add_flag("--memory-arena,!--no-memory-arena", options.memoryArena,
-               "Each program's temporaries share one planned arena, allocated once (the "
-               "default); --no-memory-arena gives each its own storage")
-      ->group(group);
   app.add_flag("--release-memory", options.releaseMemory,
                "Insert delete_var after each variable's last use in the main programs "
                "(Paddle's release_memory)")
-      ->group(group);
+      ->group("Memory (BuildStrategy)");
   app.add_option("--skip-opt-set", options.skipOptSet,
                  "Variables the memory passes never free (Paddle's skip_opt_set; "
                  "comma-separated or repeated)")
       ->delimiter(',')
-      ->group(group);
+      ->group("Memory (BuildStrategy)");
   app.add_flag("--memory-report", options.memoryReport,
                "Print, per program, its temporaries' bytes with no reuse, the planned arena, "
                "the liveness lower bound and their ratio, and the persistent bytes per rank")
-      ->group(group);
+      ->group("Memory (BuildStrategy)");
   // --- BuildStrategy: batch_norm over every rank's batch ---
   app.add_flag("--sync-batch-norm", flags.syncBatchNorm,
                "batch_norm normalizes with the statistics of every rank's batch together "

@@ -64,6 +64,9 @@ def LowerToArtifact : Pass<"distc-lower-to-artifact", "mlir::ModuleOp"> {
     Option<"memoryReport", "memory-report", "bool", /*default=*/"false",
            "Print what each program holds in memory (docs/artifact.md, "
            "\"Memory report\") to stdout">,
+    Option<"inplace", "inplace", "bool", /*default=*/"true",
+           "Element-wise ops write their result over their input when nothing "
+           "reads that input's storage afterwards (BuildStrategy enable_inplace)">,
     Option<"arena", "arena", "bool", /*default=*/"true",
            "Plan one arena per program for its temporaries (docs/artifact.md, "
            "\"Arena\"); false: each temporary has storage of its own">,

@@ -44,9 +44,6 @@ struct CompileOptions {
   int rank = -1;
   /// Paddle's program random_seed: seeds initializers whose seed is 0.
   uint64_t seed = 0;
-  /// Give every program a planned arena for its temporaries (PlanArenas.h);
-  /// false: each temporary gets storage of its own.
-  bool memoryArena = true;
   /// Print the memory report of the artifact (MemoryReport.h).
   bool memoryReport = false;
   /// Paddle's release_memory: delete_var after each variable's last use,

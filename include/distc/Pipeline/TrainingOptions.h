@@ -50,6 +50,13 @@ struct TrainingOptions {
   double fuseGradSizeMb = 32; // fuse_grad_size_in_MB: the largest bucket
   // --- BuildStrategy: batch_norm over every rank's batch -----------------
   bool syncBatchNorm = false; // sync_batch_norm
+  // --- BuildStrategy: memory ------------------------------------------------
+  /// memory_optimize: the temporaries of each program share one planned
+  /// arena (PlanArenas.h); false: each has storage of its own.
+  bool memoryOptimize = true;
+  /// enable_inplace: an element-wise op writes its result over its input
+  /// when nothing reads that input's storage afterwards.
+  bool enableInplace = true;
   // ----------------------------------------------------------------------
   // BuildStrategy's reduce_strategy and gradient_scale_strategy, in the
   // spelling of distc's flags ("all-reduce" | "reduce"; "coeff-num-device" |
@@ -96,6 +103,8 @@ struct TrainingFlags {
   std::optional<double> fuseGradSizeMb;
   // --- BuildStrategy: sync_batch_norm ---------------------------------------
   bool syncBatchNorm = false; // a plain flag: given turns it on
+  // --- BuildStrategy: memory_optimize and enable_inplace --------------------
+  std::optional<bool> memoryOptimize, enableInplace;
   // ----------------------------------------------------------------------
   // BuildStrategy's reduce and gradient-scale strategies, already checked
   // against the spellings TrainingOptions lists.

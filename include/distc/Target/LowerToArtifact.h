@@ -35,6 +35,10 @@ struct LoweringOptions {
   /// Give every program a planned arena (PlanArenas.h); without one every
   /// temporary has storage of its own.
   bool planArenas = true;
+  /// BuildStrategy enable_inplace: unary and binary element-wise kernels
+  /// write their result over their first input when nothing reads that
+  /// input's storage afterwards.
+  bool inplace = true;
 };
 
 /// Lowers every mode program of `module`. Emits diagnostics at the failing

@@ -143,6 +143,7 @@ struct LowerToArtifactPass : impl::LowerToArtifactBase<LowerToArtifactPass> {
     lowering.programSeed = seed;
     lowering.source = source;
     lowering.planArenas = arena;
+    lowering.inplace = inplace;
     FailureOr<artifact::ArtifactDesc> desc = target::lowerToArtifact(module, lowering);
     if (failed(desc) || failed(describeModes(module, training, *desc)))
       return signalPassFailure();

@@ -172,7 +172,8 @@ void addArtifactPasses(OpPassManager &pm, const CompileOptions &options) {
   if (!lowering.print)
     lowering.output = options.output;
   lowering.seed = options.seed;
-  lowering.arena = options.memoryArena;
+  lowering.arena = options.training.memoryOptimize;
+  lowering.inplace = options.training.enableInplace;
   lowering.memoryReport = options.memoryReport;
   lowering.source = options.input;
   lowering.worldSize = std::max(options.nranks, 1);

@@ -40,6 +40,8 @@ const std::set<std::string> kConfigKeys = {"optimizer",
                                            "fuse_all_reduce_ops",
                                            "fuse_grad_size_in_MB",
                                            "sync_batch_norm",
+                                           "memory_optimize",
+                                           "enable_inplace",
                                            "reduce_strategy",
                                            "gradient_scale_strategy",
                                            "mode",
@@ -152,6 +154,10 @@ bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &
     return fail();
   // --- BuildStrategy: batch_norm over every rank's batch ---
   if (!read(json, "sync_batch_norm", out.syncBatchNorm, error))
+    return fail();
+  // --- BuildStrategy: memory ---
+  if (!read(json, "memory_optimize", out.memoryOptimize, error) ||
+      !read(json, "enable_inplace", out.enableInplace, error))
     return fail();
   // --- BuildStrategy: reduce and gradient-scale strategies ---
   auto readChoice = [&](const char *key, const std::map<std::string, std::string> &choices,
@@ -369,6 +375,8 @@ bool resolveTrainingOptions(const TrainingFlags &f, TrainingOptions &o, std::str
   set(o.fuseGradSizeMb, f.fuseGradSizeMb);
   if (f.syncBatchNorm)
     o.syncBatchNorm = true;
+  set(o.memoryOptimize, f.memoryOptimize);
+  set(o.enableInplace, f.enableInplace);
   set(o.reduceStrategy, f.reduceStrategy);
   set(o.gradientScale, f.gradientScale);
   set(o.transpilerMode, f.transpilerMode);

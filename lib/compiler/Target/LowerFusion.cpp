@@ -61,6 +61,21 @@ FailureOr<int32_t> ProgramLowering::defineInPlace(Value result, Value input, Sym
   return defineView(result, in, std::move(dims));
 }
 
+FailureOr<int32_t> ProgramLowering::defineElementwiseResult(Value result, Value input,
+                                                            SymShape dims) {
+  if (!state.options.inplace)
+    return defineResult(result, std::move(dims));
+  // Another operand in the input's storage would be read after the kernel
+  // wrote over it (a slice of the same bucket, say); the input itself may
+  // be every operand (x * x), each element is read before it is written.
+  Operation *op = result.getDefiningOp();
+  const int32_t root = storageRootOf(bufferOf(input));
+  for (Value operand : op->getOperands())
+    if (operand != input && storageRootOf(bufferOf(operand)) == root)
+      return defineResult(result, std::move(dims));
+  return defineInPlace(result, input, std::move(dims));
+}
+
 int32_t ProgramLowering::sliceView(int32_t base, int64_t offset, SymShape dims, std::string name) {
   const artifact::BufferDesc &source = state.desc.buffers[base];
   if (offset == 0)

@@ -63,7 +63,7 @@ LogicalResult ProgramLowering::lowerElementwise(Operation *op, StringRef binaryO
                        << " do not broadcast (axis " << axis << ")";
     out.push_back(*d);
   }
-  FailureOr<int32_t> result = defineResult(op->getResult(0), out);
+  FailureOr<int32_t> result = defineElementwiseResult(op->getResult(0), x, out);
   if (failed(result))
     return failure();
   emit("binary", {view(bufferOf(x), xv), view(bufferOf(y), yv)}, {*result},
@@ -73,7 +73,7 @@ LogicalResult ProgramLowering::lowerElementwise(Operation *op, StringRef binaryO
 
 LogicalResult ProgramLowering::lowerUnary(Operation *op, StringRef unaryOp) {
   Value x = op->getOperand(0);
-  FailureOr<int32_t> result = defineResult(op->getResult(0), dimsOf(x));
+  FailureOr<int32_t> result = defineElementwiseResult(op->getResult(0), x, dimsOf(x));
   if (failed(result))
     return failure();
   emit("unary", {bufferOf(x)}, {*result}, {AttrDesc::ofString("op", unaryOp.str())});

@@ -268,6 +268,12 @@ public:
   /// is a Temp that no value read after the op lives in); otherwise as
   /// defineResult does.
   mlir::FailureOr<int32_t> defineInPlace(mlir::Value result, mlir::Value input, SymShape dims);
+  /// The result of an element-wise kernel (unary, binary) whose element i
+  /// reads element i of `input`: with enable_inplace (LoweringOptions::
+  /// inplace) defineInPlace over `input` unless another operand shares its
+  /// storage, else defineResult.
+  mlir::FailureOr<int32_t> defineElementwiseResult(mlir::Value result, mlir::Value input,
+                                                   SymShape dims);
   /// The buffer that owns `buffer`'s storage (views followed).
   int32_t storageRootOf(int32_t buffer) const;
   /// True when `root` is a Temp and no value living in it is read after `op`.
