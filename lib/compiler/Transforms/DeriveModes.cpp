@@ -133,12 +133,19 @@ void stripTrainingOps(Operation *program) {
       doomed.push_back(op);
   });
   llvm::SmallPtrSet<Operation *, 32> doomedSet(doomed.begin(), doomed.end());
+  // Sinks of what goes: writes and fetches of a training result, and the
+  // delete_vars (release_memory) that free any.
   SmallVector<Operation *> writes;
   program->walk([&](Operation *op) {
     StringRef name = op->getName().getStringRef();
-    if (name != "pd.write_var" && name != "pd.fetch")
+    if (name != "pd.write_var" && name != "pd.fetch" && name != "pd.delete_var")
       return;
-    if (Operation *def = op->getOperand(0).getDefiningOp(); def && doomedSet.contains(def))
+    if (doomedSet.contains(op))
+      return;
+    if (llvm::any_of(op->getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return def && doomedSet.contains(def);
+        }))
       writes.push_back(op);
   });
   for (Operation *op : writes)
