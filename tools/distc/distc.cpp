@@ -129,6 +129,24 @@ void addParallelFlags(CLI::App &app, distc::pipeline::CompileOptions &options) {
                  "default 32)")
       ->group(group);
   // --- Memory ---
+  // An optional value: --memory-optimize is level 0 (CLI11 would apply a
+  // flag's {default} even when the flag is absent).
+  app.add_option_function<std::string>(
+         "--memory-optimize",
+         [&options](const std::string &level) {
+           options.memoryOptimizeLevel = level == "1" ? 1 : 0;
+         },
+         "Rename variables to reuse dead ones' memory, as Paddle's memory_optimize: "
+         "=0 (the default) only of the same shape, =1 any with at least as many elements")
+      ->expected(0, 1)
+      ->check(CLI::IsMember({"", "0", "1"}))
+      ->group("Memory (BuildStrategy)");
+  app.add_flag("--skip-grads", options.skipGrads,
+               "With --memory-optimize: keep the gradients the optimizer reads (skip_grads)")
+      ->group("Memory (BuildStrategy)");
+  app.add_flag("--print-memory-log", options.memoryOptimizeLog,
+               "With --memory-optimize: write each reuse to stderr (print_log)")
+      ->group("Memory (BuildStrategy)");
   app.add_flag("--release-memory", options.releaseMemory,
                "Insert delete_var after each variable's last use in the main programs "
                "(Paddle's release_memory)")

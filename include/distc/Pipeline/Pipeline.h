@@ -50,6 +50,11 @@ struct CompileOptions {
   /// never for the variables of `skipOptSet` (distc-release-memory).
   bool releaseMemory = false;
   std::vector<std::string> skipOptSet;
+  /// Paddle's memory_optimize at this level (0 or 1; -1: not run), with
+  /// skip_grads and print_log (distc-memory-optimize); skipOptSet applies.
+  int memoryOptimizeLevel = -1;
+  bool skipGrads = false;
+  bool memoryOptimizeLog = false;
   /// Data parallelism over this many trainer ranks (0: a serial program).
   int nranks = 0;
   /// DistributeTranspiler (the transpiler mode itself is

@@ -320,4 +320,40 @@ def ReleaseMemory : Pass<"distc-release-memory", "mlir::ModuleOp"> {
   let dependentDialects = ["distc::pd::PdDialect"];
 }
 
+def MemoryOptimize : Pass<"distc-memory-optimize", "mlir::ModuleOp"> {
+  let summary = "Rename variables to reuse dead ones' memory (memory_optimize)";
+  let description = [{
+    Paddle's `memory_optimize(program, skip_opt_set, print_log, level,
+    skip_grads)` in every main program. In op order, after op i the
+    variables it read for the last time join a pool (oldest first); a
+    variable an op defines takes the name (and in Paddle the memory) of the
+    first pooled one of its dtype whose shape fits: at `level` 0 the same
+    shape, at 1 both or neither batch-sized and no more elements. The
+    rename is the `pd.out_names` entry of its defining op; the planned
+    arena holds the storage. Persistable, rank-0, fetched and
+    persistable-writing variables and `skip` (with `skip-grads`, the
+    optimizer's gradients too) are never renamed nor pooled. `print-log`
+    writes each reuse to stderr:
+    `memory_optimize: fc_0.tmp_2 reuses fc_0.tmp_0 (pool entry 0, shape [-1, 4])`.
+
+    Before:
+    ```mlir
+    %h = pd.relu %x {pd.out_names = ["h"]} : ...
+    %y = pd.tanh %h {pd.out_names = ["y"]} : ...   // h dies here
+    %z = pd.scale %y {pd.out_names = ["z"]} : ...
+    ```
+    After: `%z` is named `h`.
+  }];
+  let options = [
+    Option<"level", "level", "int", /*default=*/"0",
+           "0: reuse only a variable of the same shape; 1: of at least as many elements">,
+    ListOption<"skip", "skip", "std::string",
+               "Variables never renamed nor reused (Paddle's skip_opt_set)">,
+    Option<"skipGrads", "skip-grads", "bool", /*default=*/"false",
+           "Also keep the gradients the optimizer ops read">,
+    Option<"printLog", "print-log", "bool", /*default=*/"false",
+           "Write each reuse to stderr">,
+  ];
+}
+
 #endif // DISTC_TRANSFORMS_PASSES

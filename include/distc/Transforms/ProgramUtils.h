@@ -39,6 +39,11 @@ llvm::StringMap<mlir::Value> variablesByName(mlir::Operation *program);
 /// `pd.out_names`, or the variable a `pd.read_var` reads; "" if unnamed.
 std::string variableName(mlir::Value value);
 
+/// Fails, with an error on `module` naming the first one, when a name of
+/// `skip` (the memory passes' skip_opt_set) is no variable of any program:
+/// a misspelt name would silently protect nothing.
+mlir::LogicalResult checkSkipSet(mlir::ModuleOp module, llvm::ArrayRef<std::string> skip);
+
 /// The catalogue entry of a `pd.<type>` op, or null for structural ops.
 const pd::OpSpec *catalogSpecOf(mlir::Operation *op);
 

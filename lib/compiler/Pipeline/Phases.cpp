@@ -158,6 +158,14 @@ void addOptimizedPasses(OpPassManager &pm, const CompileOptions &options) {
 
 /// The memory passes over the programs (Paddle's release_memory).
 void addPlannedPasses(OpPassManager &pm, const CompileOptions &options) {
+  if (options.memoryOptimizeLevel >= 0) {
+    MemoryOptimizeOptions reuse;
+    reuse.level = options.memoryOptimizeLevel;
+    reuse.skip.assign(options.skipOptSet.begin(), options.skipOptSet.end());
+    reuse.skipGrads = options.skipGrads;
+    reuse.printLog = options.memoryOptimizeLog;
+    pm.addPass(createMemoryOptimize(reuse));
+  }
   if (options.releaseMemory) {
     ReleaseMemoryOptions release;
     release.skip.assign(options.skipOptSet.begin(), options.skipOptSet.end());
@@ -204,8 +212,9 @@ const Phase kPhases[] = {
     {"optimized", "BuildStrategy's optimizations: fused all-reduce buckets (distc-fuse-all-reduce)",
      PhaseResult::ModePrograms, addOptimizedPasses},
     {"planned",
-     "the memory passes: with --release-memory a delete_var after each variable's last use "
-     "(distc-release-memory)",
+     "the memory passes: with --memory-optimize variables renamed to reuse dead ones "
+     "(distc-memory-optimize), with --release-memory a delete_var after each variable's last "
+     "use (distc-release-memory)",
      PhaseResult::ModePrograms, addPlannedPasses},
     {"artifact",
      "kernel calls over buffers (distc-lower-to-artifact) with one planned arena per program, "

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 
@@ -177,6 +178,26 @@ std::string seededLoss(Operation *program) {
       loss = name.str();
   });
   return loss;
+}
+
+LogicalResult checkSkipSet(ModuleOp module, llvm::ArrayRef<std::string> skip) {
+  if (skip.empty())
+    return success();
+  llvm::StringSet<> known;
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (op.getName().getStringRef() != "pd.program")
+      continue;
+    op.walk([&](Operation *nested) {
+      for (Value result : nested->getResults())
+        if (std::string name = variableName(result); !name.empty())
+          known.insert(name);
+    });
+  }
+  for (const std::string &name : skip)
+    if (!known.contains(name))
+      return module.emitError() << "skip_opt_set names '" << name
+                                << "', which is no variable of any program";
+  return success();
 }
 
 } // namespace distc

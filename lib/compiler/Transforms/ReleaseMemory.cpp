@@ -90,24 +90,8 @@ struct ReleaseMemoryPass : impl::ReleaseMemoryBase<ReleaseMemoryPass> {
     llvm::StringSet<> skipSet;
     for (const std::string &name : skip)
       skipSet.insert(name);
-    // Every name of the skip set must be a variable of some program: a
-    // misspelt one would silently skip nothing.
-    llvm::StringSet<> known;
-    for (Operation &op : module.getBody()->getOperations()) {
-      if (op.getName().getStringRef() != "pd.program")
-        continue;
-      op.walk([&](Operation *nested) {
-        for (Value result : nested->getResults())
-          if (std::string name = variableName(result); !name.empty())
-            known.insert(name);
-      });
-    }
-    for (const std::string &name : skip)
-      if (!known.contains(name)) {
-        module.emitError() << "skip_opt_set names '" << name
-                           << "', which is no variable of any program";
-        return signalPassFailure();
-      }
+    if (failed(checkSkipSet(module, llvm::to_vector(skip))))
+      return signalPassFailure();
     for (Operation &op : module.getBody()->getOperations()) {
       if (op.getName().getStringRef() != "pd.program")
         continue;
