@@ -23,6 +23,12 @@
 #include <cstdint>
 #include <vector>
 
+namespace distc::fb {
+struct Artifact;
+struct Program;
+struct Dim;
+} // namespace distc::fb
+
 namespace distc::artifact {
 
 /// Offsets and region starts in an arena are multiples of this: a cache
@@ -67,6 +73,15 @@ struct TempLifetime {
 std::vector<TempLifetime> tempLifetimes(const std::vector<int32_t> &rootOf,
                                         const std::vector<char> &isTemp,
                                         const std::vector<std::vector<int32_t>> &callBuffers);
+
+/// tempLifetimes of `program` of a loaded artifact, whose buffers the
+/// validator has checked (in range, no cycle of views): the validator and
+/// the memory report read the FlatBuffer, the compiler its ArtifactDesc.
+std::vector<TempLifetime> tempLifetimesOf(const fb::Artifact &artifact,
+                                          const fb::Program &program);
+
+/// arenaFootprint of buffer `buffer` of a loaded artifact.
+ArenaFootprint arenaFootprintOf(const fb::Artifact &artifact, uint32_t buffer);
 
 } // namespace distc::artifact
 

@@ -17,6 +17,9 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
 #include <set>
 #include <string>
 
@@ -38,6 +41,16 @@ llvm::StringMap<mlir::Value> variablesByName(mlir::Operation *program);
 /// The Paddle variable name of `value`: its entry in the defining op's
 /// `pd.out_names`, or the variable a `pd.read_var` reads; "" if unnamed.
 std::string variableName(mlir::Value value);
+
+/// The last top-level op of `block` that uses each value defined in it; a
+/// use inside an op's regions counts as the op's. The memory passes'
+/// liveness, as Paddle's (one op list per block).
+llvm::DenseMap<mlir::Value, mlir::Operation *> lastUsesIn(mlir::Block &block);
+
+/// Whether the memory passes may free or rename `value`: a named tensor of
+/// rank > 0 that is not persistable (a read_var), not fetched, not written
+/// to a persistable variable and not in `skip` (Paddle's skip_opt_set).
+bool isMemoryPassCandidate(mlir::Value value, const llvm::StringSet<> &skip);
 
 /// Fails, with an error on `module` naming the first one, when a name of
 /// `skip` (the memory passes' skip_opt_set) is no variable of any program:

@@ -75,36 +75,16 @@ public:
 
   /// Whether `value` may be renamed or pooled.
   bool valid(Value value) const {
-    std::string name = variableName(value);
-    if (name.empty() || skip.contains(name))
-      return false;
-    auto type = dyn_cast<RankedTensorType>(value.getType());
-    if (!type || type.getRank() == 0)
-      return false;
-    if (Operation *def = value.getDefiningOp()) {
-      StringRef kind = def->getName().getStringRef();
-      // A training dropout's mask seed derives from its output's name
-      // (LowerNn.cpp): renamed, it would draw other masks.
-      if (kind == "pd.read_var" || kind == "pd.dropout")
+    // A training dropout's mask seed derives from its output's name
+    // (LowerNn.cpp): renamed, it would draw other masks.
+    if (Operation *def = value.getDefiningOp())
+      if (def->getName().getStringRef() == "pd.dropout")
         return false;
-    }
-    for (Operation *user : value.getUsers()) {
-      StringRef kind = user->getName().getStringRef();
-      if (kind == "pd.fetch" || kind == "pd.write_var")
-        return false;
-    }
-    return true;
+    return isMemoryPassCandidate(value, skip);
   }
 
   void run(Block &block) {
-    // The last top-level op that uses each value of the block.
-    llvm::DenseMap<Value, Operation *> lastUse;
-    for (Operation &op : block)
-      op.walk([&](Operation *nested) {
-        for (Value operand : nested->getOperands())
-          if (operand.getParentBlock() == &block)
-            lastUse[operand] = &op;
-      });
+    llvm::DenseMap<Value, Operation *> lastUse = lastUsesIn(block);
     for (Operation &op : block) {
       // The op's definitions take pooled names.
       for (auto [index, result] : llvm::enumerate(op.getResults()))

@@ -200,4 +200,33 @@ LogicalResult checkSkipSet(ModuleOp module, llvm::ArrayRef<std::string> skip) {
   return success();
 }
 
+llvm::DenseMap<Value, Operation *> lastUsesIn(Block &block) {
+  llvm::DenseMap<Value, Operation *> lastUse;
+  for (Operation &op : block)
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (operand.getParentBlock() == &block)
+          lastUse[operand] = &op;
+    });
+  return lastUse;
+}
+
+bool isMemoryPassCandidate(Value value, const llvm::StringSet<> &skip) {
+  std::string name = variableName(value);
+  if (name.empty() || skip.contains(name))
+    return false;
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() == 0)
+    return false;
+  if (Operation *def = value.getDefiningOp())
+    if (def->getName().getStringRef() == "pd.read_var")
+      return false;
+  for (Operation *user : value.getUsers()) {
+    StringRef kind = user->getName().getStringRef();
+    if (kind == "pd.fetch" || kind == "pd.write_var")
+      return false;
+  }
+  return true;
+}
+
 } // namespace distc

@@ -29,44 +29,16 @@ using namespace mlir;
 namespace distc {
 namespace {
 
-/// Whether release_memory may free `value`: a named, shaped temporary that
-/// is not persistable, not fetched, not written to a variable and not in
-/// `skip`.
-bool releasable(Value value, const llvm::StringSet<> &skip) {
-  std::string name = variableName(value);
-  if (name.empty() || skip.contains(name))
-    return false;
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || type.getRank() == 0)
-    return false;
-  if (Operation *def = value.getDefiningOp())
-    if (def->getName().getStringRef() == "pd.read_var")
-      return false;
-  for (Operation *user : value.getUsers()) {
-    StringRef kind = user->getName().getStringRef();
-    if (kind == "pd.fetch" || kind == "pd.write_var")
-      return false;
-  }
-  return true;
-}
-
 /// Inserts the delete_vars of one program's block; returns how many.
 int releaseBlock(Block &block, const llvm::StringSet<> &skip) {
-  // The last top-level op that uses each value defined in this block.
-  llvm::DenseMap<Value, Operation *> lastUse;
-  for (Operation &op : block)
-    op.walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands())
-        if (operand.getParentBlock() == &block)
-          lastUse[operand] = &op;
-    });
+  llvm::DenseMap<Value, Operation *> lastUse = lastUsesIn(block);
   // In each op's operand order, as Paddle lists an op's inputs.
   llvm::DenseMap<Operation *, llvm::SetVector<Value>> dying;
   for (Operation &op : block)
     op.walk([&](Operation *nested) {
       for (Value operand : nested->getOperands())
         if (operand.getParentBlock() == &block && lastUse.lookup(operand) == &op &&
-            releasable(operand, skip))
+            isMemoryPassCandidate(operand, skip))
           dying[&op].insert(operand);
     });
   int inserted = 0;

@@ -2,6 +2,9 @@
 
 #include "distc/Artifact/ArenaLayout.h"
 
+#include "distc/Artifact/ArtifactDesc.h"
+#include "distc/Artifact/artifact_generated.h"
+
 #include <cstddef>
 #include <limits>
 
@@ -63,6 +66,43 @@ std::vector<TempLifetime> tempLifetimes(const std::vector<int32_t> &rootOf,
     if (first[b] >= 0)
       out.push_back({int32_t(b), first[b], last[b]});
   return out;
+}
+
+std::vector<TempLifetime> tempLifetimesOf(const fb::Artifact &a, const fb::Program &p) {
+  const uint32_t n = a.buffers() ? a.buffers()->size() : 0;
+  std::vector<int32_t> roots(n);
+  std::vector<char> isTemp(n);
+  for (uint32_t b = 0; b < n; ++b) {
+    int32_t root = int32_t(b);
+    while (a.buffers()->Get(uint32_t(root))->kind() == fb::BufferKind::View)
+      root = a.buffers()->Get(uint32_t(root))->alias_of();
+    roots[b] = root;
+    isTemp[b] = a.buffers()->Get(b)->kind() == fb::BufferKind::Temp;
+  }
+  std::vector<std::vector<int32_t>> callBuffers;
+  if (p.calls())
+    for (const fb::KernelCall *call : *p.calls()) {
+      std::vector<int32_t> used;
+      if (call->inputs())
+        used.assign(call->inputs()->begin(), call->inputs()->end());
+      if (call->outputs())
+        used.insert(used.end(), call->outputs()->begin(), call->outputs()->end());
+      callBuffers.push_back(std::move(used));
+    }
+  callBuffers.emplace_back();
+  if (p.fetches())
+    for (const fb::Fetch *fetch : *p.fetches())
+      callBuffers.back().push_back(fetch->buffer());
+  return tempLifetimes(roots, isTemp, callBuffers);
+}
+
+ArenaFootprint arenaFootprintOf(const fb::Artifact &a, uint32_t buffer) {
+  const fb::Buffer &b = *a.buffers()->Get(buffer);
+  std::vector<DimTerm> dims;
+  if (b.dims())
+    for (const fb::Dim *d : *b.dims())
+      dims.push_back({d->sym(), d->value(), d->div()});
+  return arenaFootprint(dims, elementBytes(DType(b.dtype())));
 }
 
 } // namespace distc::artifact

@@ -278,14 +278,6 @@ private:
     return !p.arena() || checkArena(p, where);
   }
 
-  /// The root buffer whose storage buffer `i` is (views followed; the
-  /// buffers are checked first, so there is no cycle).
-  int32_t rootOf(int32_t i) const {
-    while (a_.buffers()->Get(uint32_t(i))->kind() == fb::BufferKind::View)
-      i = a_.buffers()->Get(uint32_t(i))->alias_of();
-    return i;
-  }
-
   /// A program's arena (artifact.fbs, Arena): every slot a Temp buffer the
   /// program uses, once, with a footprint the arena can hold; and no two
   /// slots of one region whose uses overlap, recomputed from the calls,
@@ -303,28 +295,8 @@ private:
     if (arena.scaled_symbol() < -1 || arena.scaled_symbol() >= int32_t(numSymbols_))
       return fail(at + " scales with symbol " + std::to_string(arena.scaled_symbol()) +
                   ", which the artifact does not have");
-    std::vector<int32_t> roots(numBuffers_);
-    std::vector<char> isTemp(numBuffers_);
-    for (uint32_t b = 0; b < numBuffers_; ++b) {
-      roots[b] = rootOf(int32_t(b));
-      isTemp[b] = a_.buffers()->Get(b)->kind() == fb::BufferKind::Temp;
-    }
-    std::vector<std::vector<int32_t>> callBuffers;
-    if (p.calls())
-      for (const fb::KernelCall *call : *p.calls()) {
-        std::vector<int32_t> used;
-        if (call->inputs())
-          used.assign(call->inputs()->begin(), call->inputs()->end());
-        if (call->outputs())
-          used.insert(used.end(), call->outputs()->begin(), call->outputs()->end());
-        callBuffers.push_back(std::move(used));
-      }
-    callBuffers.emplace_back();
-    if (p.fetches())
-      for (const fb::Fetch *f : *p.fetches())
-        callBuffers.back().push_back(f->buffer());
     std::vector<int64_t> first(numBuffers_, -1), last(numBuffers_, -1);
-    for (const TempLifetime &t : tempLifetimes(roots, isTemp, callBuffers)) {
+    for (const TempLifetime &t : tempLifetimesOf(a_, p)) {
       first[size_t(t.buffer)] = t.first;
       last[size_t(t.buffer)] = t.last;
     }
@@ -346,11 +318,7 @@ private:
       seen[b] = 1;
       if (first[b] < 0)
         return fail(slotAt + " holds " + bufferLabel(b) + ", which the program never uses");
-      std::vector<DimTerm> dims;
-      if (buffer.dims())
-        for (const fb::Dim *d : *buffer.dims())
-          dims.push_back({d->sym(), d->value(), d->div()});
-      ArenaFootprint f = arenaFootprint(dims, elementBytes(DType(buffer.dtype())));
+      ArenaFootprint f = arenaFootprintOf(a_, b);
       const bool scaled = slot.scaled();
       if (f.kind != (scaled ? ArenaFootprint::Kind::Scaled : ArenaFootprint::Kind::Static) ||
           (scaled && f.symbol != arena.scaled_symbol()))

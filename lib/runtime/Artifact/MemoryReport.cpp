@@ -65,40 +65,11 @@ ProgramFigures figuresOf(const fb::Artifact &a, const fb::Program &p) {
   ProgramFigures f;
   f.name = str(p.mode()) + "/" + str(p.role()) + "/" +
            (p.kind() == fb::ProgramKind::Startup ? "startup" : "main");
-  const uint32_t n = a.buffers() ? a.buffers()->size() : 0;
-  std::vector<int32_t> roots(n);
-  std::vector<char> isTemp(n);
-  for (uint32_t b = 0; b < n; ++b) {
-    int32_t root = int32_t(b);
-    while (a.buffers()->Get(uint32_t(root))->kind() == fb::BufferKind::View)
-      root = a.buffers()->Get(uint32_t(root))->alias_of();
-    roots[b] = root;
-    isTemp[b] = a.buffers()->Get(b)->kind() == fb::BufferKind::Temp;
-  }
-  std::vector<std::vector<int32_t>> callBuffers;
-  if (p.calls())
-    for (const fb::KernelCall *call : *p.calls()) {
-      std::vector<int32_t> used;
-      if (call->inputs())
-        used.assign(call->inputs()->begin(), call->inputs()->end());
-      if (call->outputs())
-        used.insert(used.end(), call->outputs()->begin(), call->outputs()->end());
-      callBuffers.push_back(std::move(used));
-    }
-  callBuffers.emplace_back();
-  if (p.fetches())
-    for (const fb::Fetch *fetch : *p.fetches())
-      callBuffers.back().push_back(fetch->buffer());
   // The symbol: the arena's, else the one most temporaries scale with.
   std::map<int32_t, int> counts;
   std::vector<std::pair<TempLifetime, ArenaFootprint>> temps;
-  for (const TempLifetime &t : tempLifetimes(roots, isTemp, callBuffers)) {
-    const fb::Buffer &b = *a.buffers()->Get(uint32_t(t.buffer));
-    std::vector<DimTerm> dims;
-    if (b.dims())
-      for (const fb::Dim *d : *b.dims())
-        dims.push_back({d->sym(), d->value(), d->div()});
-    temps.push_back({t, arenaFootprint(dims, elementBytes(DType(b.dtype())))});
+  for (const TempLifetime &t : tempLifetimesOf(a, p)) {
+    temps.push_back({t, arenaFootprintOf(a, uint32_t(t.buffer))});
     if (temps.back().second.kind == ArenaFootprint::Kind::Scaled)
       ++counts[temps.back().second.symbol];
   }
@@ -177,14 +148,11 @@ void appendArtifact(const fb::Artifact &a, const std::string &indent, std::strin
   int64_t bytes[3] = {0, 0, 0};
   int count[3] = {0, 0, 0};
   if (a.buffers())
-    for (const fb::Buffer *b : *a.buffers()) {
+    for (uint32_t i = 0; i < a.buffers()->size(); ++i) {
+      const fb::Buffer *b = a.buffers()->Get(i);
       if (b->kind() != fb::BufferKind::Persistent)
         continue;
-      std::vector<DimTerm> dims;
-      if (b->dims())
-        for (const fb::Dim *d : *b->dims())
-          dims.push_back({d->sym(), d->value(), d->div()});
-      ArenaFootprint fp = arenaFootprint(dims, elementBytes(DType(b->dtype())));
+      ArenaFootprint fp = arenaFootprintOf(a, i);
       int k = params.count(str(b->name())) ? 0 : state.count(str(b->name())) ? 1 : 2;
       bytes[k] += fp.bytes;
       ++count[k];

@@ -2,29 +2,16 @@
 
 #include "distc/Runtime/DType.h"
 
+#include "distc/Artifact/ArtifactDesc.h"
+
 #include <cstring>
 #include <iterator>
 
 namespace distc::runtime {
 
 size_t dtypeSize(DType dtype) {
-  switch (dtype) {
-  case DType::Bool:
-  case DType::Int8:
-  case DType::UInt8:
-    return 1;
-  case DType::Int16:
-  case DType::Float16:
-  case DType::BFloat16:
-    return 2;
-  case DType::Int32:
-  case DType::Float32:
-    return 4;
-  case DType::Int64:
-  case DType::Float64:
-    return 8;
-  }
-  return 1;
+  // DType is the artifact's (DType.h), which knows the sizes.
+  return size_t(artifact::elementBytes(dtype));
 }
 
 static const char *const kNames[] = {"b1",  "i8",  "u8",   "i16", "i32",
