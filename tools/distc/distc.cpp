@@ -128,7 +128,6 @@ void addParallelFlags(CLI::App &app, distc::pipeline::CompileOptions &options) {
                  "With --fuse-all-reduce: the largest bucket in MiB (fuse_grad_size_in_MB, "
                  "default 32)")
       ->group(group);
-  // --- Memory ---
   // An optional value: --memory-optimize is level 0 (CLI11 would apply a
   // flag's {default} even when the flag is absent).
   app.add_option_function<std::string>(

@@ -31,6 +31,10 @@ struct Dim;
 
 namespace distc::artifact {
 
+struct ArtifactDesc;
+struct ProgramDesc;
+struct BufferDesc;
+
 /// Offsets and region starts in an arena are multiples of this: a cache
 /// line, and enough for any vector load.
 inline constexpr int64_t kArenaAlignment = 64;
@@ -74,14 +78,18 @@ std::vector<TempLifetime> tempLifetimes(const std::vector<int32_t> &rootOf,
                                         const std::vector<char> &isTemp,
                                         const std::vector<std::vector<int32_t>> &callBuffers);
 
-/// tempLifetimes of `program` of a loaded artifact, whose buffers the
-/// validator has checked (in range, no cycle of views): the validator and
-/// the memory report read the FlatBuffer, the compiler its ArtifactDesc.
+/// tempLifetimes of `program`, from a loaded artifact whose buffers the
+/// validator has checked (in range, no cycle of views), or from the
+/// ArtifactDesc the compiler is writing: the validator and the memory
+/// report read the one, the arena planner (PlanArenas.h) the other.
 std::vector<TempLifetime> tempLifetimesOf(const fb::Artifact &artifact,
                                           const fb::Program &program);
+std::vector<TempLifetime> tempLifetimesOf(const ArtifactDesc &artifact,
+                                          const ProgramDesc &program);
 
-/// arenaFootprint of buffer `buffer` of a loaded artifact.
+/// arenaFootprint of buffer `buffer` of a loaded artifact, or of `buffer`.
 ArenaFootprint arenaFootprintOf(const fb::Artifact &artifact, uint32_t buffer);
+ArenaFootprint arenaFootprintOf(const BufferDesc &buffer);
 
 } // namespace distc::artifact
 

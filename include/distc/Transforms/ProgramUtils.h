@@ -52,10 +52,15 @@ llvm::DenseMap<mlir::Value, mlir::Operation *> lastUsesIn(mlir::Block &block);
 /// to a persistable variable and not in `skip` (Paddle's skip_opt_set).
 bool isMemoryPassCandidate(mlir::Value value, const llvm::StringSet<> &skip);
 
-/// Fails, with an error on `module` naming the first one, when a name of
-/// `skip` (the memory passes' skip_opt_set) is no variable of any program:
-/// a misspelt name would silently protect nothing.
-mlir::LogicalResult checkSkipSet(mlir::ModuleOp module, llvm::ArrayRef<std::string> skip);
+/// The memory passes' skip_opt_set as a set; fails, with an error on
+/// `module` naming the first one, when a name of `skip` is no variable of
+/// any program: a misspelt name would silently protect nothing.
+mlir::FailureOr<llvm::StringSet<>> skipSetOf(mlir::ModuleOp module,
+                                             llvm::ArrayRef<std::string> skip);
+
+/// fn(block) for every block of the main programs of `module` (the memory
+/// passes leave startup programs alone).
+void forEachMainProgramBlock(mlir::ModuleOp module, llvm::function_ref<void(mlir::Block &)> fn);
 
 /// The catalogue entry of a `pd.<type>` op, or null for structural ops.
 const pd::OpSpec *catalogSpecOf(mlir::Operation *op);

@@ -28,38 +28,13 @@ memory::ArenaPlan planRegion(const std::vector<memory::BufferLifetime> &buffers)
 }
 
 ArenaDesc planProgram(const ArtifactDesc &desc, const ProgramDesc &program) {
-  const size_t n = desc.buffers.size();
-  std::vector<int32_t> rootOf(n);
-  std::vector<char> isTemp(n);
-  for (size_t b = 0; b < n; ++b) {
-    int32_t root = int32_t(b);
-    // Views chain to their base; lowering never makes a cycle.
-    for (size_t hops = 0; desc.buffers[size_t(root)].kind == BufferKind::View && hops < n; ++hops)
-      root = desc.buffers[size_t(root)].aliasOf;
-    rootOf[b] = root;
-    isTemp[b] = desc.buffers[b].kind == BufferKind::Temp;
-  }
-  std::vector<std::vector<int32_t>> callBuffers;
-  for (const KernelCallDesc &call : program.calls) {
-    std::vector<int32_t> used = call.inputs;
-    used.insert(used.end(), call.outputs.begin(), call.outputs.end());
-    callBuffers.push_back(std::move(used));
-  }
-  // Fetches are read after the last call.
-  callBuffers.emplace_back();
-  for (const NamedBuffer &fetch : program.fetches)
-    callBuffers.back().push_back(fetch.buffer);
-  std::vector<TempLifetime> lifetimes = tempLifetimes(rootOf, isTemp, callBuffers);
+  std::vector<TempLifetime> lifetimes = tempLifetimesOf(desc, program);
 
   // Footprints; the scaled region takes the symbol with the most bytes.
   std::vector<ArenaFootprint> footprints;
   std::map<int32_t, int64_t> scaledBytes;
   for (const TempLifetime &t : lifetimes) {
-    const BufferDesc &b = desc.buffers[size_t(t.buffer)];
-    std::vector<DimTerm> dims;
-    for (const DimDesc &d : b.dims)
-      dims.push_back({d.sym, d.value, d.div});
-    footprints.push_back(arenaFootprint(dims, elementBytes(b.dtype)));
+    footprints.push_back(arenaFootprintOf(desc.buffers[size_t(t.buffer)]));
     if (footprints.back().kind == ArenaFootprint::Kind::Scaled)
       scaledBytes[footprints.back().symbol] += footprints.back().bytes;
   }

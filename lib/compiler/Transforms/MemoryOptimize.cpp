@@ -158,35 +158,24 @@ struct MemoryOptimizePass : impl::MemoryOptimizeBase<MemoryOptimizePass> {
                          << " is neither 0 nor 1";
       return signalPassFailure();
     }
-    if (failed(checkSkipSet(module, llvm::to_vector(skip))))
+    FailureOr<llvm::StringSet<>> skipSet = skipSetOf(module, llvm::to_vector(skip));
+    if (failed(skipSet))
       return signalPassFailure();
-    llvm::StringSet<> skipSet;
-    for (const std::string &name : skip)
-      skipSet.insert(name);
-    for (Operation &op : module.getBody()->getOperations()) {
-      if (op.getName().getStringRef() != "pd.program")
-        continue;
-      op.walk([&](Operation *nested) {
-        // skip_grads: the gradients the optimizer ops read (Paddle's
-        // op_role_var[1] of each optimize op).
-        if (skipGrads && (opRole(nested) & pd::OpRole::Optimize))
-          for (Value operand : nested->getOperands())
-            if (StringRef(variableName(operand)).ends_with("@GRAD"))
-              skipSet.insert(variableName(operand));
+    // skip_grads: the gradients the optimizer ops read (Paddle's
+    // op_role_var[1] of each optimize op).
+    if (skipGrads)
+      forEachMainProgramBlock(module, [&](Block &block) {
+        block.walk([&](Operation *op) {
+          if (opRole(op) & pd::OpRole::Optimize)
+            for (Value operand : op->getOperands())
+              if (StringRef(variableName(operand)).ends_with("@GRAD"))
+                skipSet->insert(variableName(operand));
+        });
       });
-    }
-    for (Operation &op : module.getBody()->getOperations()) {
-      if (op.getName().getStringRef() != "pd.program")
-        continue;
-      auto kind = op.getAttrOfType<StringAttr>("pd.kind");
-      if (kind && kind.getValue() == "startup")
-        continue;
-      for (Region &region : op.getRegions())
-        for (Block &block : region) {
-          Optimizer optimizer(static_cast<int>(level), skipSet, printLog);
-          optimizer.run(block);
-        }
-    }
+    forEachMainProgramBlock(module, [&](Block &block) {
+      Optimizer optimizer(static_cast<int>(level), *skipSet, printLog);
+      optimizer.run(block);
+    });
   }
 };
 

@@ -180,9 +180,12 @@ std::string seededLoss(Operation *program) {
   return loss;
 }
 
-LogicalResult checkSkipSet(ModuleOp module, llvm::ArrayRef<std::string> skip) {
+FailureOr<llvm::StringSet<>> skipSetOf(ModuleOp module, llvm::ArrayRef<std::string> skip) {
+  llvm::StringSet<> set;
+  for (const std::string &name : skip)
+    set.insert(name);
   if (skip.empty())
-    return success();
+    return set;
   llvm::StringSet<> known;
   for (Operation &op : module.getBody()->getOperations()) {
     if (op.getName().getStringRef() != "pd.program")
@@ -197,7 +200,20 @@ LogicalResult checkSkipSet(ModuleOp module, llvm::ArrayRef<std::string> skip) {
     if (!known.contains(name))
       return module.emitError() << "skip_opt_set names '" << name
                                 << "', which is no variable of any program";
-  return success();
+  return set;
+}
+
+void forEachMainProgramBlock(ModuleOp module, llvm::function_ref<void(Block &)> fn) {
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (op.getName().getStringRef() != "pd.program")
+      continue;
+    auto kind = op.getAttrOfType<StringAttr>("pd.kind");
+    if (kind && kind.getValue() == "startup")
+      continue;
+    for (Region &region : op.getRegions())
+      for (Block &block : region)
+        fn(block);
+  }
 }
 
 llvm::DenseMap<Value, Operation *> lastUsesIn(Block &block) {

@@ -59,21 +59,10 @@ struct ReleaseMemoryPass : impl::ReleaseMemoryBase<ReleaseMemoryPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    llvm::StringSet<> skipSet;
-    for (const std::string &name : skip)
-      skipSet.insert(name);
-    if (failed(checkSkipSet(module, llvm::to_vector(skip))))
+    FailureOr<llvm::StringSet<>> skipSet = skipSetOf(module, llvm::to_vector(skip));
+    if (failed(skipSet))
       return signalPassFailure();
-    for (Operation &op : module.getBody()->getOperations()) {
-      if (op.getName().getStringRef() != "pd.program")
-        continue;
-      auto kind = op.getAttrOfType<StringAttr>("pd.kind");
-      if (kind && kind.getValue() == "startup")
-        continue;
-      for (Region &region : op.getRegions())
-        for (Block &block : region)
-          releaseBlock(block, skipSet);
-    }
+    forEachMainProgramBlock(module, [&](Block &block) { releaseBlock(block, *skipSet); });
   }
 };
 

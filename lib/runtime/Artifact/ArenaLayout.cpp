@@ -96,6 +96,37 @@ std::vector<TempLifetime> tempLifetimesOf(const fb::Artifact &a, const fb::Progr
   return tempLifetimes(roots, isTemp, callBuffers);
 }
 
+std::vector<TempLifetime> tempLifetimesOf(const ArtifactDesc &desc, const ProgramDesc &program) {
+  const size_t n = desc.buffers.size();
+  std::vector<int32_t> roots(n);
+  std::vector<char> isTemp(n);
+  for (size_t b = 0; b < n; ++b) {
+    int32_t root = int32_t(b);
+    // Views chain to their base; lowering never makes a cycle.
+    for (size_t hops = 0; desc.buffers[size_t(root)].kind == BufferKind::View && hops < n; ++hops)
+      root = desc.buffers[size_t(root)].aliasOf;
+    roots[b] = root;
+    isTemp[b] = desc.buffers[b].kind == BufferKind::Temp;
+  }
+  std::vector<std::vector<int32_t>> callBuffers;
+  for (const KernelCallDesc &call : program.calls) {
+    std::vector<int32_t> used = call.inputs;
+    used.insert(used.end(), call.outputs.begin(), call.outputs.end());
+    callBuffers.push_back(std::move(used));
+  }
+  callBuffers.emplace_back();
+  for (const NamedBuffer &fetch : program.fetches)
+    callBuffers.back().push_back(fetch.buffer);
+  return tempLifetimes(roots, isTemp, callBuffers);
+}
+
+ArenaFootprint arenaFootprintOf(const BufferDesc &buffer) {
+  std::vector<DimTerm> dims;
+  for (const DimDesc &d : buffer.dims)
+    dims.push_back({d.sym, d.value, d.div});
+  return arenaFootprint(dims, elementBytes(buffer.dtype));
+}
+
 ArenaFootprint arenaFootprintOf(const fb::Artifact &a, uint32_t buffer) {
   const fb::Buffer &b = *a.buffers()->Get(buffer);
   std::vector<DimTerm> dims;

@@ -82,27 +82,14 @@ bool PeerProcess::alive() const {
   return ::poll(&p, 1, 0) == 0;
 }
 
-bool PeerProcess::copyFrom(uint64_t address, void *local, size_t bytes,
-                           PeerCopyError &error) const {
+bool PeerProcess::copy(bool toPeer, uint64_t address, unsigned char *local, size_t bytes,
+                       PeerCopyError &error) const {
   if (!alive()) {
     error.peerGone = true;
     error.what = "the process has exited";
     return false;
   }
-  return copyLoop(false, pid_, address, static_cast<unsigned char *>(local), bytes, error);
-}
-
-bool PeerProcess::copyTo(const void *local, uint64_t address, size_t bytes,
-                         PeerCopyError &error) const {
-  if (!alive()) {
-    error.peerGone = true;
-    error.what = "the process has exited";
-    return false;
-  }
-  // process_vm_writev only reads the local side.
-  return copyLoop(true, pid_, address,
-                  const_cast<unsigned char *>(static_cast<const unsigned char *>(local)), bytes,
-                  error);
+  return copyLoop(toPeer, pid_, address, local, bytes, error);
 }
 
 #else
@@ -114,16 +101,23 @@ PeerProcess::PeerProcess(long pid) : pid_(pid) {}
 PeerProcess::~PeerProcess() = default;
 bool PeerProcess::alive() const { return true; }
 
-bool PeerProcess::copyFrom(uint64_t, void *, size_t, PeerCopyError &error) const {
-  error.what = "copies between processes need Linux";
-  return false;
-}
-
-bool PeerProcess::copyTo(const void *, uint64_t, size_t, PeerCopyError &error) const {
+bool PeerProcess::copy(bool, uint64_t, unsigned char *, size_t, PeerCopyError &error) const {
   error.what = "copies between processes need Linux";
   return false;
 }
 
 #endif
+
+bool PeerProcess::copyFrom(uint64_t address, void *local, size_t bytes,
+                           PeerCopyError &error) const {
+  return copy(false, address, static_cast<unsigned char *>(local), bytes, error);
+}
+
+bool PeerProcess::copyTo(const void *local, uint64_t address, size_t bytes,
+                         PeerCopyError &error) const {
+  // process_vm_writev only reads the local side.
+  return copy(true, address, const_cast<unsigned char *>(static_cast<const unsigned char *>(local)),
+              bytes, error);
+}
 
 } // namespace distc::pserver::detail

@@ -59,6 +59,10 @@ public:
   bool copyTo(const void *local, uint64_t address, size_t bytes, PeerCopyError &error) const;
 
 private:
+  /// Checks that the process is still there, then copies.
+  bool copy(bool toPeer, uint64_t address, unsigned char *local, size_t bytes,
+            PeerCopyError &error) const;
+
   long pid_;
   int pidfd_ = -1;
 };

@@ -451,8 +451,8 @@ struct Session::ProgramRun {
   /// "program MODE/ROLE/KIND", the start of every message.
   const std::string where;
   SymbolBindings bindings;
-  /// The program's arena block, and where its scaled region starts and
-  /// how many bytes a unit of the scaled symbol is worth in this run.
+  /// The program's arena block (bindArena), and the bytes of it this run's
+  /// bindings need.
   Tensor arena;
   int64_t arenaBytes = 0;
   /// Per buffer: its tensor in this run, once materialized.
