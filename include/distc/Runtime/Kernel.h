@@ -68,6 +68,7 @@ public:
   double floatAttr(std::string_view name) const;
   std::string stringAttr(std::string_view name) const;
   std::vector<int64_t> intsAttr(std::string_view name) const;
+  std::vector<double> floatsAttr(std::string_view name) const;
   bool hasAttr(std::string_view name) const { return findAttr(name) != nullptr; }
 
   [[noreturn]] void fail(const std::string &message) const;

@@ -11,6 +11,8 @@
 
 #include "distc/Artifact/KernelSignatures.h"
 
+#include "distc/Artifact/ElementwiseLoop.h"
+
 #include <algorithm>
 #include <ostream>
 
@@ -51,6 +53,15 @@ std::vector<KernelSignature> declareKernels() {
        "... else 0, in x's type). x, y and out have equal rank; each x/y "
        "dim equals out's or is 1 (NumPy broadcasting). Also Int32/Int64 (integer `div` by zero "
        "is an error)"},
+      {"fused_elementwise", kForward, "x...", "out...",
+       {req("code", T::Ints), req("imms", T::Floats), req("outputs", T::Ints)},
+       "a generated loop (enable_auto_fusion, fuse_elewise_add_act_ops): `code` is a program of "
+       "4 integers per instruction (opcode, register a, register b, first immediate in `imms`; -1 "
+       "where unused) over registers 0..n−1 = the inputs, instruction i writing register n + i; "
+       "output k receives register `outputs[k]`. Outputs share one shape and dtype (Float32 or "
+       "Float64); each input has that shape, or a trailing part of it after leading 1s, repeated "
+       "over the leading dims. The opcodes and what each computes are listed below the kernels "
+       "(distc/Artifact/ElementwiseLoop.h)"},
       {"unary", kForward, "x", "out", {req("op", T::String)},
        "`op` is `relu`/`sigmoid`/`tanh`/`gelu`/`gelu_tanh`/`square`/`exp`/`log`/`sqrt`/`abs`/"
        "`neg`; element-wise; `gelu` is the erf form, `gelu_tanh` the tanh approximation"},
@@ -59,6 +70,22 @@ std::vector<KernelSignature> declareKernels() {
        "equal ranks r ≥ 2; a's last two dims are [M,K] ([K,M] if trans_a), b's [K,N] ([N,K] if "
        "trans_b); out is [..., M, N]; leading (batch) dims broadcast NumPy-style to out's. GEMM "
        "through BLAS"},
+      {"gemm_epilogue", kForward, "x, y, bias", "out, pre_act?",
+       {opt("activation", T::String, "none"), opt("trans_x", T::Int, "0"),
+        opt("trans_y", T::Int, "0")},
+       "Paddle's fused_gemm_epilogue: x [M,K] ([K,M] if trans_x), y [K,N] ([N,K] if trans_y), "
+       "bias [N]; out [M,N] = act(op(x)·op(y) + bias) with `activation` `none`, `relu`, `gelu` "
+       "(erf form) or `gelu_tanh` (tanh approximation), the formulas of `unary`; pre_act, when "
+       "given, = op(x)·op(y) + bias. One GEMM as `matmul`'s, then bias and activation in one "
+       "pass: equal to `matmul`, `binary` add and `unary`"},
+      {"gemm_epilogue_grad", kTraining, "dout, x, y, act_input?", "dx?, dy?, dbias?",
+       {opt("activation", T::String, "none"), opt("trans_x", T::Int, "0"),
+        opt("trans_y", T::Int, "0")},
+       "gradients of `gemm_epilogue` (same attributes). act_input, required unless activation "
+       "is `none`, is the forward out for `relu` and pre_act for `gelu`/`gelu_tanh`; d = dout·"
+       "act' as `unary_grad` computes it (d = dout for `none`; dout is not written); dx, dy = "
+       "the gradients of op(x)·op(y) for d, as `matmul`s; dbias [N] = Σ_rows d, summed in "
+       "Float64 as `reduce`. Absent outputs are not computed"},
       {"clip", kForward, "x", "out", {req("max", T::Float), req("min", T::Float)},
        "out = min if x < min, max if x > max, else x (Paddle's clip); min > max is an error"},
       {"softmax", kForward, "x", "out", {req("axis", T::Int)},
@@ -200,6 +227,25 @@ std::vector<KernelSignature> declareKernels() {
        "param_out = p − lr_t·m/(sqrt(v) + epsilon·sqrt(1−beta2_pow)); moment outputs m, v; "
        "beta1_pow_out = beta1_pow·beta1, beta2_pow_out = beta2_pow·beta2 (Paddle starts "
        "beta1_pow at beta1)"},
+      {"merged_adam", kTraining, "operands...", "results...",
+       {req("beta1", T::Float), req("beta2", T::Float), req("count", T::Int),
+        opt("decoupled", T::Int, "0"), req("epsilon", T::Float), opt("weight_decay", T::Float, "0")},
+       "Paddle's merged_adam: `adam` on n = count parameters in one multi-tensor loop. operands: "
+       "the n params, then the n grads, moment1s, moment2s, beta1_pows, beta2_pows, then one lr "
+       "(6n+1); results: the n param_outs, then the moment1_outs, moment2_outs, beta1_pow_outs, "
+       "beta2_pow_outs (5n). Group i's results are bitwise `adam`'s on its operands; the params "
+       "share one dtype"},
+      {"merged_momentum", kTraining, "operands...", "results...",
+       {req("count", T::Int), req("mu", T::Float), opt("regularization_coeff", T::Float, "0"),
+        opt("use_nesterov", T::Int, "0")},
+       "Paddle's merged_momentum: `momentum` on n = count parameters in one multi-tensor loop. "
+       "operands: the n params, then the n grads, the n velocities, then one lr (3n+1); "
+       "results: the n param_outs, then the n velocity_outs (2n). Group i's results are bitwise "
+       "`momentum`'s on its operands; the params share one dtype"},
+      {"merged_sgd", kTraining, "operands...", "results...", {req("count", T::Int)},
+       "`sgd` on n = count parameters in one multi-tensor loop. operands: the n params, then "
+       "the n grads, then one lr (2n+1); results: the n param_outs. Group i's result is bitwise "
+       "`sgd`'s on its operands; the params share one dtype"},
       {"adagrad", kTraining, "param, grad, moment, lr", "param_out, moment_out",
        {opt("decay", T::Float, "0"), opt("decayed", T::Int, "0"), req("epsilon", T::Float)},
        "Paddle's adagrad, or decayed_adagrad when decayed: m = moment + grad², or decay·moment + "
@@ -543,6 +589,13 @@ void printKernelReference(std::ostream &os) {
       os << " | " << k.semantics << " |\n";
     }
   }
+  os << "\n## Instructions of `fused_elementwise`\n\n"
+        "Opcode i is row i; a and b are the instruction's registers, the immediates\n"
+        "are read from `imms` from its fourth integer on.\n\n"
+        "| opcode | name | registers | immediates | computes |\n|---|---|---|---|---|\n";
+  for (const LoopOpInfo &info : kLoopOps)
+    os << "| " << int64_t(info.op) << " | `" << info.name << "` | " << int(info.operands) << " | "
+       << int(info.immediates) << " | " << info.meaning << " |\n";
 }
 
 } // namespace distc::artifact

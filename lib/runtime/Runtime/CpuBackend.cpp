@@ -32,6 +32,9 @@ const KernelRegistry &cpuKernelRegistry() {
     kernels::registerParamActivationKernels(r);
     kernels::registerConvKernels(r);
     kernels::registerPoolKernels(r);
+    kernels::registerFusedElementwiseKernels(r);
+    kernels::registerGemmEpilogueKernels(r);
+    kernels::registerMergedOptimizerKernels(r);
     return r;
   }();
   return registry;

@@ -92,6 +92,13 @@ std::vector<int64_t> KernelContext::intsAttr(std::string_view name) const {
   return std::vector<int64_t>(a->ints()->begin(), a->ints()->end());
 }
 
+std::vector<double> KernelContext::floatsAttr(std::string_view name) const {
+  const auto *a = findAttr(name);
+  if (!a || !a->floats())
+    return {};
+  return std::vector<double>(a->floats()->begin(), a->floats()->end());
+}
+
 void KernelContext::fail(const std::string &message) const { throw KernelError(message); }
 
 KernelFn KernelRegistry::find(std::string_view name) const {

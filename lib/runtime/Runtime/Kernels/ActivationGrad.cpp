@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ActivationMath.h"
 #include "KernelUtils.h"
 #include "Registration.h"
 #include "VectorMath.h"
@@ -34,41 +35,26 @@ void mapGradScalar(const Tensor &v, const Tensor &dout, Tensor &dx, F f) {
   mapScalar(v.data<T>(), dout.data<T>(), dx.data<T>(), v.numel(), f);
 }
 
+// The GELU derivatives are ActivationMath.h's, shared with
+// gemm_epilogue_grad.
+
 /// GELU (erf form): dx = dout * (Phi(x) + x phi(x)).
 template <typename T> void geluGrad(const Tensor &v, const Tensor &dout, Tensor &dx) {
   if constexpr (std::is_same_v<T, float>)
-    mapGrad<float>(
-        v, dout, dx,
-        [](float x, float g) { return g * (vmath::normalCdf(x) + x * vmath::normalPdf(x)); },
-        kCostlyGrain);
+    mapGrad<float>(v, dout, dx, [](float x, float g) { return act::geluGrad(x, g); },
+                   kCostlyGrain);
   else
-    mapGradScalar<T>(v, dout, dx, [](T x, T g) {
-      const T cdf = T(0.5) * (1 + std::erf(x / std::sqrt(T(2))));
-      const T pdf = std::exp(T(-0.5) * x * x) / std::sqrt(2 * T(M_PI));
-      return g * (cdf + x * pdf);
-    });
+    mapGradScalar<T>(v, dout, dx, [](T x, T g) { return act::geluGrad(x, g); });
 }
 
-/// GELU (tanh approximation), the exact derivative of
-/// out = 0.5 x (1 + t), t = tanh(k (x + c x^3)), k = sqrt(2/pi), c = 0.044715:
-///   0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2).
-/// Float32 writes 0.5 (1 + t) as s = sigmoid(2u) and 0.5 (1 - t^2) as
-/// 2 s (1 - s): the same values, vectorizable and without cancellation.
+/// GELU (tanh approximation), the exact derivative of the forward formula.
 template <typename T> void geluTanhGrad(const Tensor &v, const Tensor &dout, Tensor &dx) {
-  const T k = std::sqrt(T(2) / T(M_PI)), c = T(0.044715);
+  const T k = act::geluTanhK<T>();
   if constexpr (std::is_same_v<T, float>)
-    mapGrad<float>(
-        v, dout, dx,
-        [k, c](float x, float g) {
-          const float s = vmath::sigmoid(2.0f * k * (x + c * x * x * x));
-          return g * (s + 2.0f * x * s * (1.0f - s) * k * (1.0f + 3.0f * c * x * x));
-        },
-        kCostlyGrain);
+    mapGrad<float>(v, dout, dx, [k](float x, float g) { return act::geluTanhGrad(x, g, k); },
+                   kCostlyGrain);
   else
-    mapGradScalar<T>(v, dout, dx, [k, c](T x, T g) {
-      const T t = std::tanh(k * (x + c * x * x * x));
-      return g * (T(0.5) * (1 + t) + T(0.5) * x * (1 - t * t) * k * (1 + 3 * c * x * x));
-    });
+    mapGradScalar<T>(v, dout, dx, [k](T x, T g) { return act::geluTanhGrad(x, g, k); });
 }
 
 enum class UnaryOp { Relu, Sigmoid, Tanh, Exp, Sqrt, Gelu, GeluTanh, Square, Log, Abs, Neg };
@@ -91,7 +77,7 @@ template <typename T> void unaryGrad(UnaryOp op, const Tensor &v, const Tensor &
   switch (op) {
   // v = out
   case UnaryOp::Relu:
-    return mapGrad<T>(v, dout, dx, [](T out, T g) { return out > T(0) ? g : T(0); });
+    return mapGrad<T>(v, dout, dx, [](T out, T g) { return act::reluGrad(out, g); });
   case UnaryOp::Sigmoid:
     return mapGrad<T>(v, dout, dx, [](T out, T g) { return g * out * (T(1) - out); });
   case UnaryOp::Tanh:

@@ -1,5 +1,6 @@
 //===- Elementwise.cpp - scale, binary (broadcasting), unary, clip --------===//
 
+#include "ActivationMath.h"
 #include "KernelUtils.h"
 #include "Registration.h"
 #include "VectorMath.h"
@@ -205,27 +206,15 @@ template <typename T> DISTC_ALWAYS_INLINE T expOf(T v) {
     return std::exp(v);
 }
 
+/// The GELU formulas are ActivationMath.h's, shared with the GEMM epilogue.
 template <typename T> void geluForward(const T *src, T *dst, int64_t n) {
-  if constexpr (std::is_same_v<T, float>)
-    parallelMap(src, dst, n, kCostlyGrain, [](float v) { return v * vmath::normalCdf(v); });
-  else
-    mapScalar(src, dst, n, [](T v) { return T(0.5) * v * (T(1) + std::erf(v / std::sqrt(T(2)))); });
+  mapMath(src, dst, n, [](T v) { return act::gelu(v); });
 }
 
-/// 0.5 x (1 + tanh(u)) with u = k (x + 0.044715 x^3), k = sqrt(2/pi). In
-/// float32 as the identical x / (1 + exp(-2u)), which vectorizes and does
-/// not cancel for negative x.
+/// 0.5 x (1 + tanh(u)) with u = k (x + 0.044715 x^3), k = sqrt(2/pi).
 template <typename T> void geluTanhForward(const T *src, T *dst, int64_t n) {
-  const T k = std::sqrt(T(2) / T(M_PI));
-  if constexpr (std::is_same_v<T, float>)
-    parallelMap(src, dst, n, kCostlyGrain, [k](float v) {
-      const float u = k * (v + 0.044715f * v * v * v);
-      return v / (1.0f + vmath::exp(-2.0f * u));
-    });
-  else
-    mapScalar(src, dst, n, [k](T v) {
-      return T(0.5) * v * (T(1) + std::tanh(k * (v + T(0.044715) * v * v * v)));
-    });
+  const T k = act::geluTanhK<T>();
+  mapMath(src, dst, n, [k](T v) { return act::geluTanh(v, k); });
 }
 
 void unaryKernel(KernelContext &ctx) {
@@ -240,7 +229,7 @@ void unaryKernel(KernelContext &ctx) {
     T *dst = out.data<T>();
     const int64_t n = x.numel();
     if (op == "relu")
-      parallelMap(src, dst, n, kCheapGrain, [](T v) { return v > T(0) ? v : T(0); });
+      parallelMap(src, dst, n, kCheapGrain, [](T v) { return act::relu(v); });
     else if (op == "sigmoid")
       mapMath(src, dst, n, [](T v) { return T(1) / (T(1) + expOf(-v)); });
     else if (op == "tanh")

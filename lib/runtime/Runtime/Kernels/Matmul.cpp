@@ -1,5 +1,6 @@
 //===- Matmul.cpp - batched, broadcasting matmul through BLAS -------------===//
 
+#include "Gemm.h"
 #include "KernelUtils.h"
 #include "MatmulShape.h"
 #include "Registration.h"
@@ -141,7 +142,30 @@ void matmulKernel(KernelContext &ctx) {
   });
 }
 
+/// matmulGemm (Gemm.h): one 2-D product as matmulKernel runs it.
+template <typename T>
+void runMatmulGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const T *a,
+                   int64_t lda, const T *b, int64_t ldb, T *c, int64_t ldc) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i)
+      std::fill_n(c + i * ldc, n, T(0));
+    return;
+  }
+  splitGemm(Gemm<T>{transA, transB, m, n, k, a, lda, b, ldb, c, ldc});
+}
+
 } // namespace
+
+void matmulGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a,
+                int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
+  runMatmulGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc);
+}
+void matmulGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double *a,
+                int64_t lda, const double *b, int64_t ldb, double *c, int64_t ldc) {
+  runMatmulGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc);
+}
 
 void registerMatmulKernels(KernelRegistry &r) { r.add("matmul", matmulKernel); }
 

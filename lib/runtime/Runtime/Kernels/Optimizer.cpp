@@ -8,11 +8,13 @@
 // the parameter; they are combined in double, then the per-element update
 // runs in the parameter's dtype so that float32 loops vectorize (an output
 // is either its input's buffer or disjoint storage, see
-// DISTC_VECTORIZE_LOOP).
+// DISTC_VECTORIZE_LOOP). The sgd, momentum and adam loops are
+// OptimizerUpdates.h's, shared with their merged (multi-tensor) forms.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelUtils.h"
+#include "OptimizerUpdates.h"
 #include "Registration.h"
 
 #include <algorithm>
@@ -20,30 +22,6 @@
 
 namespace distc::runtime::kernels {
 namespace {
-
-/// Checks that every tensor of `ts` has param's dtype and element count.
-void expectLikeParam(const KernelContext &ctx, const Tensor &param,
-                     std::initializer_list<std::pair<const Tensor *, const char *>> ts) {
-  for (auto [t, name] : ts) {
-    expectSameDtype(ctx, *t, param, name, "param");
-    expectNumel(ctx, *t, param.numel(), name);
-  }
-}
-
-/// Writes a one-element f32/f64 tensor (checked by floatScalar).
-void setFloatScalar(Tensor &t, double v) {
-  if (t.dtype() == DType::Float32)
-    t.data<float>()[0] = float(v);
-  else
-    t.data<double>()[0] = v;
-}
-
-/// param_out = param - lr * grad.
-template <typename T> DISTC_ALWAYS_INLINE void sgdUpdate(const T *p, const T *g, T *po, int64_t n, T lr) {
-  DISTC_VECTORIZE_LOOP
-  for (int64_t i = 0; i < n; ++i)
-    po[i] = p[i] - lr * g[i];
-}
 
 void sgdKernel(KernelContext &ctx) {
   const Tensor &param = ctx.input(0);
@@ -83,37 +61,6 @@ void sgdRowsKernel(KernelContext &ctx) {
   });
 }
 
-struct MomentumCoeffs {
-  double lr, mu, coeff;
-  bool nesterov;
-};
-
-/// g = grad + coeff * param; v = mu * v + g;
-/// param -= lr * (g + mu * v) with Nesterov, else lr * v.
-template <typename T>
-DISTC_ALWAYS_INLINE void momentumUpdate(const T *p, const T *gr, const T *v, T *po, T *vo, int64_t n,
-                    const MomentumCoeffs &c) {
-  const T lr = T(c.lr), mu = T(c.mu), coeff = T(c.coeff);
-  if (c.nesterov) {
-    DISTC_VECTORIZE_LOOP
-    for (int64_t i = 0; i < n; ++i) {
-      const T pi = p[i];
-      const T g = gr[i] + coeff * pi;
-      const T vNew = mu * v[i] + g;
-      vo[i] = vNew;
-      po[i] = pi - lr * (g + mu * vNew);
-    }
-    return;
-  }
-  DISTC_VECTORIZE_LOOP
-  for (int64_t i = 0; i < n; ++i) {
-    const T pi = p[i];
-    const T vNew = mu * v[i] + (gr[i] + coeff * pi);
-    vo[i] = vNew;
-    po[i] = pi - lr * vNew;
-  }
-}
-
 void momentumKernel(KernelContext &ctx) {
   const Tensor &param = ctx.input(0);
   const Tensor &grad = ctx.input(1);
@@ -136,31 +83,6 @@ void momentumKernel(KernelContext &ctx) {
       momentumUpdate<T>(p + b, g + b, v + b, po + b, vo + b, e - b, c);
     });
   });
-}
-
-/// The per-step constants of an adam update, combined in double.
-struct AdamCoeffs {
-  double b1, b2;    // moment decay rates
-  double lrDecay;   // lr * weight_decay (adamw), else 0
-  double lrT, epsT; // bias-corrected step size and epsilon
-};
-
-template <typename T>
-DISTC_ALWAYS_INLINE void adamUpdate(const T *p, const T *gr, const T *m1, const T *m2, T *po, T *m1o, T *m2o,
-                int64_t n, const AdamCoeffs &c) {
-  const T b1 = T(c.b1), b2 = T(c.b2), oneMinusB1 = T(1 - c.b1), oneMinusB2 = T(1 - c.b2);
-  const T lrDecay = T(c.lrDecay), lrT = T(c.lrT), epsT = T(c.epsT);
-  DISTC_VECTORIZE_LOOP
-  for (int64_t i = 0; i < n; ++i) {
-    T pi = p[i];
-    const T g = gr[i];
-    pi -= lrDecay * pi;
-    const T m = b1 * m1[i] + oneMinusB1 * g;
-    const T v = b2 * m2[i] + oneMinusB2 * g * g;
-    m1o[i] = m;
-    m2o[i] = v;
-    po[i] = pi - lrT * m / (std::sqrt(v) + epsT);
-  }
 }
 
 /// Paddle's adam, or adamw when decoupled (weight decay applied to the
@@ -194,8 +116,7 @@ void adamKernel(KernelContext &ctx) {
   // Checked before any output is written.
   floatScalar(ctx, ctx.output(3), "beta1_pow_out");
   floatScalar(ctx, ctx.output(4), "beta2_pow_out");
-  const AdamCoeffs c{b1, b2, lr * decay, lr * std::sqrt(1 - b2pow) / (1 - b1pow),
-                     eps * std::sqrt(1 - b2pow)};
+  const AdamCoeffs c = adamCoeffs(b1, b2, eps, decay, lr, b1pow, b2pow);
   dispatchFloat(ctx, param.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *p = param.data<T>(), *g = grad.data<T>();

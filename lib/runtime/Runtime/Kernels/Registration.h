@@ -39,6 +39,9 @@ void registerNormGradKernels(KernelRegistry &r);
 void registerParamActivationKernels(KernelRegistry &r);
 void registerConvKernels(KernelRegistry &r);
 void registerPoolKernels(KernelRegistry &r);
+void registerFusedElementwiseKernels(KernelRegistry &r);
+void registerGemmEpilogueKernels(KernelRegistry &r);
+void registerMergedOptimizerKernels(KernelRegistry &r);
 
 } // namespace distc::runtime::kernels
 
