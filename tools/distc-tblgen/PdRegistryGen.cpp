@@ -15,6 +15,9 @@
 //                           result order, attribute renames (PirImporter)
 //   -gen-pd-spmd-rules      op -> its SPMD sharding rule and the rule's view
 //                           of its attributes (lib/compiler/Sharding)
+//   -gen-pd-loop-ops        op -> its instruction in a generated element-wise
+//                           loop: opcode, register operands, immediates
+//                           (lib/compiler/Fusion)
 //
 // The fields read here are documented on `Pd_Op` and `Pd_CatalogOp`
 // (PdDialect.td, PdOps.td). The generators check the declarations as they
@@ -472,6 +475,60 @@ bool emitSpmdRules(const RecordKeeper &records, llvm::raw_ostream &os) {
   return false;
 }
 
+/// The loop instructions: {op type, opcode, {operand index...}, {immediate
+/// attribute...}, variant attribute, variant opcode} per op that declares
+/// `loopOp`. Operands and immediates must name the op's operands and
+/// attributes, and the op must have exactly one result; the opcodes are
+/// checked against the runtime's vocabulary by unittests/Dialect (the
+/// vocabulary is C++, not TableGen).
+bool emitLoopOps(const RecordKeeper &records, llvm::raw_ostream &os) {
+  emitBanner(os, "Element-wise loop instructions: one LoopOpSpec initializer per op with a "
+                 "loopOp.");
+  for (const Record *def : pdOps(records)) {
+    llvm::StringRef opcode = def->getValueAsString("loopOp");
+    if (opcode.empty())
+      continue;
+    Operator op(def);
+    if (op.getNumResults() != 1 || op.getNumVariableLengthOperands() != 0)
+      llvm::PrintFatalError(def->getLoc(), "a loopOp needs one result and fixed operands");
+    std::string operands = "{";
+    auto names = def->getValueAsListOfStrings("loopOperands");
+    if (names.empty())
+      for (int i = 0; i < op.getNumOperands(); ++i)
+        operands += std::to_string(i) + ", ";
+    for (llvm::StringRef name : names) {
+      int index = -1;
+      for (int i = 0; i < op.getNumOperands(); ++i)
+        if (op.getOperand(i).name == name)
+          index = i;
+      if (index < 0)
+        llvm::PrintFatalError(def->getLoc(), "loopOperands names '" + name.str() +
+                                                 "', which is not an operand");
+      operands += std::to_string(index) + ", ";
+    }
+    llvm::StringSet<> attrs;
+    for (const tblgen::NamedAttribute &named : op.getAttributes())
+      attrs.insert(named.name);
+    std::string immediates = "{";
+    for (llvm::StringRef name : def->getValueAsListOfStrings("loopImmediates")) {
+      if (!attrs.contains(name))
+        llvm::PrintFatalError(def->getLoc(), "loopImmediates names '" + name.str() +
+                                                 "', which is not an attribute");
+      immediates += quoted(name) + ", ";
+    }
+    std::string variantAttr, variantOp;
+    if (llvm::StringRef variant = def->getValueAsString("loopVariant"); !variant.empty()) {
+      std::tie(variantAttr, variantOp) = splitPair(def, "loopVariant", variant);
+      if (!attrs.contains(variantAttr))
+        llvm::PrintFatalError(def->getLoc(), "loopVariant names '" + variantAttr +
+                                                 "', which is not an attribute");
+    }
+    os << "{" << quoted(paddleType(op)) << ", " << quoted(opcode) << ", " << operands << "}, "
+       << immediates << "}, " << quoted(variantAttr) << ", " << quoted(variantOp) << "},\n";
+  }
+  return false;
+}
+
 GenRegistration genCatalog("gen-pd-op-catalog", "Generate the pd op catalog (OpSpec table)",
                            emitCatalog);
 GenRegistration genInferRules("gen-pd-infer-rules",
@@ -483,5 +540,7 @@ GenRegistration genGradientRules("gen-pd-gradient-rules",
 GenRegistration genPirForms("gen-pd-pir-forms", "Generate the pd op PIR form table", emitPirForms);
 GenRegistration genSpmdRules("gen-pd-spmd-rules", "Generate the pd op SPMD rule table",
                              emitSpmdRules);
+GenRegistration genLoopOps("gen-pd-loop-ops", "Generate the pd op element-wise loop table",
+                           emitLoopOps);
 
 } // namespace

@@ -12,6 +12,7 @@
 
 #include "distc/Export/Export.h"
 
+#include "distc/Dialect/Pd/LoopOps.h"
 #include "distc/Dialect/Pd/OpAttributes.h"
 #include "distc/Dialect/Pd/OpCatalog.h"
 #include "distc/Dialect/Pd/PdDialect.h"
@@ -677,6 +678,17 @@ LogicalResult exportProgram(ModuleOp module, StringRef programName, proto::Progr
   pd::ProgramOp program = findProgram(module, programName);
   if (!program)
     return module.emitError() << "the module has no pd.program @" << programName;
+  // Paddle's fusion_group holds device code: a generated loop is written
+  // back out as the ops it replaced, from a copy of the module.
+  if (!program.getBody().getOps<pd::FusionGroupOp>().empty()) {
+    OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+    pd::ProgramOp copied = findProgram(*copy, programName);
+    for (pd::FusionGroupOp group :
+         llvm::make_early_inc_range(copied.getBody().getOps<pd::FusionGroupOp>()))
+      if (failed(pd::expandFusionGroup(group)))
+        return failure();
+    return ProgramExporter(*copy, copied).run(out);
+  }
   return ProgramExporter(module, program).run(out);
 }
 

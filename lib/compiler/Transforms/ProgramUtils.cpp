@@ -76,11 +76,14 @@ SmallVector<int32_t> groupSizes(Operation *op, const std::vector<pd::SlotSpec> &
   if (auto segments = op->getAttrOfType<DenseI32ArrayAttr>(segmentAttr))
     return SmallVector<int32_t>(segments.asArrayRef());
   SmallVector<int32_t> sizes;
-  unsigned fixed = 0;
+  unsigned fixed = 0, variadic = 0;
   for (const pd::SlotSpec &slot : slots)
-    fixed += slot.variadic ? 0 : 1;
+    (slot.variadic ? variadic : fixed) += 1;
+  // Without segment sizes, several variadic slots have one size each (ODS's
+  // SameVariadicOperandSize / SameVariadicResultSize: the merged optimizers).
+  const int32_t each = variadic ? static_cast<int32_t>((total - fixed) / variadic) : 0;
   for (const pd::SlotSpec &slot : slots)
-    sizes.push_back(slot.variadic ? static_cast<int32_t>(total - fixed) : 1);
+    sizes.push_back(slot.variadic ? each : 1);
   return sizes;
 }
 

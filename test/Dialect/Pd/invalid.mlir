@@ -884,3 +884,60 @@ pd.program @main {
   pd.listen_and_serv attributes {Fanin = 0 : i32, X = [], distributed_mode = 0 : i32, endpoint = "127.0.0.1:6174", grad_to_block_id = [], pserver_id = 0 : i32, sync_mode = true} {
   }
 }
+
+// --- fusion_group --------------------------------------------------------------
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4xf32>
+  // expected-error @below {{code has 3 integers; it must be a nonzero multiple of 4}}
+  %y = pd.fusion_group %x {code = array<i64: 6, 0, -1>, imms = array<f64>, outputs = array<i64: 1>, fused = ["relu"], names = ["y"]} : (tensor<4xf32>) -> tensor<4xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4xf32>
+  // expected-error @below {{instruction 0 has unknown opcode 99}}
+  %y = pd.fusion_group %x {code = array<i64: 99, 0, -1, -1>, imms = array<f64>, outputs = array<i64: 1>, fused = ["relu"], names = ["y"]} : (tensor<4xf32>) -> tensor<4xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4xf32>
+  // expected-error @below {{instruction 0 (relu) operand 0 is register 1; it must be defined before it}}
+  %y = pd.fusion_group %x {code = array<i64: 6, 1, -1, -1>, imms = array<f64>, outputs = array<i64: 1>, fused = ["relu"], names = ["y"]} : (tensor<4xf32>) -> tensor<4xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4xf32>
+  // expected-error @below {{instruction 0 (scale) reads 3 immediates at 0 of 2}}
+  %y = pd.fusion_group %x {code = array<i64: 17, 0, -1, 0>, imms = array<f64: 1.0, 2.0>, outputs = array<i64: 1>, fused = ["scale"], names = ["y"]} : (tensor<4xf32>) -> tensor<4xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4xf32>
+  // expected-error @below {{output register 0 is no instruction's}}
+  %y = pd.fusion_group %x {code = array<i64: 6, 0, -1, -1>, imms = array<f64>, outputs = array<i64: 0>, fused = ["relu"], names = ["y"]} : (tensor<4xf32>) -> tensor<4xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4x3xf32>
+  %b = pd.feed {pd.out_names = ["b"]} : tensor<4xf32>
+  // expected-error @below {{input of type 'tensor<4xf32>' does not fit the loop over 'tensor<4x3xf32>'}}
+  %y = pd.fusion_group %x, %b {code = array<i64: 0, 0, 1, -1>, imms = array<f64>, outputs = array<i64: 2>, fused = ["elementwise_add"], names = ["y"]} : (tensor<4x3xf32>, tensor<4xf32>) -> tensor<4x3xf32>
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4xi64>
+  // expected-error @below {{loops over 'i64'; only floats}}
+  %y = pd.fusion_group %x {code = array<i64: 6, 0, -1, -1>, imms = array<f64>, outputs = array<i64: 1>, fused = ["relu"], names = ["y"]} : (tensor<4xi64>) -> tensor<4xi64>
+}

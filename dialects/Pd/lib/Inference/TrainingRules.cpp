@@ -131,6 +131,36 @@ LogicalResult inferOptimizer(InferContext &c) {
   return success();
 }
 
+/// merged_adam, merged_momentum, merged_sgd: every slot holds one tensor
+/// per parameter, and `<S>Out` element i has the type of S element i.
+LogicalResult inferMergedOptimizer(InferContext &c) {
+  const OpSpec &spec = c.getSpec();
+  auto param = inputSlot(c, "Param"), grad = inputSlot(c, "Grad");
+  if (!param || !grad)
+    return c.error() << "has no Param or Grad slot";
+  SmallVector<RankedTensorType> params = c.inputs(*param);
+  for (unsigned slot = 0; slot < spec.inputs.size(); ++slot)
+    if (c.inputs(slot).size() != params.size())
+      return c.error() << "input slot '" << spec.inputs[slot].name << "' holds "
+                       << c.inputs(slot).size() << " tensors for " << params.size()
+                       << " parameters";
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(params, c.inputs(*grad)))) {
+    auto [p, g] = pair;
+    if (p.getShape() != g.getShape() || p.getElementType() != g.getElementType())
+      return c.error() << "Param " << i << " " << p << " and Grad " << i << " " << g
+                       << " must have one type";
+  }
+  for (unsigned out = 0; out < spec.outputs.size(); ++out) {
+    StringRef name(spec.outputs[out].name.data(), spec.outputs[out].name.size());
+    std::optional<unsigned> source = updatedSlot(c, name);
+    if (!source)
+      return c.error() << "output '" << name << "' updates no input";
+    for (RankedTensorType type : c.inputs(*source))
+      c.addResult(out, type);
+  }
+  return success();
+}
+
 LogicalResult inferRmsprop(InferContext &c) {
   std::optional<unsigned> meanGrad = inputSlot(c, "MeanGrad");
   if (c.getBool("centered") && meanGrad && !c.input(*meanGrad))

@@ -79,6 +79,17 @@ class Pd_Op<string mnemonic, list<Trait> traits = []>
   string gradOp = "";
   string gradRule = "";
 
+  // --- Its instruction in a generated element-wise loop (the fusion passes,
+  // distc/Artifact/ElementwiseLoop.h): the opcode that computes its one
+  // result; the operands (ODS names) that are the instruction's registers,
+  // by default all of them in order; the attributes that are its
+  // immediates; and a variant "attr:opcode" taken when the Bool attribute
+  // attr is true (gelu's approximate). No loopOp: it never joins a loop.
+  string loopOp = "";
+  list<string> loopOperands = [];
+  list<string> loopImmediates = [];
+  string loopVariant = "";
+
   // --- Its SPMD sharding rule (lib/compiler/Sharding, docs/sharding.md):
   // the Paddle rule name (`matmul`, `add`, `layer_norm`, ...) that decides
   // how shardings flow through the op, and the rule's attributes that the

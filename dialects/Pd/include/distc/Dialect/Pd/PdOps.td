@@ -260,6 +260,8 @@ def Pd_ScaleOp : Pd_CatalogOp<"scale", [Pure]> {
   let lowering = [{ lowerScale(op) }];
   let spmdRule = "scale";
   let gradRule = "scaleGrad";
+  let loopOp = "scale";
+  let loopImmediates = ["scale", "bias", "bias_after_scale"];
 }
 
 // --- Linear algebra ---------------------------------------------------------
@@ -300,6 +302,7 @@ class Pd_ElementwiseOp<string mnemonic, string what, string kernelOp, bit hasGra
   let inferRule = "inferElementwise";
   let lowering = "lowerElementwise(op, \"" # kernelOp # "\")";
   let gradOp = !if(hasGrad, mnemonic # "_grad", "");
+  let loopOp = kernelOp;
 }
 // The SPMD rules read the fluid `axis` (ElementwiseRules.cpp).
 def Pd_ElementwiseAddOp : Pd_ElementwiseOp<"elementwise_add", "X + Y", "add"> {
@@ -332,6 +335,7 @@ class Pd_UnaryOp<string mnemonic, string what, bit hasGrad = 1>
   let lowering = "lowerUnary(op, \"" # mnemonic # "\")";
   let gradOp = !if(hasGrad, mnemonic # "_grad", "");
   let spmdRule = mnemonic;
+  let loopOp = mnemonic;
 }
 def Pd_ReluOp : Pd_UnaryOp<"relu", "max(X, 0)">;
 def Pd_SigmoidOp : Pd_UnaryOp<"sigmoid", "1 / (1 + exp(-X))">;
@@ -348,6 +352,8 @@ def Pd_GeluOp : Pd_CatalogOp<"gelu", [Pure]> {
   }];
   let gradOp = "gelu_grad";
   let spmdRule = "gelu";
+  let loopOp = "gelu";
+  let loopVariant = "approximate:gelu_tanh";
 }
 
 def Pd_SoftmaxOp : Pd_CatalogOp<"softmax", [Pure]> {
@@ -370,6 +376,8 @@ def Pd_ClipOp : Pd_CatalogOp<"clip", [Pure]> {
   let lowering = [{ lowerElementwiseKernel(op, "clip", {"min", "max"}) }];
   let gradOp = "clip_grad";
   let spmdRule = "clip";
+  let loopOp = "clip";
+  let loopImmediates = ["min", "max"];
 }
 
 // --- Reductions --------------------------------------------------------------
@@ -404,6 +412,7 @@ def Pd_ReduceMeanOp : Pd_ReduceOp<"reduce_mean", "Mean", "mean"> {
 def Pd_MeanOp : Pd_UnaryOp<"mean", "Mean of all elements of X (a scalar)"> {
   let hasPirForm = 0; // PIR's pd_op.mean is reduce_mean
   let inferRule = "inferMean";
+  let loopOp = ""; // a reduction
   let lowering = [{ lowerMean(op) }];
   let spmdRule = "mean_all";
 }
@@ -591,6 +600,7 @@ def Pd_SqrtOp : Pd_UnaryOp<"sqrt", "sqrt(X)">;
 def Pd_SquaredL2NormOp
     : Pd_UnaryOp<"squared_l2_norm", "Sum of squares of X, shape [1]", /*hasGrad=*/0> {
   let inferRule = "inferSquaredL2Norm";
+  let loopOp = ""; // a reduction
   let lowering = [{ lowerSquaredL2Norm(op) }];
 }
 def Pd_ElementwiseMaxOp : Pd_ElementwiseOp<"elementwise_max", "max(X, Y)", "max"> {
@@ -660,6 +670,7 @@ class Pd_ActivationGradOp<string mnemonic, string kernelOp, string input>
   let results = (outs PdTensor:$X_GRAD);
   let lowering = "lowerUnaryGrad(op, \"" # kernelOp # "\")";
   let spmdRule = kernelOp # "_grad";
+  let loopOp = kernelOp # "_grad";
 }
 def Pd_ReluGradOp : Pd_ActivationGradOp<"relu_grad", "relu", "Out">;
 def Pd_SigmoidGradOp : Pd_ActivationGradOp<"sigmoid_grad", "sigmoid", "Out">;
@@ -669,6 +680,7 @@ def Pd_SquareGradOp : Pd_ActivationGradOp<"square_grad", "square", "X">;
 def Pd_MeanGradOp : Pd_ActivationGradOp<"mean_grad", "mean", "X"> {
   let lowering = [{ lowerReduceGrad(op, /*isMean=*/true, /*all=*/true) }];
   let spmdRule = "mean_all_grad";
+  let loopOp = ""; // a broadcast of a scalar
 }
 def Pd_GeluGradOp : Pd_GradOp<"gelu_grad", "gelu"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, PdBool<"false">:$approximate);
@@ -677,12 +689,16 @@ def Pd_GeluGradOp : Pd_GradOp<"gelu_grad", "gelu"> {
     lowerUnaryGrad(op, pd::OpAttributes(op).getBool("approximate") ? "gelu_tanh" : "gelu")
   }];
   let spmdRule = "gelu_grad";
+  let loopOp = "gelu_grad";
+  let loopVariant = "approximate:gelu_tanh_grad";
 }
 def Pd_ClipGradOp : Pd_GradOp<"clip_grad", "clip"> {
   let arguments = (ins PdTensor:$X, PdTensor:$Out_GRAD, F32Attr:$min, F32Attr:$max);
   let results = (outs PdTensor:$X_GRAD);
   let lowering = [{ lowerElementwiseKernel(op, "clip_grad", {"min", "max"}) }];
   let spmdRule = "clip_grad";
+  let loopOp = "clip_grad";
+  let loopImmediates = ["min", "max"];
 }
 def Pd_SoftmaxGradOp : Pd_GradOp<"softmax_grad", "softmax"> {
   let arguments = (ins PdTensor:$Out, PdTensor:$Out_GRAD, PdInt<"-1">:$axis);
@@ -1090,5 +1106,6 @@ include "distc/Dialect/Pd/PdShapeOps.td"
 include "distc/Dialect/Pd/PdNormOps.td"
 include "distc/Dialect/Pd/PdConvOps.td"
 include "distc/Dialect/Pd/PdPsOps.td"
+include "distc/Dialect/Pd/PdFusionOps.td"
 
 #endif // DISTC_DIALECT_PD_PDOPS_TD

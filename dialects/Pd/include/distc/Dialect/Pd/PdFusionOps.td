@@ -1,0 +1,148 @@
+//===- PdFusionOps.td - Ops the fusion passes write ------*- tablegen -*-===//
+//
+// BuildStrategy's fusion passes (lib/compiler/Fusion) replace groups of ops
+// with one op each. Included at the end of PdOps.td; the fields are those of
+// Pd_Op (PdDialect.td, docs/adding-an-op.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_DIALECT_PD_PDFUSIONOPS_TD
+#define DISTC_DIALECT_PD_PDFUSIONOPS_TD
+
+def Pd_FusionGroupOp : Pd_Op<"fusion_group", [Pure]> {
+  let summary = "A group of element-wise ops run as one generated loop";
+  let description = [{
+    What enable_auto_fusion (distc-fuse-elementwise) makes of a group of
+    element-wise ops: one loop over the shape of its results, whose body is
+    the program `code` over registers (distc/Artifact/ElementwiseLoop.h):
+    registers 0..n-1 are the inputs, instruction i writes register n + i,
+    4 integers per instruction (opcode, operand a, operand b, first
+    immediate in `imms`, -1 where unused), and result k is register
+    `outputs[k]`. Every result has the loop's shape; an input has it too,
+    or is a trailing part of it broadcast over the leading dims. Paddle's
+    fusion_group op holds generated device code instead; distc generates
+    the loop's body per group, and the CPU kernel runs it tile by tile so
+    that no intermediate value goes through memory. `fused` and `names` are
+    the types and result variables of the ops the group replaced, one per
+    instruction: the exporter writes the group back out as those ops.
+
+    ```mlir
+    %out = pd.fusion_group %x, %b {code = array<i64: 0, 0, 1, -1, 6, 2, -1, -1>,
+        imms = array<f64>, outputs = array<i64: 3>, fused = ["elementwise_add", "relu"],
+        names = ["h", "out"]}
+        : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<PdTensor>:$inputs, DenseI64ArrayAttr:$code,
+                       DenseF64ArrayAttr:$imms, DenseI64ArrayAttr:$outputs,
+                       StrArrayAttr:$fused, StrArrayAttr:$names);
+  let results = (outs Variadic<PdTensor>:$outs);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let lowering = [{ lowerFusionGroup(op) }];
+}
+
+// --- fuse_gemm_epilogue ----------------------------------------------------
+
+def Pd_FusedGemmEpilogueOp : Pd_CatalogOp<"fused_gemm_epilogue", [Pure]> {
+  let summary = "Out = activation(X·Y + Bias), one GEMM with its epilogue";
+  let description = [{
+    Paddle's fused_gemm_epilogue, which fuse_gemm_epilogue makes of a
+    matmul_v2 (or a `mul` that flattens all but X's last dim), the
+    elementwise_add of a bias row and an optional relu or gelu. X is
+    [..., K] (its leading dims are the GEMM's rows; [K, M] with trans_x),
+    Y [K, N] ([N, K] with trans_y), Bias [N]; `activation` is `none`,
+    `relu`, `gelu` (erf form) or `gelu_tanh` (gelu's tanh approximation,
+    which Paddle's cuBLASLt epilogue computes). ReserveSpace is what the
+    activation's gradient reads: the pre-activation X·Y + Bias (computed
+    only when some op reads it).
+  }];
+  let arguments = (ins PdTensor:$X, PdTensor:$Y, PdTensor:$Bias, PdBool<"false">:$trans_x,
+                       PdBool<"false">:$trans_y, PdStr<"none">:$activation);
+  let results = (outs PdTensor:$Out, PdTensor:$ReserveSpace);
+  let optionalOutputs = ["ReserveSpace"];
+  let hasPirForm = 0; // written by distc's fusion pass only
+  let inferRule = "inferFusedGemmEpilogue";
+  let lowering = [{ lowerFusedGemmEpilogue(op) }];
+  // Fused after the distributed programs exist; a mesh program holding one
+  // keeps its operands whole.
+  let spmdRule = "replicated";
+}
+
+def Pd_FusedGemmEpilogueGradOp : Pd_CatalogOp<"fused_gemm_epilogue_grad", [Pure]> {
+  let summary = "DX, DY, DBias of fused_gemm_epilogue from DOut";
+  let description = [{
+    Paddle's fused_gemm_epilogue_grad, which fuse_gemm_epilogue makes of
+    the activation's gradient, elementwise_add_grad and matmul_v2_grad (or
+    mul_grad). `activation_grad` is `none`, `relu_grad`, `gelu_grad` or
+    `gelu_tanh_grad`; ReserveSpace is the forward Out for relu_grad and the
+    pre-activation for the gelu gradients (absent for none).
+  }];
+  let arguments = (ins PdTensor:$DOut, PdTensor:$X, PdTensor:$Y, Optional<PdTensor>:$ReserveSpace,
+                       PdBool<"false">:$trans_x, PdBool<"false">:$trans_y,
+                       PdStr<"none">:$activation_grad);
+  let results = (outs PdTensor:$DX, PdTensor:$DY, PdTensor:$DBias);
+  let optionalOutputs = ["DX", "DY", "DBias"];
+  let hasPirForm = 0;
+  let inferRule = "inferFusedGemmEpilogueGrad";
+  let lowering = [{ lowerFusedGemmEpilogueGrad(op) }];
+  let spmdRule = "replicated";
+}
+
+// --- fuse_all_optimizer_ops -------------------------------------------------
+
+// One multi-tensor update of several parameters: slot S holds the S of every
+// parameter in order, and S`Out` their new values.
+class Pd_MergedOptimizerOp<string mnemonic, string what>
+    : Pd_CatalogOp<mnemonic, [Pure, SameVariadicOperandSize, SameVariadicResultSize]> {
+  let summary = what # " of several parameters in one multi-tensor update";
+  let hasPirForm = 0;
+  let inferRule = "inferMergedOptimizer";
+  let lowering = [{ lowerMergedOptimizer(op) }];
+  let spmdRule = "replicated";
+}
+def Pd_MergedAdamOp : Pd_MergedOptimizerOp<"merged_adam", "Adam (AdamW with `decoupled`)"> {
+  let description = [{
+    Paddle's merged_adam: adam of parameter i from Param[i], Grad[i],
+    LearningRate[i], Moment1[i], ..., as fuse_all_optimizer_ops makes of
+    adam (and distc, with `decoupled`, of adamw) ops that share their
+    attributes and learning rate.
+  }];
+  let arguments = (ins Variadic<PdTensor>:$Param, Variadic<PdTensor>:$Grad,
+                       Variadic<PdTensor>:$LearningRate, Variadic<PdTensor>:$Moment1,
+                       Variadic<PdTensor>:$Moment2, Variadic<PdTensor>:$Beta1Pow,
+                       Variadic<PdTensor>:$Beta2Pow, PdFloat<"0.9">:$beta1,
+                       PdFloat<"0.999">:$beta2, PdFloat<"1e-08">:$epsilon,
+                       PdBool<"false">:$multi_precision, PdBool<"false">:$use_global_beta_pow,
+                       PdBool<"false">:$decoupled, PdFloat<"0">:$weight_decay);
+  let results = (outs Variadic<PdTensor>:$ParamOut, Variadic<PdTensor>:$Moment1Out,
+                      Variadic<PdTensor>:$Moment2Out, Variadic<PdTensor>:$Beta1PowOut,
+                      Variadic<PdTensor>:$Beta2PowOut);
+}
+def Pd_MergedMomentumOp : Pd_MergedOptimizerOp<"merged_momentum", "Momentum"> {
+  let description = [{
+    Paddle's merged_momentum: momentum of parameter i from Param[i],
+    Grad[i], Velocity[i] and LearningRate[i]; `regularization_method` and
+    `regularization_coeff` hold one entry per parameter.
+  }];
+  let arguments = (ins Variadic<PdTensor>:$Param, Variadic<PdTensor>:$Grad,
+                       Variadic<PdTensor>:$Velocity, Variadic<PdTensor>:$LearningRate,
+                       PdFloat<"0.9">:$mu, PdBool<"false">:$use_nesterov,
+                       PdStrings<"[]">:$regularization_method,
+                       PdFloats<"[]">:$regularization_coeff, PdBool<"false">:$multi_precision,
+                       PdFloat<"1">:$rescale_grad);
+  let results = (outs Variadic<PdTensor>:$ParamOut, Variadic<PdTensor>:$VelocityOut);
+}
+def Pd_MergedSgdOp : Pd_MergedOptimizerOp<"merged_sgd", "SGD"> {
+  let description = [{
+    distc's: sgd of parameter i from Param[i], Grad[i] and LearningRate[i].
+    Paddle fuses sgd ops by coalescing the parameters into one buffer and
+    running one sgd over it; distc keeps each parameter in its own buffer
+    and updates them all in one multi-tensor loop instead.
+  }];
+  let arguments = (ins Variadic<PdTensor>:$Param, Variadic<PdTensor>:$Grad,
+                       Variadic<PdTensor>:$LearningRate);
+  let results = (outs Variadic<PdTensor>:$ParamOut);
+}
+
+#endif // DISTC_DIALECT_PD_PDFUSIONOPS_TD

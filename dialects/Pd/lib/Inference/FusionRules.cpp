@@ -1,0 +1,63 @@
+//===- FusionRules.cpp - fused_gemm_epilogue inference --------------------===//
+
+#include "Inference/InferContext.h"
+
+using namespace mlir;
+
+namespace distc::pd::infer {
+
+/// X [..., K] (its leading dims the rows; [K, M] with trans_x), Y [K, N]
+/// ([N, K] with trans_y), Bias [N]: Out and ReserveSpace are X's rows by N.
+LogicalResult inferFusedGemmEpilogue(InferContext &c) {
+  RankedTensorType x = c.input(0), y = c.input(1), bias = c.input(2);
+  if (failed(c.requireSameElementType(0, 1)) || failed(c.requireSameElementType(0, 2)))
+    return failure();
+  bool transX = c.getBool("trans_x"), transY = c.getBool("trans_y");
+  if (x.getRank() < 2 || (transX && x.getRank() != 2))
+    return c.error() << "input slot 'X' " << x << " must have rank >= 2 (exactly 2 with trans_x)";
+  if (y.getRank() != 2)
+    return c.error() << "input slot 'Y' " << y << " must have rank 2";
+  std::string activation = c.getString("activation");
+  if (activation != "none" && activation != "relu" && activation != "gelu" &&
+      activation != "gelu_tanh")
+    return c.error() << "attribute 'activation' is '" << activation
+                     << "', not none, relu, gelu or gelu_tanh";
+  int64_t k = transX ? x.getDimSize(0) : x.getShape().back();
+  int64_t ky = transY ? y.getDimSize(1) : y.getDimSize(0);
+  int64_t n = transY ? y.getDimSize(0) : y.getDimSize(1);
+  if (!mergeEqualDim(k, ky))
+    return c.error() << "input slots 'X' " << x << " and 'Y' " << y
+                     << " have mismatched contraction sizes " << k << " vs " << ky;
+  if (bias.getRank() != 1 || !mergeEqualDim(bias.getDimSize(0), n))
+    return c.error() << "input slot 'Bias' " << bias << " must be [" << n << "]";
+  Dims out;
+  if (transX)
+    out.push_back(x.getDimSize(1));
+  else
+    llvm::append_range(out, x.getShape().drop_back());
+  out.push_back(n);
+  c.setResult(0, out, x.getElementType());
+  c.setResult(1, out, x.getElementType());
+  return success();
+}
+
+/// DX, DY and DBias have the types of X, Y and Y's output dim.
+LogicalResult inferFusedGemmEpilogueGrad(InferContext &c) {
+  RankedTensorType x = c.input(1), y = c.input(2);
+  if (y.getRank() != 2)
+    return c.error() << "input slot 'Y' " << y << " must have rank 2";
+  std::string activation = c.getString("activation_grad");
+  if (activation != "none" && activation != "relu_grad" && activation != "gelu_grad" &&
+      activation != "gelu_tanh_grad")
+    return c.error() << "attribute 'activation_grad' is '" << activation
+                     << "', not none, relu_grad, gelu_grad or gelu_tanh_grad";
+  if (activation != "none" && !c.input(3))
+    return c.error() << "activation_grad " << activation << " needs input slot 'ReserveSpace'";
+  c.setResult(0, x);
+  c.setResult(1, y);
+  int64_t n = c.getBool("trans_y") ? y.getDimSize(0) : y.getDimSize(1);
+  c.setResult(2, {n}, y.getElementType());
+  return success();
+}
+
+} // namespace distc::pd::infer
