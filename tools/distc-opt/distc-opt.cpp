@@ -17,6 +17,7 @@
 #include "distc/Transforms/Passes.h"
 #endif
 #ifdef DISTC_HAVE_PIPELINE
+#include "distc/Fusion/Passes.h"
 #include "distc/ParameterServer/Passes.h"
 #include "distc/Pipeline/Passes.h"
 #include "distc/Pipeline/Pipeline.h"
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
 #endif
 #ifdef DISTC_HAVE_PIPELINE
   distc::sharding::registerDistcShardingPasses();
+  distc::fusion::registerDistcFusionPasses();
   distc::ps::registerDistcParameterServerPasses();
   distc::pipeline::registerDistcPipelinePasses();
   distc::pipeline::registerDistcPipelines();

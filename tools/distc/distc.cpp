@@ -225,6 +225,17 @@ int main(int argc, char **argv) {
                  "({\"mesh\": {\"shape\": [2, 2], \"dim_names\": [\"dp\", \"mp\"]}, "
                  "\"tensors\": {\"x\": [\"Shard(0)\", \"Replicate()\"]}})")
       ->group("Auto parallel (sharding)");
+  for (const distc::pipeline::FusionOption &option : distc::pipeline::fusionOptions())
+    app.add_flag_callback(
+           option.flag,
+           [&options, key = std::string(option.key)] {
+             options.trainingFlags.fusion.push_back(key);
+           },
+           option.help)
+        ->group("Fusion (BuildStrategy)");
+  app.add_flag("--explain-fusion", options.explainFusion,
+               "Print what each fusion pass fused and why it left each candidate it saw")
+      ->group("Fusion (BuildStrategy)");
   app.add_flag("--explain-sharding", options.explainSharding,
                "Print every reshard partitioning inserts (op, tensor, from and to placements, "
                "the collectives, and the rule or annotation that asked for it) and a rank's "

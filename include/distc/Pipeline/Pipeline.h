@@ -74,6 +74,8 @@ struct CompileOptions {
   /// Print every reshard partitioning inserts, and why, with the per-rank
   /// parameter bytes (distc-partition's `explain`).
   bool explainSharding = false;
+  /// Print what each fusion pass fused and why it left each candidate.
+  bool explainFusion = false;
   /// Print the time of every phase and pass to stderr.
   bool timing = false;
   /// The config file and the values given over it; `resolveCompileOptions`

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,14 @@ struct TrainingOptions {
   /// enable_inplace: an element-wise op writes its result over its input
   /// when nothing reads that input's storage afterwards.
   bool enableInplace = true;
+  // --- BuildStrategy: op fusion (docs/fusion.md) ----------------------------
+  /// By BuildStrategy key (fusionOptions()), whether the option is on; an
+  /// option not listed is off, as in Paddle.
+  std::map<std::string, bool> fusion;
+  bool fuses(const std::string &key) const {
+    auto it = fusion.find(key);
+    return it != fusion.end() && it->second;
+  }
   // ----------------------------------------------------------------------
   // BuildStrategy's reduce_strategy and gradient_scale_strategy, in the
   // spelling of distc's flags ("all-reduce" | "reduce"; "coeff-num-device" |
@@ -84,6 +93,17 @@ struct TrainingOptions {
   double epsilonValue() const;
 };
 
+/// One of BuildStrategy's fusion options: its config key (Paddle's
+/// attribute name), the distc flag that turns it on, and what it does. The
+/// phases add each option's pass (Phases.cpp) by key.
+struct FusionOption {
+  const char *key;
+  const char *flag;
+  const char *help;
+};
+/// Every fusion option distc implements, in the order their passes run.
+const std::vector<FusionOption> &fusionOptions();
+
 /// Values that override the config file (distc's flags); unset ones do not.
 /// Registering them as command-line flags is the tool's business.
 struct TrainingFlags {
@@ -105,6 +125,8 @@ struct TrainingFlags {
   bool syncBatchNorm = false; // a plain flag: given turns it on
   // --- BuildStrategy: memory_optimize and enable_inplace --------------------
   std::optional<bool> memoryOptimize, enableInplace;
+  // --- BuildStrategy: op fusion, by key: the options the flags turned on --
+  std::vector<std::string> fusion;
   // ----------------------------------------------------------------------
   // BuildStrategy's reduce and gradient-scale strategies, already checked
   // against the spellings TrainingOptions lists.

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "distc/Fusion/Passes.h"
 #include "distc/ParameterServer/Passes.h"
 #include "distc/Pipeline/Passes.h"
 #include "distc/Pipeline/Pipeline.h"
@@ -146,6 +147,26 @@ void addDistributedPasses(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(createDataParallel(dp));
 }
 
+/// The pass of fusion option `key` (fusionOptions()).
+std::unique_ptr<Pass> createFusionPass(llvm::StringRef key, bool explain) {
+  if (key == "fuse_gemm_epilogue") {
+    fusion::FuseGemmEpilogueOptions o;
+    o.explain = explain;
+    return fusion::createFuseGemmEpilogue(o);
+  }
+  if (key == "fuse_all_optimizer_ops") {
+    fusion::FuseAllOptimizerOpsOptions o;
+    o.explain = explain;
+    return fusion::createFuseAllOptimizerOps(o);
+  }
+  if (key == "enable_auto_fusion") {
+    fusion::FuseElementwiseOptions o;
+    o.explain = explain;
+    return fusion::createFuseElementwise(o);
+  }
+  llvm_unreachable("a fusion option without a pass");
+}
+
 /// BuildStrategy's optimizations of the distributed programs.
 void addOptimizedPasses(OpPassManager &pm, const CompileOptions &options) {
   const TrainingOptions &training = options.training;
@@ -154,6 +175,9 @@ void addOptimizedPasses(OpPassManager &pm, const CompileOptions &options) {
     fusion.bucketMb = training.fuseGradSizeMb;
     pm.addPass(createFuseAllReduce(fusion));
   }
+  for (const FusionOption &option : fusionOptions())
+    if (training.fuses(option.key))
+      pm.addPass(createFusionPass(option.key, options.explainFusion));
 }
 
 /// The memory passes over the programs (Paddle's release_memory).
@@ -209,7 +233,9 @@ const Phase kPhases[] = {
      "pserver the trainer program and one nested module of programs per server "
      "(distc-transpile-pserver)",
      PhaseResult::ModePrograms, addDistributedPasses},
-    {"optimized", "BuildStrategy's optimizations: fused all-reduce buckets (distc-fuse-all-reduce)",
+    {"optimized",
+     "BuildStrategy's optimizations: fused all-reduce buckets (distc-fuse-all-reduce), then "
+     "the fusion options turned on (docs/fusion.md: distc-fuse-elementwise, ...)",
      PhaseResult::ModePrograms, addOptimizedPasses},
     {"planned",
      "the memory passes: with --memory-optimize variables renamed to reuse dead ones "
@@ -244,6 +270,10 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
   Option<bool> syncBatchNorm{
       *this, "sync-batch-norm",
       llvm::cl::desc("batch_norm with the statistics of every rank's batch")};
+  ListOption<std::string> fuse{
+      *this, "fuse",
+      llvm::cl::desc("BuildStrategy fusion options to turn on, by config key "
+                     "(enable_auto_fusion, ...)")};
   Option<uint64_t> seed{*this, "seed", llvm::cl::desc("Program random seed"), llvm::cl::init(0)};
   Option<std::string> output{*this, "output",
                              llvm::cl::desc("artifact phase: write this file instead of printing")};
@@ -304,6 +334,7 @@ void registerDistcPipelines() {
             flags.reduceStrategy = given.reduceStrategy;
           flags.fuseAllReduce = given.fuseAllReduce;
           flags.syncBatchNorm = given.syncBatchNorm;
+          flags.fusion.assign(given.fuse.begin(), given.fuse.end());
           std::string error;
           if (!resolveTrainingOptions(flags, options.training, error))
             return errorHandler(error);

@@ -14,6 +14,22 @@
 #include <sstream>
 
 namespace distc::pipeline {
+
+const std::vector<FusionOption> &fusionOptions() {
+  // Pattern fusions first, so that the generated loops take only what no
+  // specific fused op covers.
+  static const std::vector<FusionOption> options = {
+      {"fuse_gemm_epilogue", "--fuse-gemm-epilogue",
+       "matmul + bias + relu/gelu as one GEMM with its epilogue, forward and backward "
+       "(fuse_gemm_epilogue)"},
+      {"fuse_all_optimizer_ops", "--fuse-all-optimizer-ops",
+       "One multi-tensor update per kind of optimizer op (fuse_all_optimizer_ops)"},
+      {"enable_auto_fusion", "--enable-auto-fusion",
+       "Run each group of element-wise ops as one generated loop (enable_auto_fusion)"},
+  };
+  return options;
+}
+
 namespace {
 
 /// The config file's top-level keys: distc's flags in Paddle's spelling
@@ -52,6 +68,14 @@ const std::set<std::string> kConfigKeys = {"optimizer",
                                            "sync_mode",
                                            "half_async"};
 const std::set<std::string> kSchedules = {"constant", "step", "piecewise", "cosine"};
+
+/// The config keys of every fusion option.
+std::set<std::string> fusionKeys() {
+  std::set<std::string> keys;
+  for (const FusionOption &option : fusionOptions())
+    keys.insert(option.key);
+  return keys;
+}
 
 /// Reads `key` of `object` into `out` when present; fails naming the key
 /// when it has the wrong JSON type.
@@ -134,7 +158,9 @@ bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &
     error = "the top level must be an object";
     return fail();
   }
-  if (!checkKeys(json, kConfigKeys, "the config", error) ||
+  std::set<std::string> known = kConfigKeys;
+  known.merge(fusionKeys());
+  if (!checkKeys(json, known, "the config", error) ||
       !read(json, "optimizer", out.optimizer, error) || !read(json, "loss", out.loss, error) ||
       !read(json, "lr", out.lr, error) || !read(json, "momentum", out.momentum, error) ||
       !read(json, "nesterov", out.nesterov, error) || !read(json, "beta1", out.beta1, error) ||
@@ -159,6 +185,15 @@ bool readConfigFile(const std::string &path, TrainingOptions &out, std::string &
   if (!read(json, "memory_optimize", out.memoryOptimize, error) ||
       !read(json, "enable_inplace", out.enableInplace, error))
     return fail();
+  // --- BuildStrategy: op fusion ---
+  for (const FusionOption &option : fusionOptions()) {
+    bool on = false;
+    if (json.contains(option.key)) {
+      if (!read(json, option.key, on, error))
+        return fail();
+      out.fusion[option.key] = on;
+    }
+  }
   // --- BuildStrategy: reduce and gradient-scale strategies ---
   auto readChoice = [&](const char *key, const std::map<std::string, std::string> &choices,
                         std::string &target) {
@@ -377,6 +412,8 @@ bool resolveTrainingOptions(const TrainingFlags &f, TrainingOptions &o, std::str
     o.syncBatchNorm = true;
   set(o.memoryOptimize, f.memoryOptimize);
   set(o.enableInplace, f.enableInplace);
+  for (const std::string &key : f.fusion)
+    o.fusion[key] = true;
   set(o.reduceStrategy, f.reduceStrategy);
   set(o.gradientScale, f.gradientScale);
   set(o.transpilerMode, f.transpilerMode);
@@ -441,6 +478,10 @@ nlohmann::json TrainingOptions::toJson() const {
     }
     j["lr_schedule"] = js;
   }
+  // The fusions applied, so that the artifact says how it was built.
+  for (const auto &[key, on] : fusion)
+    if (on)
+      j[key] = true;
   return j;
 }
 

@@ -1,7 +1,8 @@
-//===- LowerFusion.cpp - fused gradient buckets and in-place updates ------===//
+//===- LowerFusion.cpp - fused ops, gradient buckets and in-place updates -===//
 //
-// coalesce_tensor and fused_slices (distc-fuse-all-reduce) without copies,
-// and the in-place reuse of a Temp whose value nothing reads afterwards.
+// The ops the fusion passes write (lib/compiler/Fusion), coalesce_tensor and
+// fused_slices (distc-fuse-all-reduce) without copies, and the in-place
+// reuse of a Temp whose value nothing reads afterwards.
 //
 // A bucket is one Temp buffer. Coalescing does not copy a gradient into it:
 // the storage the backward kernels wrote the gradient to (a Temp, maybe
@@ -163,6 +164,134 @@ LogicalResult ProgramLowering::lowerCoalesceTensor(Operation *op) {
     emit("copy", {in}, {slice});
     bind(output, slice);
   }
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerFusionGroup(Operation *op) {
+  auto group = cast<pd::FusionGroupOp>(op);
+  // The loop's dims, with their symbols, are those of an input of the
+  // results' shape (the verifier ensures there is one); the other inputs
+  // are trailing parts of it, which the kernel broadcasts.
+  auto shape = cast<RankedTensorType>(group.getOuts().front().getType());
+  Value full;
+  std::vector<int32_t> inputs;
+  for (Value input : group.getInputs()) {
+    if (!full && cast<RankedTensorType>(input.getType()).getShape() == shape.getShape())
+      full = input;
+    inputs.push_back(bufferOf(input));
+  }
+  SymShape dims = dimsOf(full);
+  for (Value input : group.getInputs()) {
+    SymShape inputDims = dimsOf(input);
+    // Equal static types with unknown dims: the same symbols at run time,
+    // as the element-wise ops the group replaced required.
+    if (inputDims.size() == dims.size())
+      for (size_t d = 0; d < dims.size(); ++d)
+        if (cast<RankedTensorType>(input.getType()).getDimSize(d) == shape.getDimSize(d))
+          unify(inputDims[d], dims[d]);
+  }
+  std::vector<int32_t> outputs;
+  for (auto [i, result] : llvm::enumerate(group.getOuts())) {
+    // The first result may take over the full input's storage.
+    FailureOr<int32_t> buffer =
+        i == 0 ? defineElementwiseResult(result, full, dims) : defineResult(result, dims);
+    if (failed(buffer))
+      return failure();
+    outputs.push_back(*buffer);
+  }
+  std::vector<int64_t> code(group.getCode().begin(), group.getCode().end());
+  std::vector<double> imms(group.getImms().begin(), group.getImms().end());
+  std::vector<int64_t> registers(group.getOutputs().begin(), group.getOutputs().end());
+  emit("fused_elementwise", std::move(inputs), std::move(outputs),
+       {AttrDesc::ofInts("code", std::move(code)), AttrDesc::ofFloats("imms", std::move(imms)),
+        AttrDesc::ofInts("outputs", std::move(registers))});
+  return success();
+}
+
+/// The GEMM shape of fused_gemm_epilogue(_grad) `op`: X's rows, its
+/// contraction size and Y's columns, or failure (reported).
+struct GemmDims {
+  DimDesc m, k, n;
+};
+static FailureOr<GemmDims> gemmDimsOf(ProgramLowering &l, Operation *op, Value x, Value y) {
+  pd::OpAttributes attrs(op);
+  SymShape xd = l.dimsOf(x), yd = l.dimsOf(y);
+  bool transX = attrs.getBool("trans_x"), transY = attrs.getBool("trans_y");
+  std::optional<DimDesc> rows = transX ? std::optional<DimDesc>(xd[1])
+                                       : product(SymShape(xd.begin(), xd.end() - 1));
+  if (!rows) {
+    l.error(op) << "cannot flatten the rows of X " << l.describe(xd)
+                << ": more than one unknown dim";
+    return failure();
+  }
+  DimDesc k = transX ? xd[0] : xd.back();
+  l.unify(k, transY ? yd[1] : yd[0]);
+  return GemmDims{*rows, k, transY ? yd[0] : yd[1]};
+}
+
+LogicalResult ProgramLowering::lowerFusedGemmEpilogue(Operation *op) {
+  auto gemm = cast<pd::FusedGemmEpilogueOp>(op);
+  pd::OpAttributes attrs(op);
+  FailureOr<GemmDims> g = gemmDimsOf(*this, op, gemm.getX(), gemm.getY());
+  if (failed(g))
+    return failure();
+  SymShape outDims = dimsOf(gemm.getX());
+  if (attrs.getBool("trans_x"))
+    outDims = {g->m};
+  outDims.back() = g->n;
+  FailureOr<int32_t> out = defineResult(gemm.getOut(), outDims);
+  if (failed(out))
+    return failure();
+  int32_t reserve = -1;
+  if (isNeeded(gemm.getReserveSpace())) {
+    FailureOr<int32_t> pre = defineResult(gemm.getReserveSpace(), outDims);
+    if (failed(pre))
+      return failure();
+    reserve = view(*pre, {g->m, g->n});
+  }
+  SymShape xView = attrs.getBool("trans_x") ? SymShape{g->k, g->m} : SymShape{g->m, g->k};
+  emit("gemm_epilogue",
+       {view(bufferOf(gemm.getX()), xView), bufferOf(gemm.getY()), bufferOf(gemm.getBias())},
+       {view(*out, {g->m, g->n}), reserve},
+       {AttrDesc::ofString("activation", attrs.getString("activation")),
+        AttrDesc::ofInt("trans_x", attrs.getBool("trans_x")),
+        AttrDesc::ofInt("trans_y", attrs.getBool("trans_y"))});
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerFusedGemmEpilogueGrad(Operation *op) {
+  auto grad = cast<pd::FusedGemmEpilogueGradOp>(op);
+  pd::OpAttributes attrs(op);
+  FailureOr<GemmDims> g = gemmDimsOf(*this, op, grad.getX(), grad.getY());
+  if (failed(g))
+    return failure();
+  SymShape xView = attrs.getBool("trans_x") ? SymShape{g->k, g->m} : SymShape{g->m, g->k};
+  auto defineIfNeeded = [&](Value result, SymShape dims, SymShape asView) -> FailureOr<int32_t> {
+    if (!isNeeded(result))
+      return -1;
+    FailureOr<int32_t> b = defineResult(result, std::move(dims));
+    if (failed(b))
+      return failure();
+    return view(*b, std::move(asView));
+  };
+  FailureOr<int32_t> dx = defineIfNeeded(grad.getDX(), dimsOf(grad.getX()), xView);
+  FailureOr<int32_t> dy = defineIfNeeded(grad.getDY(), dimsOf(grad.getY()), dimsOf(grad.getY()));
+  FailureOr<int32_t> dbias = defineIfNeeded(grad.getDBias(), {g->n}, {g->n});
+  if (failed(dx) || failed(dy) || failed(dbias))
+    return failure();
+  // The kernels' activation names: relu_grad -> relu, ...
+  std::string activation = attrs.getString("activation_grad");
+  if (StringRef(activation).ends_with("_grad"))
+    activation.resize(activation.size() - 5);
+  int32_t actInput = grad.getReserveSpace() ? view(bufferOf(grad.getReserveSpace()), {g->m, g->n})
+                                            : -1;
+  emit("gemm_epilogue_grad",
+       {view(bufferOf(grad.getDOut()), {g->m, g->n}), view(bufferOf(grad.getX()), xView),
+        bufferOf(grad.getY()), actInput},
+       {*dx, *dy, *dbias},
+       {AttrDesc::ofString("activation", activation),
+        AttrDesc::ofInt("trans_x", attrs.getBool("trans_x")),
+        AttrDesc::ofInt("trans_y", attrs.getBool("trans_y"))});
   return success();
 }
 

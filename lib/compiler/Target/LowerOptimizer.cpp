@@ -88,6 +88,82 @@ LogicalResult ProgramLowering::lowerOptimizer(Operation *op) {
   return success();
 }
 
+LogicalResult ProgramLowering::lowerMergedOptimizer(Operation *op) {
+  StringRef type = op->getName().stripDialect();
+  pd::OpAttributes attrs(op);
+  // Every slot holds one tensor per parameter (SameVariadicOperandSize).
+  const unsigned numSlots = type == "merged_adam" ? 7 : type == "merged_momentum" ? 4 : 3;
+  const unsigned n = op->getNumOperands() / numSlots;
+  auto slot = [&](unsigned s) { return op->getOperands().slice(s * n, n); };
+  // Slot order: Param, Grad, then LearningRate (adam, sgd) or Velocity, LR.
+  const unsigned lrSlot = type == "merged_momentum" ? 3 : 2;
+  Value lr = slot(lrSlot).front();
+  for (Value other : slot(lrSlot))
+    if (bufferOf(other) != bufferOf(lr))
+      return error(op) << "the parameters have different learning rates ("
+                       << nameOf(lr) << ", " << nameOf(other)
+                       << "); one multi-tensor update takes one";
+  for (Value g : slot(1))
+    if (isRowSparse(g))
+      return error(op) << "gradient " << nameOf(g)
+                       << " is row-sparse; a merged update takes dense gradients";
+  // Operands: the kernel's order is Param, Grad, the state slots, then one
+  // lr; the results follow the op's (ParamOut, then each state's Out).
+  std::vector<int32_t> inputs;
+  for (unsigned s = 0; s < numSlots; ++s)
+    if (s != lrSlot)
+      for (Value v : slot(s))
+        inputs.push_back(bufferOf(v));
+  inputs.push_back(bufferOf(lr));
+  // Result r of slot group j is the new value of: ParamOut <- Param (slot
+  // 0); adam's MomentiOut/BetaiPowOut <- slots 3..6; VelocityOut <- 2.
+  auto sourceSlotOfResultGroup = [&](unsigned group) -> unsigned {
+    if (group == 0)
+      return 0;
+    return type == "merged_adam" ? group + 2 : 2;
+  };
+  std::vector<int32_t> outputs;
+  for (auto [r, result] : llvm::enumerate(op->getResults())) {
+    Value source = slot(sourceSlotOfResultGroup(unsigned(r) / n))[r % n];
+    FailureOr<int32_t> b =
+        defineResult(result, dimsOf(source), /*elementwiseInPlace=*/true);
+    if (failed(b))
+      return failure();
+    outputs.push_back(*b);
+  }
+  std::vector<AttrDesc> kernelAttrs = {AttrDesc::ofInt("count", n)};
+  if (type == "merged_adam") {
+    kernelAttrs.push_back(AttrDesc::ofFloat("beta1", attrs.getFloat("beta1")));
+    kernelAttrs.push_back(AttrDesc::ofFloat("beta2", attrs.getFloat("beta2")));
+    kernelAttrs.push_back(AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon")));
+    if (attrs.getBool("decoupled")) {
+      kernelAttrs.push_back(AttrDesc::ofInt("decoupled", 1));
+      kernelAttrs.push_back(AttrDesc::ofFloat("weight_decay", attrs.getFloat("weight_decay")));
+    }
+  } else if (type == "merged_momentum") {
+    std::vector<std::string> methods;
+    if (auto list = op->getAttrOfType<ArrayAttr>("regularization_method"))
+      for (Attribute a : list)
+        methods.push_back(cast<StringAttr>(a).str());
+    std::vector<double> coeffs = attrs.getFloats("regularization_coeff");
+    double coeff = 0;
+    for (size_t i = 0; i < methods.size(); ++i) {
+      double c = methods[i] == "l2_decay" && i < coeffs.size() ? coeffs[i] : 0;
+      if (i > 0 && c != coeff)
+        return error(op) << "the parameters have different L2 coefficients; one "
+                            "multi-tensor update takes one";
+      coeff = c;
+    }
+    if (attrs.getFloat("rescale_grad") != 1.0)
+      return error(op) << "merged_momentum with rescale_grad != 1 is not supported";
+    kernelAttrs.push_back(AttrDesc::ofFloat("mu", attrs.getFloat("mu")));
+    kernelAttrs.push_back(AttrDesc::ofInt("use_nesterov", attrs.getBool("use_nesterov")));
+    kernelAttrs.push_back(AttrDesc::ofFloat("regularization_coeff", coeff));
+  }
+  emit(type.str(), std::move(inputs), std::move(outputs), std::move(kernelAttrs));
+  return success();
+}
+
 LogicalResult ProgramLowering::lowerAdagrad(Operation *op) {
   // adagrad and decayed_adagrad: Param, Grad, Moment, LearningRate.
   pd::OpAttributes attrs(op);

@@ -263,6 +263,14 @@ public:
   // --- fused gradient buckets, in-place updates (LowerFusion.cpp) -------
   mlir::LogicalResult lowerCoalesceTensor(mlir::Operation *op);
   mlir::LogicalResult lowerFusedSlices(mlir::Operation *op);
+  /// pd.fusion_group: one `fused_elementwise` call running its program.
+  mlir::LogicalResult lowerFusionGroup(mlir::Operation *op);
+  /// fused_gemm_epilogue(_grad): gemm_epilogue(_grad) over 2-D views.
+  mlir::LogicalResult lowerFusedGemmEpilogue(mlir::Operation *op);
+  mlir::LogicalResult lowerFusedGemmEpilogueGrad(mlir::Operation *op);
+  /// merged_adam, merged_momentum, merged_sgd: one multi-tensor update
+  /// kernel (LowerOptimizer.cpp).
+  mlir::LogicalResult lowerMergedOptimizer(mlir::Operation *op);
   /// Binds `result`, which the op computes element by element from `input`
   /// alone, to `input`'s buffer when the op may overwrite it (its storage
   /// is a Temp that no value read after the op lives in); otherwise as

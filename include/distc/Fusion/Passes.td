@@ -1,0 +1,109 @@
+//===- Passes.td - BuildStrategy's fusion passes -------------*- tablegen -*-===//
+//
+// Each pass is one of Paddle's BuildStrategy fusion options, a pattern on
+// the IR that replaces a group of ops by one fused op with the same
+// numerics (docs/fusion.md). They run in the `optimized` phase, after the
+// distributed programs exist, over every main program. With `explain`,
+// each pass writes to stderr what it fused and why a candidate was left.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_FUSION_PASSES
+#define DISTC_FUSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def FuseElementwise : Pass<"distc-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Run every group of element-wise ops as one generated loop (enable_auto_fusion)";
+  let description = [{
+    BuildStrategy's `enable_auto_fusion` (Paddle's fusion_group pass). Every
+    op that declares a `loopOp` in PdOps.td (element-wise arithmetic,
+    activations and their gradients, scale, clip) is an instruction of a
+    generated loop. Walking each main program in order, an op joins the
+    group of an operand's producer when it computes a result of the group's
+    shape, has the group's op role, each of its operands has the loop's
+    shape or a trailing part of it (Paddle's `axis` aligning it at the end),
+    and no op outside the group reads a group value before it (the group
+    becomes one op where its last member was). A group of two or more ops
+    becomes one `pd.fusion_group` whose results are the group values read
+    outside it; the runtime runs its program tile by tile.
+
+    Before:
+    ```mlir
+    %s = pd.elementwise_add %x, %b : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %r = pd.relu %s : (tensor<?x8xf32>) -> tensor<?x8xf32>
+    ```
+    After:
+    ```mlir
+    %r = pd.fusion_group %x, %b {code = array<i64: 0, 0, 1, -1, 6, 2, -1, -1>, imms = array<f64>,
+        outputs = array<i64: 3>, fused = ["elementwise_add", "relu"]} : ...
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Write each group and each op left out of one to stderr">,
+    Option<"maxInstructions", "max-instructions", "int", /*default=*/"32",
+           "The most ops one loop holds">,
+  ];
+}
+
+def FuseGemmEpilogue : Pass<"distc-fuse-gemm-epilogue", "mlir::ModuleOp"> {
+  let summary = "matmul + bias + activation as one GEMM with its epilogue (fuse_gemm_epilogue)";
+  let description = [{
+    BuildStrategy's `fuse_gemm_epilogue`, as Paddle's fuse_gemm_epilogue_pass:
+    a `matmul_v2` (or a `mul` flattening all but X's last dim) with a 2-D Y,
+    whose result only an `elementwise_add` of a bias row [N] reads, followed
+    by a `relu` or `gelu` when the sum has no other reader, becomes one
+    `fused_gemm_epilogue`. In a train program its backward, the activation's
+    gradient, `elementwise_add_grad` and the GEMM's gradient over the same
+    operands, becomes one `fused_gemm_epilogue_grad`; a forward whose
+    backward does not have that form is left alone.
+
+    Before:
+    ```mlir
+    %t = pd.matmul_v2 %x, %w : (tensor<?x4xf32>, tensor<4x8xf32>) -> tensor<?x8xf32>
+    %s = pd.elementwise_add %t, %b : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %y = pd.relu %s : (tensor<?x8xf32>) -> tensor<?x8xf32>
+    ```
+    After:
+    ```mlir
+    %y, %r = pd.fused_gemm_epilogue %x, %w, %b {activation = "relu"} : ...
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Write each fused GEMM and each one left to stderr">,
+  ];
+}
+
+def FuseAllOptimizerOps : Pass<"distc-fuse-all-optimizer-ops", "mlir::ModuleOp"> {
+  let summary = "One multi-tensor update per kind of optimizer op (fuse_all_optimizer_ops)";
+  let description = [{
+    BuildStrategy's `fuse_all_optimizer_ops`. The `sgd`, `momentum`, `adam`
+    and `adamw` ops of each main program that share their type, attributes
+    (momentum's regularization aside, which merged_momentum lists per
+    parameter), dtype and learning-rate value become one `merged_sgd`,
+    `merged_momentum` or `merged_adam` (adamw as merged_adam with
+    `decoupled`) where the last of them was; the write-backs
+    (`pd.write_var`) of the earlier ones move after it. An update whose
+    earlier members' results something else reads before it, or whose
+    variables are read or written in between, starts a group of its own. Updates with
+    `lazy_mode`, `multi_precision` or a row-sparse gradient are left alone.
+
+    Before:
+    ```mlir
+    %w1 = pd.sgd %p1, %g1, %lr : ...
+    %w2 = pd.sgd %p2, %g2, %lr : ...
+    ```
+    After:
+    ```mlir
+    %w:2 = pd.merged_sgd %p1, %p2, %g1, %g2, %lr, %lr : ...
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Write each merged update and each update left to stderr">,
+  ];
+}
+
+#endif // DISTC_FUSION_PASSES
