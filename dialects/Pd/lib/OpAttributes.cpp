@@ -192,6 +192,15 @@ int64_t OpAttributes::getInt(StringRef name) const {
   return 0;
 }
 
+std::vector<std::string> OpAttributes::getStrings(StringRef name) const {
+  std::vector<std::string> values;
+  if (auto list = dyn_cast_or_null<ArrayAttr>(get(name)))
+    for (Attribute element : list)
+      if (auto s = dyn_cast<StringAttr>(element))
+        values.push_back(s.str());
+  return values;
+}
+
 double OpAttributes::getFloat(StringRef name) const {
   Attribute attr = get(name);
   if (auto f = dyn_cast_or_null<FloatAttr>(attr))

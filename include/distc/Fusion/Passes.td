@@ -47,6 +47,35 @@ def FuseElementwise : Pass<"distc-fuse-elementwise", "mlir::ModuleOp"> {
   ];
 }
 
+def FuseElewiseAddAct : Pass<"distc-fuse-elewise-add-act", "mlir::ModuleOp"> {
+  let summary = "An add and a relu/tanh as one op (fuse_elewise_add_act_ops)";
+  let description = [{
+    BuildStrategy's `fuse_elewise_add_act_ops`, as Paddle's
+    fuse_elewise_add_act_pass: `act(elementwise_add(x, y))` (the sum read by
+    the activation alone) and `elementwise_add(x, act(y))` (the activation's
+    result read by the add and its own gradient alone), act relu or tanh,
+    become one `fused_elemwise_add_activation`; in a train program the
+    activation's gradient and `elementwise_add_grad` chained after them
+    become one `fused_elemwise_add_activation_grad`. X must have the
+    result's shape; Y may be a trailing part of it (a bias row) in
+    act(x + y). A forward whose backward has another form is left alone.
+
+    Before:
+    ```mlir
+    %s = pd.elementwise_add %x, %b : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %y = pd.relu %s : (tensor<?x8xf32>) -> tensor<?x8xf32>
+    ```
+    After:
+    ```mlir
+    %y, %s = pd.fused_elemwise_add_activation %x, %b {functor_list = ["relu", "elementwise_add"]} : ...
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Write each fused pair and each candidate left to stderr">,
+  ];
+}
+
 def FuseGemmEpilogue : Pass<"distc-fuse-gemm-epilogue", "mlir::ModuleOp"> {
   let summary = "matmul + bias + activation as one GEMM with its epilogue (fuse_gemm_epilogue)";
   let description = [{

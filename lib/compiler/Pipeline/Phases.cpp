@@ -154,6 +154,11 @@ std::unique_ptr<Pass> createFusionPass(llvm::StringRef key, bool explain) {
     o.explain = explain;
     return fusion::createFuseGemmEpilogue(o);
   }
+  if (key == "fuse_elewise_add_act_ops") {
+    fusion::FuseElewiseAddActOptions o;
+    o.explain = explain;
+    return fusion::createFuseElewiseAddAct(o);
+  }
   if (key == "fuse_all_optimizer_ops") {
     fusion::FuseAllOptimizerOpsOptions o;
     o.explain = explain;

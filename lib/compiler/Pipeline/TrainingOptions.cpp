@@ -22,6 +22,9 @@ const std::vector<FusionOption> &fusionOptions() {
       {"fuse_gemm_epilogue", "--fuse-gemm-epilogue",
        "matmul + bias + relu/gelu as one GEMM with its epilogue, forward and backward "
        "(fuse_gemm_epilogue)"},
+      {"fuse_elewise_add_act_ops", "--fuse-elewise-add-act-ops",
+       "An elementwise_add and a relu/tanh as one op, forward and backward "
+       "(fuse_elewise_add_act_ops)"},
       {"fuse_all_optimizer_ops", "--fuse-all-optimizer-ops",
        "One multi-tensor update per kind of optimizer op (fuse_all_optimizer_ops)"},
       {"enable_auto_fusion", "--enable-auto-fusion",

@@ -18,6 +18,7 @@
 
 #include "ProgramLowering.h"
 
+#include "distc/Artifact/ElementwiseLoop.h"
 #include "distc/Dialect/Pd/PdOps.h"
 
 using namespace mlir;
@@ -205,6 +206,48 @@ LogicalResult ProgramLowering::lowerFusionGroup(Operation *op) {
   emit("fused_elementwise", std::move(inputs), std::move(outputs),
        {AttrDesc::ofInts("code", std::move(code)), AttrDesc::ofFloats("imms", std::move(imms)),
         AttrDesc::ofInts("outputs", std::move(registers))});
+  return success();
+}
+
+/// `code` and `outputs` of a fused_elementwise call.
+static std::vector<AttrDesc> loopProgram(std::vector<int64_t> code, std::vector<int64_t> outputs) {
+  return {AttrDesc::ofInts("code", std::move(code)), AttrDesc::ofFloats("imms", {}),
+          AttrDesc::ofInts("outputs", std::move(outputs))};
+}
+
+LogicalResult ProgramLowering::lowerFusedElemwiseActivation(Operation *op) {
+  auto fused = cast<pd::FusedElemwiseAddActivationOp>(op);
+  std::vector<std::string> functors = pd::OpAttributes(op).getStrings("functor_list");
+  const bool addFirst = functors[0] == "elementwise_add"; // X + act(Y)
+  const int64_t act = int64_t(artifact::findLoopOp(functors[addFirst ? 1 : 0])->op);
+  const int64_t add = int64_t(artifact::LoopOp::Add);
+  Value x = fused.getX(), y = fused.getY();
+  SymShape dims = dimsOf(x), yDims = dimsOf(y);
+  // The loop broadcasts Y over X's leading dims: Paddle's axis must align
+  // it at the end.
+  int64_t axis = pd::OpAttributes(op).getInt("axis");
+  if (yDims.size() < dims.size() && axis != -1 && axis != int64_t(dims.size() - yDims.size()))
+    return error(op) << "Y " << describe(yDims) << " is aligned at axis " << axis << " of X "
+                     << describe(dims) << "; only a trailing part of X broadcasts";
+  for (size_t i = 0; i < yDims.size(); ++i)
+    unify(yDims[yDims.size() - 1 - i], dims[dims.size() - 1 - i]);
+  // Registers: x 0, y 1; then the inner result 2 (IntermediateOut) and Out 3.
+  std::vector<int64_t> code = addFirst ? std::vector<int64_t>{act, 1, -1, -1, add, 0, 2, -1}
+                                       : std::vector<int64_t>{add, 0, 1, -1, act, 2, -1, -1};
+  FailureOr<int32_t> out = defineElementwiseResult(fused.getOut(), x, dims);
+  if (failed(out))
+    return failure();
+  std::vector<int32_t> outputs = {*out};
+  std::vector<int64_t> registers = {3};
+  if (isNeeded(fused.getIntermediateOut())) {
+    FailureOr<int32_t> inter = defineResult(fused.getIntermediateOut(), addFirst ? yDims : dims);
+    if (failed(inter))
+      return failure();
+    outputs.push_back(*inter);
+    registers.push_back(2);
+  }
+  emit("fused_elementwise", {bufferOf(x), bufferOf(y)}, std::move(outputs),
+       loopProgram(std::move(code), std::move(registers)));
   return success();
 }
 

@@ -9,7 +9,9 @@
 
 #include "ProgramLowering.h"
 
+#include "distc/Artifact/ElementwiseLoop.h"
 #include "distc/Dialect/Pd/PdDialect.h"
+#include "distc/Dialect/Pd/PdOps.h"
 
 #include <algorithm>
 
@@ -107,6 +109,57 @@ LogicalResult ProgramLowering::lowerElementwiseGrad(Operation *op, StringRef kin
     return emitReduceTo(full, od, aligned, own, result);
   };
   if (failed(gradFor(dx, xd, xa, y, ya, true)) || failed(gradFor(dy, yd, ya, x, xa, false)))
+    return failure();
+  return success();
+}
+
+LogicalResult ProgramLowering::lowerFusedElemwiseActivationGrad(Operation *op) {
+  auto grad = cast<pd::FusedElemwiseAddActivationGradOp>(op);
+  std::vector<std::string> functors = pd::OpAttributes(op).getStrings("functor_list");
+  const bool addFirst = functors[0] == "elementwise_add_grad"; // of X + act(Y)
+  const int64_t actGrad = int64_t(artifact::findLoopOp(functors[addFirst ? 1 : 0])->op);
+  Value dout = op->getOperand(op->getNumOperands() - 1);
+  Value dx = grad.getResult(0), dy = grad.getResult(1), dInter = grad.getResult(2);
+  const SymShape od = dimsOf(dout), yd = dimsOf(grad.getY());
+  const SymShape xd = grad.getX() ? dimsOf(grad.getX()) : od;
+  const int64_t axis = pd::OpAttributes(op).getInt("axis");
+  const SymShape xa = xd.size() == od.size() ? xd : alignTo(xd, axis, od.size());
+  const SymShape ya = yd.size() == od.size() ? yd : alignTo(yd, axis, od.size());
+  // act'(v)·g as a one-instruction loop into `result` (or a temporary).
+  auto activationGrad = [&](Value v, Value result, const SymShape &dims) -> FailureOr<int32_t> {
+    int32_t d;
+    if (isNeeded(result)) {
+      FailureOr<int32_t> b = defineResult(result, dims);
+      if (failed(b))
+        return failure();
+      d = *b;
+    } else {
+      d = temp(nameOf(dout) + ".act_grad", bufferOf(dout), dims);
+    }
+    emit("fused_elementwise", {bufferOf(v), bufferOf(dout)}, {d},
+         {AttrDesc::ofInts("code", {actGrad, 0, 1, -1}), AttrDesc::ofFloats("imms", {}),
+          AttrDesc::ofInts("outputs", {2})});
+    return d;
+  };
+  if (!addFirst) {
+    // act(X + Y): d = act'(Out)·dOut, then the add's gradient of d.
+    if (!isNeeded(dx) && !isNeeded(dy) && !isNeeded(dInter))
+      return success();
+    FailureOr<int32_t> d = activationGrad(grad.getOut(), dInter, od);
+    if (failed(d))
+      return failure();
+    if (isNeeded(dx) && failed(emitReduceTo(*d, od, xa, xd, dx)))
+      return failure();
+    if (isNeeded(dy) && failed(emitReduceTo(*d, od, ya, yd, dy)))
+      return failure();
+    return success();
+  }
+  // X + act(Y): dX and the intermediate's gradient are dOut; dY = act'·dOut.
+  if (isNeeded(dx) && failed(emitReduceTo(bufferOf(dout), od, xa, xd, dx)))
+    return failure();
+  if (isNeeded(dInter) && failed(defineView(dInter, bufferOf(dout), yd)))
+    return failure();
+  if (isNeeded(dy) && failed(activationGrad(grad.getIntermediateOut(), dy, yd)))
     return failure();
   return success();
 }

@@ -265,6 +265,11 @@ public:
   mlir::LogicalResult lowerFusedSlices(mlir::Operation *op);
   /// pd.fusion_group: one `fused_elementwise` call running its program.
   mlir::LogicalResult lowerFusionGroup(mlir::Operation *op);
+  /// fused_elemwise_add_activation: one fused_elementwise loop of the add
+  /// and the activation; its gradient: the activation's gradient as a loop,
+  /// then the add's (a view or a reduction, as elementwise_add_grad's).
+  mlir::LogicalResult lowerFusedElemwiseActivation(mlir::Operation *op);
+  mlir::LogicalResult lowerFusedElemwiseActivationGrad(mlir::Operation *op);
   /// fused_gemm_epilogue(_grad): gemm_epilogue(_grad) over 2-D views.
   mlir::LogicalResult lowerFusedGemmEpilogue(mlir::Operation *op);
   mlir::LogicalResult lowerFusedGemmEpilogueGrad(mlir::Operation *op);

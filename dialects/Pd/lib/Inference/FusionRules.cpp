@@ -6,6 +6,61 @@ using namespace mlir;
 
 namespace distc::pd::infer {
 
+/// The activation of a fused_elemwise_add_activation(_grad) functor list
+/// and whether the add comes first (X + act(Y)), or failure (reported).
+static FailureOr<std::pair<std::string, bool>> addActivationOf(InferContext &c, bool grad) {
+  SmallVector<std::string> functors;
+  for (const std::string &f : c.getStrings("functor_list"))
+    functors.push_back(f);
+  std::string add = grad ? "elementwise_add_grad" : "elementwise_add";
+  auto isAct = [&](const std::string &f) {
+    return grad ? f == "relu_grad" || f == "tanh_grad" : f == "relu" || f == "tanh";
+  };
+  if (functors.size() == 2 && functors[0] == add && isAct(functors[1]))
+    return std::make_pair(functors[1], true);
+  if (functors.size() == 2 && isAct(functors[0]) && functors[1] == add)
+    return std::make_pair(functors[0], false);
+  c.error() << "attribute 'functor_list' must be [" << add << ", act] or [act, " << add
+            << "] with act " << (grad ? "relu_grad or tanh_grad" : "relu or tanh");
+  return failure();
+}
+
+/// act(X + Y) (Y broadcast into X as elementwise_add does) or X + act(Y)
+/// (one shape): Out and IntermediateOut have X's type.
+LogicalResult inferFusedElemwiseActivation(InferContext &c) {
+  FailureOr<std::pair<std::string, bool>> form = addActivationOf(c, /*grad=*/false);
+  if (failed(form) || failed(c.requireSameElementType(0, 1)))
+    return failure();
+  RankedTensorType x = c.input(0), y = c.input(1);
+  if (form->second && x.getShape() != y.getShape())
+    return c.error() << "X + act(Y) needs input slots 'X' " << x << " and 'Y' " << y
+                     << " of one shape";
+  if (y.getRank() > x.getRank())
+    return c.error() << "input slot 'Y' " << y << " has a higher rank than 'X' " << x;
+  c.setResult(0, x);
+  c.setResult(1, form->second ? y : x);
+  return success();
+}
+
+/// X@GRAD, Y@GRAD and IntermediateOut@GRAD have the types of X (or, when
+/// absent, Out@GRAD), Y and the intermediate value.
+LogicalResult inferFusedElemwiseActivationGrad(InferContext &c) {
+  FailureOr<std::pair<std::string, bool>> form = addActivationOf(c, /*grad=*/true);
+  if (failed(form))
+    return failure();
+  RankedTensorType x = c.input(0), y = c.input(1), out = c.input(2), inter = c.input(3),
+                   dout = c.input(4);
+  if (form->second ? !inter : !out)
+    return c.error() << "functor_list ["
+                     << (form->second ? "elementwise_add_grad, act_grad"
+                                      : "act_grad, elementwise_add_grad")
+                     << "] needs input slot '" << (form->second ? "IntermediateOut" : "Out") << "'";
+  c.setResult(0, x ? x : dout);
+  c.setResult(1, y);
+  c.setResult(2, form->second ? y : dout);
+  return success();
+}
+
 /// X [..., K] (its leading dims the rows; [K, M] with trans_x), Y [K, N]
 /// ([N, K] with trans_y), Bias [N]: Out and ReserveSpace are X's rows by N.
 LogicalResult inferFusedGemmEpilogue(InferContext &c) {

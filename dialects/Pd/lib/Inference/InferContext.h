@@ -68,6 +68,9 @@ public:
   bool getBool(llvm::StringRef name) const { return attrs.getBool(name); }
   double getFloat(llvm::StringRef name) const { return attrs.getFloat(name); }
   std::string getString(llvm::StringRef name) const { return attrs.getString(name); }
+  std::vector<std::string> getStrings(llvm::StringRef name) const {
+    return attrs.getStrings(name);
+  }
   llvm::SmallVector<int64_t> getInts(llvm::StringRef name) const {
     std::vector<int64_t> values = attrs.getInts(name);
     return llvm::SmallVector<int64_t>(values.begin(), values.end());

@@ -52,6 +52,8 @@ public:
   bool getBool(llvm::StringRef name) const { return getInt(name) != 0; }
   double getFloat(llvm::StringRef name) const;
   std::string getString(llvm::StringRef name) const;
+  /// A STRINGS attribute's values; {} when it is none.
+  std::vector<std::string> getStrings(llvm::StringRef name) const;
   std::vector<int64_t> getInts(llvm::StringRef name) const;
   /// A FLOATS or FLOAT64S attribute's values; {} when it is neither.
   std::vector<double> getFloats(llvm::StringRef name) const;

@@ -42,6 +42,54 @@ def Pd_FusionGroupOp : Pd_Op<"fusion_group", [Pure]> {
   let lowering = [{ lowerFusionGroup(op) }];
 }
 
+// --- fuse_elewise_add_act_ops ---------------------------------------------
+
+def Pd_FusedElemwiseAddActivationOp : Pd_CatalogOp<"fused_elemwise_add_activation", [Pure]> {
+  let summary = "An element-wise add and an activation in one pass";
+  let description = [{
+    Paddle's fused_elemwise_add_activation, which fuse_elewise_add_act_ops
+    makes of an elementwise_add and a relu or tanh. `functor_list` [act,
+    "elementwise_add"]: Out = act(X + Y), IntermediateOut = X + Y (Y may be
+    a trailing part of X's shape, Paddle's `axis` aligning it at the end);
+    ["elementwise_add", act]: Out = X + act(Y), IntermediateOut = act(Y) (X
+    and Y of one shape). IntermediateOut is computed when some op reads it
+    (`save_intermediate_out`).
+  }];
+  let arguments = (ins PdTensor:$X, PdTensor:$Y, PdStrings<"[]">:$functor_list,
+                       PdInt<"-1">:$axis, PdFloat<"0">:$scale,
+                       PdBool<"false">:$save_intermediate_out);
+  let results = (outs PdTensor:$Out, PdTensor:$IntermediateOut);
+  let optionalOutputs = ["IntermediateOut"];
+  let hasPirForm = 0;
+  let inferRule = "inferFusedElemwiseActivation";
+  let lowering = [{ lowerFusedElemwiseActivation(op) }];
+  let spmdRule = "replicated";
+}
+
+def Pd_FusedElemwiseAddActivationGradOp
+    : Pd_CatalogOp<"fused_elemwise_add_activation_grad", [Pure, AttrSizedOperandSegments]> {
+  let summary = "X@GRAD, Y@GRAD and IntermediateOut@GRAD of fused_elemwise_add_activation";
+  let description = [{
+    Paddle's fused_elemwise_add_activation_grad. `functor_list` [act_grad,
+    "elementwise_add_grad"] (the gradient of act(X + Y)) reads Out; its
+    IntermediateOut@GRAD is act's gradient at Out, reduced into X@GRAD and
+    Y@GRAD. ["elementwise_add_grad", act_grad] (of X + act(Y)) reads
+    IntermediateOut = act(Y): X@GRAD and IntermediateOut@GRAD are Out@GRAD
+    (reduced to their shapes), Y@GRAD act's gradient at IntermediateOut.
+    act_grad is relu_grad or tanh_grad; X gives X@GRAD its shape.
+  }];
+  let arguments = (ins Optional<PdTensor>:$X, PdTensor:$Y, Optional<PdTensor>:$Out,
+                       Optional<PdTensor>:$IntermediateOut, PdTensor:$Out_GRAD,
+                       PdStrings<"[]">:$functor_list, PdInt<"-1">:$axis, PdFloat<"0">:$scale,
+                       PdBool<"false">:$save_intermediate_out);
+  let results = (outs PdTensor:$X_GRAD, PdTensor:$Y_GRAD, PdTensor:$IntermediateOut_GRAD);
+  let optionalOutputs = ["X_GRAD", "Y_GRAD", "IntermediateOut_GRAD"];
+  let hasPirForm = 0;
+  let inferRule = "inferFusedElemwiseActivationGrad";
+  let lowering = [{ lowerFusedElemwiseActivationGrad(op) }];
+  let spmdRule = "replicated";
+}
+
 // --- fuse_gemm_epilogue ----------------------------------------------------
 
 def Pd_FusedGemmEpilogueOp : Pd_CatalogOp<"fused_gemm_epilogue", [Pure]> {
