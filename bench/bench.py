@@ -53,6 +53,11 @@ def parse_args():
                    help="how the encoder's distc program forms attention heads: reshape2 + "
                    "transpose2 as Paddle does, split + concat, or auto (default): reshape "
                    "when distc can train it, else split")
+    p.add_argument("--fusion", default="none",
+                   help="comma-separated BuildStrategy fusion variants to time distc with: none "
+                   "(no fusion), a fusion key (fuse_gemm_epilogue, fuse_elewise_add_act_ops, "
+                   "fuse_all_optimizer_ops, enable_auto_fusion) or all; one row each "
+                   "(default: none)")
     p.add_argument("--quick", action="store_true", help="few steps, one round (a smoke run)")
     p.add_argument("--work-dir", help="keep programs, artifacts and data here (default: a temp dir)")
     p.add_argument("--json", help="also write the results to this JSON file")
@@ -94,14 +99,18 @@ class Bench:
 
     # --- distc ----------------------------------------------------------------
 
-    def compile(self, name, main, startup, loss, optimizer):
-        """Writes the programs and compiles them; returns (artifact, error)."""
+    def compile(self, name, main, startup, loss, optimizer, fusion="none"):
+        """Writes the programs and compiles them with the fusion variant
+        `fusion` (fusion_config); returns (artifact, error)."""
         main_json, startup_json = self.path(name + ".main.json"), self.path(name + ".startup.json")
         programs.save(main, main_json)
         programs.save(startup, startup_json)
-        out = self.path("%s.%s.distc" % (name, optimizer))
+        out = self.path("%s.%s.%s.distc" % (name, optimizer, fusion))
+        config = self.path("fusion-%s.json" % fusion)
+        with open(config, "w") as f:
+            json.dump(fusion_config(fusion), f)
         cmd = [self.distc, main_json, "--startup", startup_json, "--loss", loss,
-               "--optimizer", optimizer, "--lr", str(LR), "-o", out]
+               "--optimizer", optimizer, "--lr", str(LR), "--config", config, "-o", out]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             return None, (r.stderr.strip() or r.stdout.strip())
@@ -191,6 +200,22 @@ class Bench:
                                   self.torch_batches(feeds), steps)
         rel = max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(ours, theirs))
         return dict(label=label, ok=rel < 1e-4, distc=ours, torch=theirs, max_rel_diff=rel)
+
+
+FUSION_KEYS = ("fuse_gemm_epilogue", "fuse_elewise_add_act_ops", "fuse_all_optimizer_ops",
+               "enable_auto_fusion")
+
+
+def fusion_config(variant):
+    """The --config BuildStrategy keys of a fusion variant."""
+    if variant == "none":
+        return {}
+    if variant == "all":
+        return {key: True for key in FUSION_KEYS}
+    if variant not in FUSION_KEYS:
+        sys.exit("bench: unknown fusion variant %r (none, all or one of %s)"
+                 % (variant, ", ".join(FUSION_KEYS)))
+    return {variant: True}
 
 
 def run(work):
@@ -284,11 +309,16 @@ def run(work):
     sys.stdout.flush()
 
     results = []
+    variants = [v for v in ARGS.fusion.split(",") if v]
+    for v in variants:
+        fusion_config(v)  # rejects an unknown variant before anything runs
     for c in cases:
         batches = b.torch_batches(c["feeds"])
-        for o in optimizers:
+        for o, variant in [(o, v) for o in optimizers for v in variants]:
             label = "%s b%d %s" % (c["name"], BATCH, o)
-            artifact, err = b.compile(c["name"], c["main"], c["startup"], c["loss"], o)
+            if variant != "none":
+                label += " " + variant
+            artifact, err = b.compile(c["name"], c["main"], c["startup"], c["loss"], o, variant)
             if err:
                 print("%s: distc cannot compile it: %s" % (label, err))
                 results.append(dict(case=label, error=err))
@@ -306,7 +336,7 @@ def run(work):
                     runs[fw].append(t)
             best = {fw: min(median_ms(t) for t in ts) for fw, ts in runs.items()}
             ratio = best["distc"] / best["torch"]
-            row = dict(case=label, distc_ms=best["distc"], torch_ms=best["torch"], ratio=ratio,
+            row = dict(case=label, fusion=variant, distc_ms=best["distc"], torch_ms=best["torch"], ratio=ratio,
                        steps=c["steps"], warmup=c["warmup"], rounds=rounds,
                        distc_round_medians_ms=[median_ms(t) for t in runs["distc"]],
                        torch_round_medians_ms=[median_ms(t) for t in runs["torch"]],

@@ -31,15 +31,17 @@ module {
 // -----
 
 // A value read outside the group is one more result; a read of a group
-// value by another op before the next candidate ends the group there.
+// value by another op before the next candidate ends the group there. The
+// next group reads the first one's result.
 // CHECK-LABEL: pd.program @outputs
 // CHECK: %[[G:.*]]:2 = pd.fusion_group
 // CHECK-SAME: fused = ["tanh", "sigmoid"]
 // CHECK-SAME: outputs = array<i64: 1, 2>
 // CHECK-SAME: pd.out_names = ["t", "s"]
 // CHECK-NEXT: %[[M:.*]] = pd.mean %[[G]]#0
-// CHECK-NEXT: %[[Q:.*]] = pd.square %[[G]]#1
-// EXPLAIN: enable_auto_fusion: outputs: left square (q): the loop's value tanh (t) is read by mean (m) before it
+// CHECK-NEXT: %[[Q:.*]] = pd.fusion_group %[[G]]#1
+// CHECK-SAME: fused = ["square", "relu"]
+// EXPLAIN: enable_auto_fusion: outputs: fused square (q) + relu (r) into fusion_group
 module {
   pd.program @outputs attributes {pd.kind = "main", pd.mode = "predict"} {
     %x = pd.feed {pd.out_names = ["x"]} : tensor<4x8xf32>
@@ -47,8 +49,9 @@ module {
     %s = pd.sigmoid %t {pd.out_names = ["s"]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
     %m = pd.mean %t {pd.out_names = ["m"]} : (tensor<4x8xf32>) -> tensor<f32>
     %q = pd.square %s {pd.out_names = ["q"]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %r = pd.relu %q {pd.out_names = ["r"]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
     pd.fetch %m : tensor<f32>
-    pd.fetch %q {col = 1 : i32} : tensor<4x8xf32>
+    pd.fetch %r {col = 1 : i32} : tensor<4x8xf32>
   }
 }
 

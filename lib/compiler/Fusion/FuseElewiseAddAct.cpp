@@ -19,6 +19,7 @@
 
 #include "FusionLog.h"
 #include "LoopInstructions.h"
+#include "PatternUtils.h"
 
 #include "distc/Dialect/Pd/CatalogOpBuilder.h"
 #include "distc/Dialect/Pd/OpAttributes.h"
@@ -34,10 +35,6 @@ using namespace mlir;
 namespace distc::fusion {
 namespace {
 
-bool isType(Operation *op, StringRef type) {
-  return op && op->getName().getDialectNamespace() == "pd" && op->getName().stripDialect() == type;
-}
-
 bool isActivation(Operation *op) { return isType(op, "relu") || isType(op, "tanh"); }
 
 /// The users of `value` other than `except`.
@@ -47,19 +44,6 @@ SmallVector<Operation *> otherUsers(Value value, ArrayRef<Operation *> except) {
     if (!llvm::is_contained(except, user))
       users.push_back(user);
   return users;
-}
-
-/// The single user of `value` of type `type` reading it as operand
-/// `index`, or null.
-Operation *userOfType(Value value, StringRef type, unsigned index) {
-  Operation *found = nullptr;
-  for (OpOperand &use : value.getUses())
-    if (isType(use.getOwner(), type) && use.getOperandNumber() == index) {
-      if (found)
-        return nullptr;
-      found = use.getOwner();
-    }
-  return found;
 }
 
 /// One match: act(x + y) (actOuter) or x + act(y), and its backward.
@@ -74,25 +58,16 @@ struct FuseElewiseAddActPass : impl::FuseElewiseAddActBase<FuseElewiseAddActPass
 
   void runOnOperation() override {
     FusionLog log("fuse_elewise_add_act_ops", explain);
-    bool failedAny = false;
-    forEachMainProgramBlock(getOperation(), [&](Block &block) {
-      SmallVector<Operation *> adds;
-      for (Operation &op : block)
-        if (isType(&op, "elementwise_add"))
-          adds.push_back(&op);
-      for (Operation *add : adds) {
-        std::string why;
-        FailureOr<AddAct> match = matchAdd(add, why);
-        if (failed(match)) {
-          if (!why.empty())
-            log.left(add, why);
-          continue;
-        }
-        if (failed(rewrite(*match, log)))
-          failedAny = true;
-      }
-    });
-    if (failedAny)
+    auto visit = [&](Operation *add) -> LogicalResult {
+      std::string why;
+      FailureOr<AddAct> match = matchAdd(add, why);
+      if (succeeded(match))
+        return rewrite(*match, log);
+      if (!why.empty())
+        log.left(add, why);
+      return success();
+    };
+    if (failed(forEachCandidate(getOperation(), {"elementwise_add"}, visit)))
       signalPassFailure();
   }
 

@@ -19,7 +19,7 @@
 #include "distc/Fusion/Passes.h"
 
 #include "FusionLog.h"
-#include "LoopInstructions.h"
+#include "PatternUtils.h"
 
 #include "distc/Dialect/Pd/CatalogOpBuilder.h"
 #include "distc/Dialect/Pd/OpAttributes.h"
@@ -36,29 +36,6 @@ using namespace mlir;
 namespace distc::fusion {
 namespace {
 
-bool isType(Operation *op, StringRef type) {
-  return op && op->getName().getDialectNamespace() == "pd" && op->getName().stripDialect() == type;
-}
-
-/// The single user of `value` of type `type` with `value` as operand
-/// `index`, or null.
-Operation *userOfType(Value value, StringRef type, unsigned index) {
-  Operation *found = nullptr;
-  for (OpOperand &use : value.getUses())
-    if (isType(use.getOwner(), type) && use.getOperandNumber() == index) {
-      if (found)
-        return nullptr;
-      found = use.getOwner();
-    }
-  return found;
-}
-
-/// Whether every user of `value` is one of `allowed`.
-bool onlyUsedBy(Value value, ArrayRef<Operation *> allowed) {
-  return llvm::all_of(value.getUsers(),
-                      [&](Operation *user) { return llvm::is_contained(allowed, user); });
-}
-
 /// One match: the forward ops and, in a train program, their gradients.
 struct Epilogue {
   Operation *gemm = nullptr, *add = nullptr, *act = nullptr;
@@ -73,25 +50,16 @@ struct FuseGemmEpiloguePass : impl::FuseGemmEpilogueBase<FuseGemmEpiloguePass> {
 
   void runOnOperation() override {
     FusionLog log("fuse_gemm_epilogue", explain);
-    bool failedAny = false;
-    forEachMainProgramBlock(getOperation(), [&](Block &block) {
-      SmallVector<Operation *> gemms;
-      for (Operation &op : block)
-        if (isType(&op, "matmul_v2") || isType(&op, "mul"))
-          gemms.push_back(&op);
-      for (Operation *gemm : gemms) {
-        std::string why;
-        FailureOr<Epilogue> match = matchEpilogue(gemm, why);
-        if (failed(match)) {
-          if (!why.empty())
-            log.left(gemm, why);
-          continue;
-        }
-        if (failed(rewrite(*match, log)))
-          failedAny = true;
-      }
-    });
-    if (failedAny)
+    auto visit = [&](Operation *gemm) -> LogicalResult {
+      std::string why;
+      FailureOr<Epilogue> match = matchEpilogue(gemm, why);
+      if (succeeded(match))
+        return rewrite(*match, log);
+      if (!why.empty())
+        log.left(gemm, why);
+      return success();
+    };
+    if (failed(forEachCandidate(getOperation(), {"matmul_v2", "mul"}, visit)))
       signalPassFailure();
   }
 

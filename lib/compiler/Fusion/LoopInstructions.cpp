@@ -97,6 +97,7 @@ FailureOr<LoopInstruction> loopInstructionOf(Operation *op, std::string &whyNot)
       return failure();
     }
     instruction.operands.push_back(operand);
+    instruction.operandNumbers.push_back(unsigned(index));
   }
   for (std::string_view name : spec.immediates)
     instruction.immediates.push_back(attrs.getFloat(name));
@@ -105,10 +106,18 @@ FailureOr<LoopInstruction> loopInstructionOf(Operation *op, std::string &whyNot)
 
 Operation *buildFusionGroup(ArrayRef<Operation *> ops, ArrayRef<LoopInstruction> instructions) {
   llvm::SmallPtrSet<Operation *, 16> members(ops.begin(), ops.end());
+  // The operands as the ops hold them now: a group built before this one
+  // may have replaced some (LoopInstruction::operands can be stale).
+  SmallVector<SmallVector<Value, 2>> operands;
+  for (auto [op, instruction] : llvm::zip(ops, instructions)) {
+    SmallVector<Value, 2> &current = operands.emplace_back();
+    for (unsigned number : instruction.operandNumbers)
+      current.push_back(op->getOperand(number));
+  }
   // Registers: the inputs first (each outside value once), then one per op.
   llvm::MapVector<Value, int64_t> inputs;
-  for (const LoopInstruction &instruction : instructions)
-    for (Value operand : instruction.operands)
+  for (const SmallVector<Value, 2> &values : operands)
+    for (Value operand : values)
       if (!members.contains(operand.getDefiningOp()))
         inputs.insert({operand, int64_t(inputs.size())});
   llvm::DenseMap<Value, int64_t> registerOf;
@@ -124,8 +133,7 @@ Operation *buildFusionGroup(ArrayRef<Operation *> ops, ArrayRef<LoopInstruction>
     auto [op, instruction] = pair;
     code.push_back(int64_t(instruction.info->op));
     for (int k = 0; k < 2; ++k)
-      code.push_back(
-          k < int(instruction.operands.size()) ? registerOf.lookup(instruction.operands[k]) : -1);
+      code.push_back(k < int(operands[i].size()) ? registerOf.lookup(operands[i][k]) : -1);
     code.push_back(instruction.immediates.empty() ? -1 : int64_t(imms.size()));
     llvm::append_range(imms, instruction.immediates);
     registerOf[op->getResult(0)] = numInputs + int64_t(i);

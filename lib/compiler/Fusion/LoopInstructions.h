@@ -23,11 +23,12 @@
 
 namespace distc::fusion {
 
-/// One op as an instruction: its opcode, the values its registers hold and
-/// its immediates.
+/// One op as an instruction: its opcode, the values its registers hold (and
+/// the op's operand numbers of them) and its immediates.
 struct LoopInstruction {
   const artifact::LoopOpInfo *info = nullptr;
   llvm::SmallVector<mlir::Value, 2> operands;
+  llvm::SmallVector<unsigned, 2> operandNumbers;
   llvm::SmallVector<double, 3> immediates;
 };
 

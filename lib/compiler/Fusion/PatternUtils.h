@@ -1,0 +1,38 @@
+//===- PatternUtils.h - what the pattern fusion passes share ----*- C++ -*-===//
+//
+// Private to lib/compiler/Fusion: finding candidate ops and their users
+// for the passes that match fixed op patterns (fuse_gemm_epilogue,
+// fuse_elewise_add_act_ops).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTC_LIB_FUSION_PATTERNUTILS_H
+#define DISTC_LIB_FUSION_PATTERNUTILS_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace distc::fusion {
+
+/// Whether `op` is `pd.<type>`.
+bool isType(mlir::Operation *op, llvm::StringRef type);
+
+/// The single user of `value` of type `type` reading it as operand
+/// `index`, or null (none, or several).
+mlir::Operation *userOfType(mlir::Value value, llvm::StringRef type, unsigned index);
+
+/// Whether every user of `value` is one of `allowed`.
+bool onlyUsedBy(mlir::Value value, llvm::ArrayRef<mlir::Operation *> allowed);
+
+/// Calls `visit` on every op of one of `types` in each main program, in
+/// program order (collected first, so `visit` may rewrite). Fails when a
+/// visit does.
+mlir::LogicalResult
+forEachCandidate(mlir::ModuleOp module, llvm::ArrayRef<llvm::StringRef> types,
+                 llvm::function_ref<mlir::LogicalResult(mlir::Operation *)> visit);
+
+} // namespace distc::fusion
+
+#endif // DISTC_LIB_FUSION_PATTERNUTILS_H
