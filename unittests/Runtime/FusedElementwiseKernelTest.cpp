@@ -36,24 +36,10 @@ std::vector<int64_t> concat(std::initializer_list<std::vector<int64_t>> parts) {
   return out;
 }
 
-Tensor run1(const std::string &kernel, const std::vector<Tensor> &inputs, const OutputSpec &spec,
-            const std::vector<AttrDesc> &attrs) {
-  std::vector<Tensor> out;
-  Status s = runKernel(kernel, inputs, {spec}, attrs, out);
-  EXPECT_TRUE(s.ok()) << kernel << ": " << s.message();
-  return s.ok() ? out[0] : Tensor(spec.dtype, spec.shape);
-}
-
 std::vector<AttrDesc> program(std::vector<int64_t> code, std::vector<double> imms,
                               std::vector<int64_t> outputs) {
   return {AttrDesc::ofInts("code", std::move(code)), AttrDesc::ofFloats("imms", std::move(imms)),
           AttrDesc::ofInts("outputs", std::move(outputs))};
-}
-
-void expectSameBits(const Tensor &got, const Tensor &want, const std::string &what) {
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  ASSERT_EQ(got.dtype(), want.dtype()) << what;
-  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.byteSize()), 0) << what;
 }
 
 /// The unfused kernel call each opcode stands for: kernel, attributes and

@@ -73,30 +73,6 @@ std::vector<double> valuesOf(const Tensor &t) {
   return v;
 }
 
-/// Runs a kernel with one output; fails the test on error.
-Tensor run1(const std::string &kernel, const std::vector<Tensor> &inputs, const OutputSpec &spec,
-            const std::vector<AttrDesc> &attrs) {
-  std::vector<Tensor> out;
-  Status s = runKernel(kernel, inputs, {spec}, attrs, out);
-  EXPECT_TRUE(s.ok()) << kernel << ": " << s.message();
-  return s.ok() ? out[0] : Tensor(spec.dtype, spec.shape);
-}
-
-/// Expects the same dtype, shape and bits.
-void expectSameBits(const Tensor &got, const Tensor &want, const std::string &what) {
-  ASSERT_EQ(got.dtype(), want.dtype()) << what;
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  if (std::memcmp(got.data(), want.data(), got.byteSize()) == 0)
-    return;
-  for (int64_t i = 0; i < got.numel(); ++i)
-    if (elementAt(got, i) != elementAt(want, i) ||
-        std::signbit(elementAt(got, i)) != std::signbit(elementAt(want, i))) {
-      ADD_FAILURE() << what << ": element " << i << " is " << elementAt(got, i) << ", expected "
-                    << elementAt(want, i);
-      return;
-    }
-}
-
 double activate(const std::string &act, double v) {
   if (act == "relu")
     return v > 0 ? v : 0;

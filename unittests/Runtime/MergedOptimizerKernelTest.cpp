@@ -38,19 +38,6 @@ struct KernelThreads {
 const std::vector<Shape> kShapes = {{1}, {3}, {2, 5}, {300, 250}, {17}, {4, 4, 2}};
 
 /// Expects the same dtype, shape and bits.
-void expectSameBits(const Tensor &got, const Tensor &want, const std::string &what) {
-  ASSERT_EQ(got.dtype(), want.dtype()) << what;
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  if (std::memcmp(got.data(), want.data(), got.byteSize()) == 0)
-    return;
-  for (int64_t i = 0; i < got.numel(); ++i)
-    if (elementAt(got, i) != elementAt(want, i)) {
-      ADD_FAILURE() << what << ": element " << i << " is " << elementAt(got, i) << ", expected "
-                    << elementAt(want, i);
-      return;
-    }
-}
-
 std::vector<Tensor> randomTensors(DType dt, std::mt19937_64 &rng, double lo = -1, double hi = 1) {
   std::vector<Tensor> ts;
   for (const Shape &s : kShapes)

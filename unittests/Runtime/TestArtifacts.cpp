@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace distc::testing {
@@ -132,6 +134,28 @@ Status runKernelWith(std::unique_ptr<runtime::Backend> backend, const std::strin
 }
 
 } // namespace
+
+Tensor run1(const std::string &kernel, const std::vector<Tensor> &inputs, const OutputSpec &spec,
+            const std::vector<AttrDesc> &attrs) {
+  std::vector<Tensor> out;
+  Status s = runKernel(kernel, inputs, {spec}, attrs, out);
+  EXPECT_TRUE(s.ok()) << kernel << ": " << s.message();
+  return s.ok() ? out[0] : Tensor(spec.dtype, spec.shape);
+}
+
+void expectSameBits(const Tensor &got, const Tensor &want, const std::string &what) {
+  ASSERT_EQ(got.dtype(), want.dtype()) << what;
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  if (std::memcmp(got.data(), want.data(), got.byteSize()) == 0)
+    return;
+  for (int64_t i = 0; i < got.numel(); ++i)
+    if (elementAt(got, i) != elementAt(want, i) ||
+        std::signbit(elementAt(got, i)) != std::signbit(elementAt(want, i))) {
+      ADD_FAILURE() << what << ": element " << i << " is " << elementAt(got, i) << ", expected "
+                    << elementAt(want, i);
+      return;
+    }
+}
 
 Status runKernel(const std::string &kernel, const std::vector<Tensor> &inputs,
                  const std::vector<OutputSpec> &outputSpecs, const std::vector<AttrDesc> &attrs,

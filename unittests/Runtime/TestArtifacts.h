@@ -66,6 +66,13 @@ struct OutputSpec {
 Status runKernel(const std::string &kernel, const std::vector<Tensor> &inputs,
                  const std::vector<OutputSpec> &outputSpecs, const std::vector<AttrDesc> &attrs,
                  std::vector<Tensor> &outputs, const std::vector<bool> &absentOutputs = {});
+/// runKernel for a kernel with one output: returns it, or fails the test
+/// (and returns zeros of `spec`) when the kernel fails.
+Tensor run1(const std::string &kernel, const std::vector<Tensor> &inputs, const OutputSpec &spec,
+            const std::vector<AttrDesc> &attrs);
+/// Expects the same dtype, shape and bits (signs of zeros included), naming
+/// the first element that differs.
+void expectSameBits(const Tensor &got, const Tensor &want, const std::string &what);
 /// runKernel on `backend` (the CPU backend if null).
 Status runKernelOn(std::unique_ptr<runtime::Backend> backend, const std::string &kernel,
                    const std::vector<Tensor> &inputs, const std::vector<OutputSpec> &outputSpecs,
