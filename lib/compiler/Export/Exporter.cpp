@@ -70,6 +70,15 @@ groupBySlot(Operation *op, const std::vector<pd::SlotSpec> &slots, unsigned coun
   unsigned flexible = 0, fixed = 0;
   for (const pd::SlotSpec &slot : slots)
     flexibleSlot(slot) ? ++flexible : ++fixed;
+  // Every slot variadic, one tensor per parameter (the merged optimizers,
+  // SameVariadicOperandSize).
+  bool oneSize = flexible > 1 && fixed == 0 && count % flexible == 0 &&
+                 llvm::all_of(slots, [](const pd::SlotSpec &slot) { return slot.variadic; });
+  if (oneSize) {
+    for (unsigned i = 0; i < flexible; ++i)
+      groups.emplace_back(i * (count / flexible), count / flexible);
+    return groups;
+  }
   if (flexible > 1 || count < fixed || (flexible == 0 && count != fixed))
     return op->emitError() << "has " << count << " " << what << "s, which do not match its "
                            << slots.size() << " catalog slots";
