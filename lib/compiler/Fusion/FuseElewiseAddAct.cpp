@@ -37,15 +37,6 @@ namespace {
 
 bool isActivation(Operation *op) { return isType(op, "relu") || isType(op, "tanh"); }
 
-/// The users of `value` other than `except`.
-SmallVector<Operation *> otherUsers(Value value, ArrayRef<Operation *> except) {
-  SmallVector<Operation *> users;
-  for (Operation *user : value.getUsers())
-    if (!llvm::is_contained(except, user))
-      users.push_back(user);
-  return users;
-}
-
 /// One match: act(x + y) (actOuter) or x + act(y), and its backward.
 struct AddAct {
   Operation *add = nullptr, *act = nullptr;
@@ -91,7 +82,7 @@ struct FuseElewiseAddActPass : impl::FuseElewiseAddActBase<FuseElewiseAddActPass
     if (!m.act)
       if (Operation *def = y.getDefiningOp(); def && isActivation(def)) {
         Operation *grad = userOfType(y, def->getName().stripDialect().str() + "_grad", 0);
-        if (otherUsers(y, {add, grad}).empty())
+        if (onlyUsedBy(y, {add, grad}))
           m.act = def;
       }
     if (!m.act)
@@ -148,8 +139,8 @@ struct FuseElewiseAddActPass : impl::FuseElewiseAddActBase<FuseElewiseAddActPass
     SmallVector<NamedAttribute> attrs = {
         attr("functor_list", functors("")),
         attr("axis", m.add->getAttr("axis") ? m.add->getAttr("axis") : b.getI32IntegerAttr(-1)),
-        attr("save_intermediate_out", b.getBoolAttr(!otherUsers(inter, {last, m.actGrad}).empty() ||
-                                                    (m.actGrad && !m.actOuter)))};
+        attr("save_intermediate_out",
+             b.getBoolAttr(!onlyUsedBy(inter, {last, m.actGrad}) || (m.actGrad && !m.actOuter)))};
     if (Attribute role = last->getAttr("op_role"))
       attrs.push_back(attr("op_role", role));
     log.fused({first, last}, "fused_elemwise_add_activation");

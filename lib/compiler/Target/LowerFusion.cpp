@@ -203,16 +203,17 @@ LogicalResult ProgramLowering::lowerFusionGroup(Operation *op) {
   std::vector<int64_t> code(group.getCode().begin(), group.getCode().end());
   std::vector<double> imms(group.getImms().begin(), group.getImms().end());
   std::vector<int64_t> registers(group.getOutputs().begin(), group.getOutputs().end());
-  emit("fused_elementwise", std::move(inputs), std::move(outputs),
-       {AttrDesc::ofInts("code", std::move(code)), AttrDesc::ofFloats("imms", std::move(imms)),
-        AttrDesc::ofInts("outputs", std::move(registers))});
+  emitLoop(std::move(inputs), std::move(outputs), std::move(code), std::move(imms),
+           std::move(registers));
   return success();
 }
 
-/// `code` and `outputs` of a fused_elementwise call.
-static std::vector<AttrDesc> loopProgram(std::vector<int64_t> code, std::vector<int64_t> outputs) {
-  return {AttrDesc::ofInts("code", std::move(code)), AttrDesc::ofFloats("imms", {}),
-          AttrDesc::ofInts("outputs", std::move(outputs))};
+void ProgramLowering::emitLoop(std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+                               std::vector<int64_t> code, std::vector<double> imms,
+                               std::vector<int64_t> registers) {
+  emit("fused_elementwise", std::move(inputs), std::move(outputs),
+       {AttrDesc::ofInts("code", std::move(code)), AttrDesc::ofFloats("imms", std::move(imms)),
+        AttrDesc::ofInts("outputs", std::move(registers))});
 }
 
 LogicalResult ProgramLowering::lowerFusedElemwiseActivation(Operation *op) {
@@ -246,8 +247,8 @@ LogicalResult ProgramLowering::lowerFusedElemwiseActivation(Operation *op) {
     outputs.push_back(*inter);
     registers.push_back(2);
   }
-  emit("fused_elementwise", {bufferOf(x), bufferOf(y)}, std::move(outputs),
-       loopProgram(std::move(code), std::move(registers)));
+  emitLoop({bufferOf(x), bufferOf(y)}, std::move(outputs), std::move(code), {},
+           std::move(registers));
   return success();
 }
 

@@ -136,9 +136,7 @@ LogicalResult ProgramLowering::lowerFusedElemwiseActivationGrad(Operation *op) {
     } else {
       d = temp(nameOf(dout) + ".act_grad", bufferOf(dout), dims);
     }
-    emit("fused_elementwise", {bufferOf(v), bufferOf(dout)}, {d},
-         {AttrDesc::ofInts("code", {actGrad, 0, 1, -1}), AttrDesc::ofFloats("imms", {}),
-          AttrDesc::ofInts("outputs", {2})});
+    emitLoop({bufferOf(v), bufferOf(dout)}, {d}, {actGrad, 0, 1, -1}, {}, {2});
     return d;
   };
   if (!addFirst) {

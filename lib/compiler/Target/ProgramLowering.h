@@ -263,6 +263,11 @@ public:
   // --- fused gradient buckets, in-place updates (LowerFusion.cpp) -------
   mlir::LogicalResult lowerCoalesceTensor(mlir::Operation *op);
   mlir::LogicalResult lowerFusedSlices(mlir::Operation *op);
+  /// One `fused_elementwise` call: the loop program `code` (with `imms`)
+  /// over `inputs`, output k receiving register `registers[k]`.
+  void emitLoop(std::vector<int32_t> inputs, std::vector<int32_t> outputs,
+                std::vector<int64_t> code, std::vector<double> imms,
+                std::vector<int64_t> registers);
   /// pd.fusion_group: one `fused_elementwise` call running its program.
   mlir::LogicalResult lowerFusionGroup(mlir::Operation *op);
   /// fused_elemwise_add_activation: one fused_elementwise loop of the add
