@@ -320,12 +320,13 @@ def mobilenet(size, classes):
 
 # --- A small CNN to train -----------------------------------------------------
 
-def conv_net(channels, size, widths, is_test=False, classes=10):
+def conv_net(channels, size, widths, is_test=False, classes=10, residual=False):
     """conv-bn-relu blocks, a 2x2 max pool after each but the last and a
     global average pool after it, a linear classifier and the
     cross-entropy loss: a training program for `distc --loss loss`. The
     image is fed flat ([-1, channels*size*size], as CSV columns are) and
-    reshaped to NCHW."""
+    reshaped to NCHW. `residual`: each block is followed by a ResNet basic
+    block (conv-bn-relu, conv-bn, the block's input added, relu)."""
     net = Net(is_test=is_test)
     main = net.main
     main.feed("x", [-1, channels * size * size])
@@ -337,6 +338,10 @@ def conv_net(channels, size, widths, is_test=False, classes=10):
     x, shape = image, [-1, channels, size, size]
     for i, width in enumerate(widths):
         x, shape = net.conv_bn(x, shape, width, 3)
+        if residual:
+            y, _ = net.conv_bn(x, shape, width, 3)
+            y, _ = net.conv_bn(y, shape, width, 3, act=None)
+            x = net.add(y, x, shape, act="relu")
         if i + 1 < len(widths):
             x, shape = net.pool(x, shape, "max", 2, 2)
     x, shape = net.pool(x, shape, "avg", global_pool=True)

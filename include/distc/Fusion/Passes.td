@@ -76,6 +76,63 @@ def FuseElewiseAddAct : Pass<"distc-fuse-elewise-add-act", "mlir::ModuleOp"> {
   ];
 }
 
+def FuseBnAct : Pass<"distc-fuse-bn-act", "mlir::ModuleOp"> {
+  let summary = "batch_norm and the relu after it as one op (fuse_bn_act_ops)";
+  let description = [{
+    BuildStrategy's `fuse_bn_act_ops`, as Paddle's fuse_bn_act_pass: a
+    `batch_norm` in the training form (is_test and use_global_stats false)
+    whose Y only a `relu` reads becomes one `fused_batch_norm_act`; in a
+    train program the `relu_grad` and the `batch_norm_grad` reading its
+    result become one `fused_batch_norm_act_grad`. A forward whose backward
+    has another form is left alone. Paddle fuses float16 NHWC only (cuDNN's
+    kernel); distc fuses float32 and float64 in either layout.
+
+    Before:
+    ```mlir
+    %y, %m, %v, %sm, %sv, %r = pd.batch_norm %x, %scale, %bias, %mean, %var : ...
+    %o = pd.relu %y : (tensor<?x8x4x4xf32>) -> tensor<?x8x4x4xf32>
+    ```
+    After:
+    ```mlir
+    %o, %m, %v, %sm, %sv, %r = pd.fused_batch_norm_act %x, %scale, %bias, %mean, %var
+        {act_type = "relu", data_layout = "NCHW"} : ...
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Write each fused batch_norm and each one left to stderr">,
+  ];
+}
+
+def FuseBnAddAct : Pass<"distc-fuse-bn-add-act", "mlir::ModuleOp"> {
+  let summary = "batch_norm, a residual add and relu as one op (fuse_bn_add_act_ops)";
+  let description = [{
+    BuildStrategy's `fuse_bn_add_act_ops`, as Paddle's fuse_bn_add_act_pass:
+    a training-form `batch_norm` whose Y only an `elementwise_add` of a
+    tensor Z of its shape reads (either operand), the sum read by a `relu`
+    alone, becomes one `fused_bn_add_activation` (ResNet's residual
+    connection); in a train program `relu_grad`, `elementwise_add_grad` and
+    the `batch_norm_grad` of the add's Y side become one
+    `fused_bn_add_activation_grad`, whose Z@GRAD is relu's gradient.
+
+    Before:
+    ```mlir
+    %y, %m, %v, %sm, %sv, %r = pd.batch_norm %x, %scale, %bias, %mean, %var : ...
+    %s = pd.elementwise_add %y, %z : ...
+    %o = pd.relu %s : ...
+    ```
+    After:
+    ```mlir
+    %o, %m, %v, %sm, %sv, %r = pd.fused_bn_add_activation %x, %z, %scale, %bias, %mean, %var
+        {act_type = "relu", data_layout = "NCHW"} : ...
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Write each fused batch_norm and each one left to stderr">,
+  ];
+}
+
 def FuseGemmEpilogue : Pass<"distc-fuse-gemm-epilogue", "mlir::ModuleOp"> {
   let summary = "matmul + bias + activation as one GEMM with its epilogue (fuse_gemm_epilogue)";
   let description = [{

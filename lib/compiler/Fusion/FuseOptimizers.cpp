@@ -16,6 +16,7 @@
 
 #include "FusionLog.h"
 #include "LoopInstructions.h"
+#include "PatternUtils.h"
 
 #include "distc/Dialect/Pd/CatalogOpBuilder.h"
 #include "distc/Dialect/Pd/OpAttributes.h"
@@ -23,7 +24,6 @@
 #include "distc/Dialect/Pd/PdOps.h"
 #include "distc/Transforms/ProgramUtils.h"
 
-#include "llvm/ADT/SetVector.h"
 
 #include <list>
 #include <map>
@@ -79,26 +79,6 @@ DictionaryAttr sharedAttrs(Operation *op) {
         a.getName() != pd::kOutNamesAttr)
       attrs.push_back(a);
   return DictionaryAttr::get(op->getContext(), attrs);
-}
-
-/// Why the readers of `member`'s results that run before `at` cannot wait
-/// until after it, or "". Only write-backs (`pd.write_var`) can: of a
-/// variable no op between them and `at` reads or writes.
-std::string whyReadersCannotWait(Operation *member, Operation *at) {
-  for (Operation *user : member->getUsers()) {
-    if (user->getBlock() != at->getBlock() || !user->isBeforeInBlock(at))
-      continue;
-    auto write = dyn_cast<pd::WriteVarOp>(user);
-    if (!write)
-      return describeOp(user) + " reads " + variableName(member->getResult(0)) + " before";
-    for (Operation *op = user->getNextNode(); op != at; op = op->getNextNode()) {
-      auto read = dyn_cast<pd::ReadVarOp>(op);
-      auto other = dyn_cast<pd::WriteVarOp>(op);
-      if ((read && read.getVar() == write.getVar()) || (other && other.getVar() == write.getVar()))
-        return "@" + write.getVar().str() + " is read or written before";
-    }
-  }
-  return "";
 }
 
 struct Group {
@@ -239,21 +219,13 @@ struct FuseAllOptimizerOpsPass : impl::FuseAllOptimizerOpsBase<FuseAllOptimizerO
 
     log.fused(group.ops, form.merged);
     Operation *last = group.ops.back();
-    // The earlier members' write-backs wait for the merged update.
-    llvm::SetVector<Operation *> waiting;
-    for (Operation *op : group.ops)
-      for (Operation *user : op->getUsers())
-        if (user->isBeforeInBlock(last))
-          waiting.insert(user);
     OpBuilder builder(last);
     FailureOr<Operation *> merged = pd::buildCatalogOp(
         builder, last->getLoc(), form.merged, operands, attrs, names, unsigned(group.ops.size()));
     if (failed(merged))
       return failure();
-    SmallVector<Operation *> writes = waiting.takeVector();
-    llvm::sort(writes, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-    for (Operation *write : llvm::reverse(writes))
-      write->moveAfter(*merged);
+    // The earlier members' write-backs wait for the merged update.
+    deferReaders(group.ops, *merged);
     const size_t n = group.ops.size();
     for (auto [s, slot] : llvm::enumerate(form.outputs))
       for (auto [i, op] : llvm::enumerate(group.ops))

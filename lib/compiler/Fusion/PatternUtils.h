@@ -1,8 +1,8 @@
 //===- PatternUtils.h - what the pattern fusion passes share ----*- C++ -*-===//
 //
 // Private to lib/compiler/Fusion: finding candidate ops and their users
-// for the passes that match fixed op patterns (fuse_gemm_epilogue,
-// fuse_elewise_add_act_ops).
+// for the passes that match fixed op patterns, and moving the write-backs
+// of the ops they replace after the fused op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,8 @@
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <string>
 
 namespace distc::fusion {
 
@@ -25,6 +27,18 @@ mlir::Operation *userOfType(mlir::Value value, llvm::StringRef type, unsigned in
 
 /// Whether every user of `value` is one of `allowed`.
 bool onlyUsedBy(mlir::Value value, llvm::ArrayRef<mlir::Operation *> allowed);
+
+/// Why the readers of `member`'s results that run before `at`, other than
+/// the ops of `group`, cannot wait until after it, or "". Only write-backs
+/// (`pd.write_var`) can: of a variable no op between them and `at` reads
+/// or writes.
+std::string whyReadersCannotWait(mlir::Operation *member, mlir::Operation *at,
+                                 llvm::ArrayRef<mlir::Operation *> group = {});
+
+/// Moves the readers of `members`' results that run before `fused` (which
+/// whyReadersCannotWait found able to wait), other than `members`
+/// themselves, to just after it, in their order.
+void deferReaders(llvm::ArrayRef<mlir::Operation *> members, mlir::Operation *fused);
 
 /// Calls `visit` on every op of one of `types` in each main program, in
 /// program order (collected first, so `visit` may rewrite). Fails when a

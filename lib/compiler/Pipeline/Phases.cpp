@@ -149,6 +149,16 @@ void addDistributedPasses(OpPassManager &pm, const CompileOptions &options) {
 
 /// The pass of fusion option `key` (fusionOptions()).
 std::unique_ptr<Pass> createFusionPass(llvm::StringRef key, bool explain) {
+  if (key == "fuse_bn_act_ops") {
+    fusion::FuseBnActOptions o;
+    o.explain = explain;
+    return fusion::createFuseBnAct(o);
+  }
+  if (key == "fuse_bn_add_act_ops") {
+    fusion::FuseBnAddActOptions o;
+    o.explain = explain;
+    return fusion::createFuseBnAddAct(o);
+  }
   if (key == "fuse_gemm_epilogue") {
     fusion::FuseGemmEpilogueOptions o;
     o.explain = explain;

@@ -19,6 +19,12 @@ const std::vector<FusionOption> &fusionOptions() {
   // Pattern fusions first, so that the generated loops take only what no
   // specific fused op covers.
   static const std::vector<FusionOption> options = {
+      {"fuse_bn_act_ops", "--fuse-bn-act-ops",
+       "batch_norm (training form) and the relu after it as one op, forward and backward "
+       "(fuse_bn_act_ops)"},
+      {"fuse_bn_add_act_ops", "--fuse-bn-add-act-ops",
+       "batch_norm, a residual elementwise_add and relu as one op, forward and backward "
+       "(fuse_bn_add_act_ops)"},
       {"fuse_gemm_epilogue", "--fuse-gemm-epilogue",
        "matmul + bias + relu/gelu as one GEMM with its epilogue, forward and backward "
        "(fuse_gemm_epilogue)"},

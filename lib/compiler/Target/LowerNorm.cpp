@@ -10,7 +10,9 @@
 // persistent buffers and the kernel updates the statistics where they live,
 // as the optimizers update parameters. The kernel reads every input before
 // it writes an output, so sharing storage is safe. sync_batch_norm lowers
-// through the same members to the same kernels, with `sync` = 1.
+// through the same members to the same kernels, with `sync` = 1, and the
+// fused batch norms of fuse_bn_act_ops and fuse_bn_add_act_ops with
+// `activation` (and Z) to the same kernels too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,13 +53,25 @@ bool ProgramLowering::usesGlobalStats(Operation *op) const {
   pd::OpAttributes attrs(op);
   if (program.mode != "train" || attrs.getBool("use_global_stats"))
     return true;
-  bool isGrad = isa<pd::BatchNormGradOp, pd::SyncBatchNormGradOp>(op);
+  bool isGrad = isa<pd::BatchNormGradOp, pd::SyncBatchNormGradOp, pd::FusedBatchNormActGradOp,
+                    pd::FusedBnAddActivationGradOp>(op);
   return attrs.getBool("is_test") && (isGrad || !attrs.getBool("trainable_statistics"));
 }
 
+/// Whether `op` is one of the fused batch norms (fuse_bn_act_ops,
+/// fuse_bn_add_act_ops), which add Z (fused_bn_add_activation) and apply
+/// act_type in batch_norm's kernels.
+static bool isFusedBatchNorm(Operation *op) {
+  return isa<pd::FusedBatchNormActOp, pd::FusedBnAddActivationOp>(op);
+}
+
+/// batch_norm, sync_batch_norm and the fused batch norms (Z, when present,
+/// is operand 1, before Scale).
 LogicalResult ProgramLowering::lowerBatchNorm(Operation *op) {
   pd::OpAttributes attrs(op);
   Value x = op->getOperand(0);
+  const bool withZ = isa<pd::FusedBnAddActivationOp>(op);
+  const unsigned firstParam = withZ ? 2 : 1;
   SymShape xd = dimsOf(x);
   FailureOr<int64_t> axis = channelAxis(*this, op, xd.size(), /*allowAny=*/false);
   if (failed(axis))
@@ -91,15 +105,19 @@ LogicalResult ProgramLowering::lowerBatchNorm(Operation *op) {
     if (failed(defineResult(reserve, dims)))
       return failure();
   }
-  std::vector<int32_t> ins;
-  for (unsigned i = 0; i < 5; ++i)
-    ins.push_back(bufferOf(op->getOperand(i)));
+  std::vector<int32_t> ins = {bufferOf(x)};
+  for (unsigned i = 0; i < 4; ++i)
+    ins.push_back(bufferOf(op->getOperand(firstParam + i)));
+  if (withZ)
+    ins.push_back(bufferOf(op->getOperand(1)));
   std::vector<AttrDesc> kernelAttrs = syncAttrs(op);
   kernelAttrs.insert(kernelAttrs.begin(),
                      {AttrDesc::ofInt("channel_axis", *axis),
                       AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon")),
                       AttrDesc::ofFloat("momentum", attrs.getFloat("momentum")),
                       AttrDesc::ofInt("global_stats", usesGlobalStats(op))});
+  if (isFusedBatchNorm(op))
+    kernelAttrs.push_back(AttrDesc::ofString("activation", attrs.getString("act_type")));
   emit("batch_norm", ins, outs, std::move(kernelAttrs));
   return success();
 }
@@ -150,6 +168,63 @@ LogicalResult ProgramLowering::lowerBatchNormGrad(Operation *op) {
   emit("batch_norm_grad",
        {bufferOf(x), bufferOf(slot[1]), bufferOf(mean), bufferOf(variance), bufferOf(dy)}, outs,
        std::move(kernelAttrs));
+  return success();
+}
+
+/// fused_batch_norm_act_grad and fused_bn_add_activation_grad: one
+/// batch_norm_grad call with `activation`, which first writes act_type's
+/// gradient at Y (Z@GRAD, or a temporary when only X, Scale and Bias have
+/// gradients) and runs on it. Operands: X, Y, Y@GRAD, Scale, Bias,
+/// SavedMean, SavedVariance, ReserveSpace?.
+LogicalResult ProgramLowering::lowerFusedBatchNormGrad(Operation *op) {
+  pd::OpAttributes attrs(op);
+  Value x = op->getOperand(0), y = op->getOperand(1), dy = op->getOperand(2);
+  SymShape xd = dimsOf(x);
+  FailureOr<int64_t> axis = channelAxis(*this, op, xd.size(), /*allowAny=*/false);
+  if (failed(axis))
+    return failure();
+  // Paddle's fused gradients take no running statistics: they are the
+  // training form's alone.
+  if (usesGlobalStats(op))
+    return error(op) << op->getName().stripDialect()
+                     << " has the batch statistics only (is_test and use_global_stats false)";
+  const bool withZ = isa<pd::FusedBnAddActivationGradOp>(op);
+  // Results: X@GRAD, [Z@GRAD,] Scale@GRAD, Bias@GRAD.
+  std::vector<int32_t> outs;
+  SymShape cd = {xd[*axis]};
+  for (unsigned r = 0; r < op->getNumResults(); ++r) {
+    if (withZ && r == 1)
+      continue;
+    Value result = op->getResult(r);
+    if (!isNeeded(result)) {
+      outs.push_back(-1);
+      continue;
+    }
+    FailureOr<int32_t> b = defineResult(result, r == 0 ? xd : cd);
+    if (failed(b))
+      return failure();
+    outs.push_back(*b);
+  }
+  int32_t dz;
+  if (withZ && isNeeded(op->getResult(1))) {
+    FailureOr<int32_t> b = defineResult(op->getResult(1), xd);
+    if (failed(b))
+      return failure();
+    dz = *b;
+  } else {
+    if (outs == std::vector<int32_t>{-1, -1, -1})
+      return success();
+    dz = temp(nameOf(dy) + ".act_grad", bufferOf(dy), xd);
+  }
+  outs.push_back(dz);
+  emit("batch_norm_grad",
+       {bufferOf(x), bufferOf(op->getOperand(3)), bufferOf(op->getOperand(5)),
+        bufferOf(op->getOperand(6)), bufferOf(dy), bufferOf(y)},
+       outs,
+       {AttrDesc::ofInt("channel_axis", *axis),
+        AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon")),
+        AttrDesc::ofInt("global_stats", 0),
+        AttrDesc::ofString("activation", attrs.getString("act_type"))});
   return success();
 }
 

@@ -209,6 +209,7 @@ public:
   bool usesGlobalStats(mlir::Operation *op) const;
   mlir::LogicalResult lowerBatchNorm(mlir::Operation *op);
   mlir::LogicalResult lowerBatchNormGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerFusedBatchNormGrad(mlir::Operation *op);
   mlir::LogicalResult lowerAffineChannel(mlir::Operation *op);
   mlir::LogicalResult lowerAffineChannelGrad(mlir::Operation *op);
   mlir::LogicalResult lowerMatmulV1(mlir::Operation *op);

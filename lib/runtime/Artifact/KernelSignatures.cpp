@@ -269,10 +269,11 @@ std::vector<KernelSignature> declareKernels() {
        "squared_accum_out = n, linear_accum_out = z"},
 
       // --- Vision models: normalization, activations with attributes, arg_max
-      {"batch_norm", kForward, "x, scale, bias, mean, variance",
+      {"batch_norm", kForward, "x, scale, bias, mean, variance, z?",
        "y, mean_out?, variance_out?, saved_mean?, saved_variance?",
-       {req("channel_axis", T::Int), req("epsilon", T::Float), req("global_stats", T::Int),
-        req("momentum", T::Float), opt("sync", T::Int, "0")},
+       {opt("activation", T::String, "none"), req("channel_axis", T::Int),
+        req("epsilon", T::Float), req("global_stats", T::Int), req("momentum", T::Float),
+        opt("sync", T::Int, "0")},
        "Paddle's batch_norm over x viewed as [outer, C, inner] split at channel_axis; scale, "
        "bias, mean, variance and the outputs but y have C elements. global_stats = 1: y = "
        "(x−mean)/sqrt(variance+eps)·scale+bias, mean_out = mean, variance_out = variance, "
@@ -284,17 +285,23 @@ std::vector<KernelSignature> declareKernels() {
        "and variance. sync = 1 (sync_batch_norm), batch statistics and more than one rank: m "
        "and v are those of every rank's x together (Σx, Σx² and the element count per "
        "channel all-reduced in Float64; v = Σx²/M − m², at least 0), so every rank computes "
-       "the same outputs but y; otherwise sync changes nothing"},
-      {"batch_norm_grad", kTraining, "x, scale, mean, variance, dy", "dx?, dscale?, dbias?",
-       {req("channel_axis", T::Int), req("epsilon", T::Float), req("global_stats", T::Int),
-        opt("sync", T::Int, "0")},
+       "the same outputs but y; otherwise sync changes nothing. Fused (fuse_bn_act_ops, "
+       "fuse_bn_add_act_ops): z (x's size) is added to the normalized value, then `activation` "
+       "(`none` or `relu`) applied, as `binary` add and `unary` would, in the same pass"},
+      {"batch_norm_grad", kTraining, "x, scale, mean, variance, dy, y?",
+       "dx?, dscale?, dbias?, dact?",
+       {opt("activation", T::String, "none"), req("channel_axis", T::Int),
+        req("epsilon", T::Float), req("global_stats", T::Int), opt("sync", T::Int, "0")},
        "gradient of `batch_norm`. global_stats = 1: mean, variance are the running ones, inv = "
        "1/sqrt(variance+eps), dx = scale·inv·dy. Otherwise mean, variance are saved_mean and "
        "saved_variance (inv itself); with x̂ = (x−mean)·inv and M elements per channel: dx = "
        "scale·inv/M·(M·dy − Σdy − x̂·Σdy·x̂) (dx = dy when M = 1). Both: dscale = Σ dy·x̂, "
        "dbias = Σ dy per channel. sync = 1, batch statistics and more than one rank: Σdy, "
        "Σdy·x̂ and M in dx are over every rank's batch (all-reduced in Float64); dscale and "
-       "dbias stay this rank's sums, which the data-parallel gradient all-reduce averages"},
+       "dbias stay this rank's sums, which the data-parallel gradient all-reduce averages. "
+       "activation `relu` (the fused batch norms' gradients): y, the forward output, and dact "
+       "(x's size) are required; dact = `unary_grad` relu's gradient at y of dy is written "
+       "first and stands for dy in all of the above"},
       {"affine_channel", kForward, "x, scale, bias", "out", {req("channel_axis", T::Int)},
        "out = x·scale[c] + bias[c], c the index along channel_axis"},
       {"affine_channel_grad", kTraining, "x, scale, dout", "dx?, dscale?, dbias?",

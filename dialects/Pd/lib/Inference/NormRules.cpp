@@ -45,27 +45,73 @@ static LogicalResult requireChannelVector(InferContext &c, unsigned slot, llvm::
 /// Y is like X; the statistics outputs are [C]; ReserveSpace (cuDNN's
 /// workspace, unused on the CPU) is [-1] of uint8, as Paddle's
 /// BatchNormInferMeta declares it.
-LogicalResult inferBatchNorm(InferContext &c) {
+/// batch_norm's shapes with X in input slot 0 and Scale, Bias, Mean and
+/// Variance from slot `firstParam` on.
+static LogicalResult inferBatchNormShapes(InferContext &c, unsigned firstParam) {
   RankedTensorType x = c.input(0);
   if (x.getRank() < 2 || x.getRank() > 5)
     return c.error() << "input slot 'X' " << x << " must have rank 2 to 5";
   if (!isa<FloatType>(x.getElementType()))
     return c.error() << "input slot 'X' " << x << " must hold floats";
-  if (c.getBool("fuse_with_relu"))
-    return c.error() << "attribute 'fuse_with_relu' (a oneDNN fusion) is not supported; "
-                        "use a separate relu";
   int64_t dim = channelDim(c, x, c.getString("data_layout"), /*allowAny=*/false);
   if (dim < 0)
     return failure();
   int64_t channels = x.getDimSize(dim);
   static constexpr const char *kNames[] = {"Scale", "Bias", "Mean", "Variance"};
-  for (unsigned slot = 1; slot <= 4; ++slot)
-    if (failed(requireChannelVector(c, slot, kNames[slot - 1], x, channels)))
+  for (unsigned i = 0; i < 4; ++i)
+    if (failed(requireChannelVector(c, firstParam + i, kNames[i], x, channels)))
       return failure();
   c.setResult(0, x);
   for (unsigned r = 1; r <= 4; ++r)
     c.setResult(r, {channels}, x.getElementType());
   c.setResult(5, {kDyn}, IntegerType::get(c.getContext(), 8, IntegerType::Unsigned));
+  return success();
+}
+
+LogicalResult inferBatchNorm(InferContext &c) {
+  if (c.getBool("fuse_with_relu"))
+    return c.error() << "attribute 'fuse_with_relu' (a oneDNN fusion) is not supported; "
+                        "use a separate relu";
+  return inferBatchNormShapes(c, 1);
+}
+
+/// The activation of the fused batch norms: relu, as Paddle's passes fuse.
+static LogicalResult requireFusedActivation(InferContext &c) {
+  std::string act = c.getString("act_type");
+  if (act != "relu")
+    return c.error() << "attribute 'act_type' = \"" << act << "\" is not supported (relu)";
+  return success();
+}
+
+/// fused_batch_norm_act: batch_norm's shapes. fused_bn_add_activation: and
+/// Z (slot 1, before Scale) of X's type.
+LogicalResult inferFusedBatchNorm(InferContext &c) {
+  if (failed(requireFusedActivation(c)))
+    return failure();
+  bool withZ = c.getSpec().type == "fused_bn_add_activation";
+  if (withZ && c.input(1) != c.input(0))
+    return c.error() << "input slot 'Z' " << c.input(1) << " must have the type of input slot 'X' "
+                     << c.input(0);
+  return inferBatchNormShapes(c, withZ ? 2 : 1);
+}
+
+/// X@GRAD (and Z@GRAD) have X's type; Scale@GRAD and Bias@GRAD Scale's
+/// and Bias's. Y and Y@GRAD are like X.
+LogicalResult inferFusedBatchNormGrad(InferContext &c) {
+  if (failed(requireFusedActivation(c)))
+    return failure();
+  RankedTensorType x = c.input(0);
+  static constexpr const char *kLikeX[] = {"Y", "Y@GRAD"};
+  for (unsigned slot = 1; slot <= 2; ++slot)
+    if (c.input(slot) != x)
+      return c.error() << "input slot '" << kLikeX[slot - 1] << "' " << c.input(slot)
+                       << " must have the type of input slot 'X' " << x;
+  bool withZ = c.getSpec().type == "fused_bn_add_activation_grad";
+  c.setResult(0, x);
+  if (withZ)
+    c.setResult(1, x);
+  c.setResult(withZ ? 2 : 1, c.input(3));
+  c.setResult(withZ ? 3 : 2, c.input(4));
   return success();
 }
 

@@ -7,15 +7,19 @@
 // persistent buffers of its mean and variance inputs (LowerNorm.cpp). With
 // `sync` (sync_batch_norm) and several ranks, the batch statistics are the
 // global batch's, all-reduced once per call; otherwise the arithmetic is
-// batch_norm's, bit for bit.
+// batch_norm's, bit for bit. The fused batch norms (fuse_bn_act_ops,
+// fuse_bn_add_act_ops) add z and apply the activation in the pass that
+// writes y, with the formulas of the separate add and relu kernels.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ActivationMath.h"
 #include "NormUtils.h"
 #include "Registration.h"
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 namespace distc::runtime::kernels {
@@ -42,6 +46,12 @@ void batchNormKernel(KernelContext &ctx) {
       expectNumel(ctx, *stats[i - 1], channels, outNames[i - 1]);
     }
   }
+  const Tensor *z = ctx.optionalInput(5);
+  if (z) {
+    expectSameDtype(ctx, *z, x, "z", "x");
+    expectNumel(ctx, *z, x.numel(), "z");
+  }
+  const bool relu = batchNormActivation(ctx);
   const double eps = ctx.floatAttr("epsilon");
   const double momentum = ctx.floatAttr("momentum");
   const bool global = ctx.intAttr("global_stats") != 0;
@@ -109,22 +119,44 @@ void batchNormKernel(KernelContext &ctx) {
       });
     });
     T *yp = y.data<T>();
+    const T *zp = z ? z->data<T>() : nullptr;
     const int64_t rows = s.outer * channels, inner = s.inner;
     const double *ap = a.data(), *bp = b.data();
-    parallelFor(rows, std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, inner)),
-                [=](int64_t begin, int64_t end) {
-                  vectorized([=] {
-                    for (int64_t r = begin; r < end; ++r) {
-                      const int64_t c = r % channels;
-                      const T ac = T(ap[c]), bc = T(bp[c]);
-                      const T *src = xp + r * inner;
-                      T *dst = yp + r * inner;
-                      DISTC_VECTORIZE_LOOP
-                      for (int64_t i = 0; i < inner; ++i)
-                        dst[i] = src[i] * ac + bc;
-                    }
+    // y = x·a + b per channel, then + z and the activation when fused: each
+    // step rounds to T as the separate kernels' would.
+    auto normalize = [=](auto withZ, auto withRelu) {
+      parallelFor(rows, std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(1, inner)),
+                  [=](int64_t begin, int64_t end) {
+                    vectorized([=] {
+                      for (int64_t r = begin; r < end; ++r) {
+                        const int64_t c = r % channels;
+                        const T ac = T(ap[c]), bc = T(bp[c]);
+                        const T *src = xp + r * inner;
+                        T *dst = yp + r * inner;
+                        [[maybe_unused]] const T *zr = zp + r * inner;
+                        DISTC_VECTORIZE_LOOP
+                        for (int64_t i = 0; i < inner; ++i) {
+                          T v = src[i] * ac + bc;
+                          if constexpr (decltype(withZ)::value)
+                            v = v + zr[i];
+                          if constexpr (decltype(withRelu)::value)
+                            v = act::relu(v);
+                          dst[i] = v;
+                        }
+                      }
+                    });
                   });
-                });
+    };
+    using No = std::false_type;
+    using Yes = std::true_type;
+    if (zp && relu)
+      normalize(Yes{}, Yes{});
+    else if (zp)
+      normalize(Yes{}, No{});
+    else if (relu)
+      normalize(No{}, Yes{});
+    else
+      normalize(No{}, No{});
     const std::vector<double> *values[] = {&meanOut, &varOut, &saved, &savedInv};
     for (int i = 0; i < 4; ++i)
       if (stats[i]) {

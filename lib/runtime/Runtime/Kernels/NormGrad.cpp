@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ActivationMath.h"
 #include "NormUtils.h"
 #include "Registration.h"
 
@@ -33,6 +34,17 @@ void expectParamGrads(const KernelContext &ctx, const Tensor &x, int64_t channel
 
 void batchNormGradKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0), &dy = ctx.input(4);
+  const bool relu = batchNormActivation(ctx);
+  const Tensor *y = ctx.optionalInput(5);
+  Tensor *dact = ctx.optionalOutput(3);
+  if (relu) {
+    if (!y || !dact)
+      ctx.fail("activation 'relu' needs the forward output y and the output dact");
+    expectSameDtype(ctx, *y, x, "y", "x");
+    expectNumel(ctx, *y, x.numel(), "y");
+    expectSameDtype(ctx, *dact, x, "dact", "x");
+    expectNumel(ctx, *dact, x.numel(), "dact");
+  }
   const ChannelSplit s = channelSplit(ctx, x);
   const char *names[] = {"scale", "mean", "variance"};
   for (int i = 1; i <= 3; ++i) {
@@ -50,7 +62,12 @@ void batchNormGradKernel(KernelContext &ctx) {
   const int64_t m = s.perChannel(), channels = s.channels, inner = s.inner;
   dispatchFloat(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T *xp = x.data<T>(), *gp = dy.data<T>();
+    const T *xp = x.data<T>(), *dyp = dy.data<T>();
+    // With relu, the channel runs of dact = relu'(y)·dy are written just
+    // before the sums read them, and the gradient gp is dact from then on.
+    const T *yp = relu ? y->data<T>() : nullptr;
+    T *dactp = relu ? dact->data<T>() : nullptr;
+    const T *gp = relu ? dactp : dyp;
     const T *scale = ctx.input(1).data<T>(), *mean = ctx.input(2).data<T>(),
             *var = ctx.input(3).data<T>();
     // Per channel: inv, Σdy, Σdy·x̂ (this rank's), then dx's coefficients
@@ -64,6 +81,11 @@ void batchNormGradKernel(KernelContext &ctx) {
           const double mu = double(mean[c]);
           double sg = 0, sgx = 0;
           forEachChannelRun(s, c, [&](int64_t off) {
+            if (relu) {
+              DISTC_VECTORIZE_LOOP
+              for (int64_t i = 0; i < inner; ++i)
+                dactp[off + i] = act::reluGrad(yp[off + i], dyp[off + i]);
+            }
             sg += rowSum(gp + off, inner);
             sgx += rowDotCentered(gp + off, xp + off, mu, inner);
           });

@@ -16,6 +16,7 @@
 #include "distc/Runtime/Collectives.h"
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace distc::runtime::kernels {
@@ -50,6 +51,17 @@ template <typename F>
 DISTC_ALWAYS_INLINE void forEachChannelRun(const ChannelSplit &s, int64_t c, F f) {
   for (int64_t o = 0; o < s.outer; ++o)
     DISTC_INLINE_CALLS f((o * s.channels + c) * s.inner);
+}
+
+/// Whether a batch_norm or batch_norm_grad call applies relu: its
+/// `activation`, set by the fused batch norms, is `none` or `relu`.
+inline bool batchNormActivation(const KernelContext &ctx) {
+  const std::string name = ctx.stringAttr("activation");
+  if (name == "relu")
+    return true;
+  if (name != "none")
+    ctx.fail("unknown activation '" + name + "' (expected none or relu)");
+  return false;
 }
 
 /// The communicator a `sync` call reduces its batch statistics over: null

@@ -137,6 +137,97 @@ def Pd_FusedGemmEpilogueGradOp : Pd_CatalogOp<"fused_gemm_epilogue_grad", [Pure]
   let spmdRule = "replicated";
 }
 
+// --- fuse_bn_act_ops, fuse_bn_add_act_ops -----------------------------------
+
+// Paddle's fused batch norms take batch_norm's attributes (the passes copy
+// them over) and act_type. Paddle's kernels are cuDNN's NHWC training form,
+// hence the default layout; distc runs them in either layout and, like
+// batch_norm, with the running statistics outside a train program.
+defvar Pd_FusedBatchNormAttrs = (ins PdFloat<"0.9">:$momentum, PdFloat<"1e-05">:$epsilon,
+                                     PdStr<"relu">:$act_type, PdStr<"NHWC">:$data_layout,
+                                     PdBool<"false">:$is_test,
+                                     PdBool<"false">:$use_global_stats,
+                                     PdBool<"false">:$trainable_statistics);
+
+class Pd_FusedBatchNormOp<string mnemonic, dag inputs> : Pd_CatalogOp<mnemonic, [Pure]> {
+  let arguments = !con(inputs, Pd_FusedBatchNormAttrs);
+  let results = (outs PdTensor:$Y, PdTensor:$MeanOut, PdTensor:$VarianceOut,
+                      PdTensor:$SavedMean, PdTensor:$SavedVariance, PdTensor:$ReserveSpace);
+  let optionalOutputs = ["MeanOut", "VarianceOut", "SavedMean", "SavedVariance",
+                         "ReserveSpace"];
+  let hasPirForm = 0; // written by distc's fusion passes only
+  let inferRule = "inferFusedBatchNorm";
+  let lowering = [{ lowerBatchNorm(op) }];
+  let spmdRule = "replicated";
+}
+
+// The gradients read the forward's output Y (act_type's gradient at Y) and
+// the batch statistics it saved: Paddle's fused kernels are training-form
+// only, so the fusion passes leave a batch_norm with running statistics.
+class Pd_FusedBatchNormGradOp<string mnemonic, dag outputs>
+    : Pd_CatalogOp<mnemonic, [Pure]> {
+  let arguments = !con((ins PdTensor:$X, PdTensor:$Y, PdTensor:$Y_GRAD, PdTensor:$Scale,
+                            PdTensor:$Bias, PdTensor:$SavedMean, PdTensor:$SavedVariance,
+                            Optional<PdTensor>:$ReserveSpace),
+                       Pd_FusedBatchNormAttrs);
+  let results = outputs;
+  let hasPirForm = 0;
+  let inferRule = "inferFusedBatchNormGrad";
+  let lowering = [{ lowerFusedBatchNormGrad(op) }];
+  let spmdRule = "replicated";
+}
+
+def Pd_FusedBatchNormActOp
+    : Pd_FusedBatchNormOp<"fused_batch_norm_act",
+                          (ins PdTensor:$X, PdTensor:$Scale, PdTensor:$Bias, PdTensor:$Mean,
+                               PdTensor:$Variance)> {
+  let summary = "Y = act_type(batch_norm(X)), one pass";
+  let description = [{
+    Paddle's fused_batch_norm_act, which fuse_bn_act_ops makes of a
+    batch_norm and the relu that alone reads its Y. The outputs are
+    batch_norm's, Y holding the activation's result. act_type is `relu`.
+  }];
+}
+
+def Pd_FusedBatchNormActGradOp
+    : Pd_FusedBatchNormGradOp<"fused_batch_norm_act_grad",
+                              (outs PdTensor:$X_GRAD, PdTensor:$Scale_GRAD,
+                                    PdTensor:$Bias_GRAD)> {
+  let summary = "X@GRAD, Scale@GRAD, Bias@GRAD of fused_batch_norm_act";
+  let description = [{
+    Paddle's fused_batch_norm_act_grad: batch_norm_grad of act_type's
+    gradient at Y, which fuse_bn_act_ops makes of relu_grad and the
+    batch_norm_grad reading its result.
+  }];
+  let optionalOutputs = ["X_GRAD", "Scale_GRAD", "Bias_GRAD"];
+}
+
+def Pd_FusedBnAddActivationOp
+    : Pd_FusedBatchNormOp<"fused_bn_add_activation",
+                          (ins PdTensor:$X, PdTensor:$Z, PdTensor:$Scale, PdTensor:$Bias,
+                               PdTensor:$Mean, PdTensor:$Variance)> {
+  let summary = "Y = act_type(batch_norm(X) + Z), one pass";
+  let description = [{
+    Paddle's fused_bn_add_activation, which fuse_bn_add_act_ops makes of a
+    batch_norm, the elementwise_add of Z (of X's shape: a residual
+    connection) to its Y, and the relu that alone reads the sum.
+  }];
+}
+
+def Pd_FusedBnAddActivationGradOp
+    : Pd_FusedBatchNormGradOp<"fused_bn_add_activation_grad",
+                              (outs PdTensor:$X_GRAD, PdTensor:$Z_GRAD, PdTensor:$Scale_GRAD,
+                                    PdTensor:$Bias_GRAD)> {
+  let summary = "X@GRAD, Z@GRAD, Scale@GRAD, Bias@GRAD of fused_bn_add_activation";
+  let description = [{
+    Paddle's fused_bn_add_activation_grad, of relu_grad, the
+    elementwise_add_grad after it and the batch_norm_grad of the add's X
+    gradient: Z@GRAD is act_type's gradient at Y, and batch_norm_grad runs
+    on it.
+  }];
+  let optionalOutputs = ["X_GRAD", "Z_GRAD", "Scale_GRAD", "Bias_GRAD"];
+}
+
 // --- fuse_all_optimizer_ops -------------------------------------------------
 
 // One multi-tensor update of several parameters: slot S holds the S of every
