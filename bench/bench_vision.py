@@ -9,7 +9,9 @@ ops and names) with random parameters, timed per batch with
 run op by op with PyTorch's kernels (torch.nn.functional) under
 torch.inference_mode(). Training: a conv-bn-relu-pool CNN's step (forward,
 backward, SGD) with `dist-run --mode train` against PyTorch's autograd on
-the same ops. Each row prints both medians and their ratio distc/PyTorch
+the same ops, and the same CNN with residual blocks with BuildStrategy's
+fusion options off and on (--fusion); with the peak resident set of each
+framework's training process. Each row prints both medians and their ratio distc/PyTorch
 (below 1: distc is faster), and the largest difference of the outputs.
 See docs/benchmarks.md.
 """
@@ -20,6 +22,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,6 +47,12 @@ def parse_args():
     p.add_argument("--repeat", type=int, default=10, help="timed inference runs (default 10)")
     p.add_argument("--train-batch", type=int, default=64, help="CNN training batch (default 64)")
     p.add_argument("--train-steps", type=int, default=30, help="timed training steps (default 30)")
+    p.add_argument("--fusion", default="none,bn,all",
+                   help="fusion variants of the residual CNN's training: none, bn (fuse_bn_act_ops "
+                        "and fuse_bn_add_act_ops), all, or one BuildStrategy key (default "
+                        "none,bn,all)")
+    p.add_argument("--no-inference", action="store_true", help="the training rows only")
+    p.add_argument("--torch-train-only", type=int, choices=(0, 1), help=argparse.SUPPRESS)
     p.add_argument("--quick", action="store_true", help="small sizes, few runs (a smoke run)")
     p.add_argument("--work-dir", help="keep programs, artifacts and data here (default: a temp dir)")
     p.add_argument("--json", help="also write the results to this JSON file")
@@ -211,62 +220,165 @@ class Bench:
             log(str(rows[-1]))
         return rows
 
-    def training(self):
-        net = gen_vision.conv_net(3, 32, (32, 64, 128), is_test=False)
-        folder = self.path("cnn")
+    def train_program(self, name, net, config):
+        """Writes `net` and compiles its train program with the BuildStrategy
+        keys of `config`; returns the artifact."""
+        folder = self.path(name)
         os.makedirs(folder, exist_ok=True)
-        for name, program in (("main.json", net.main), ("startup.json", net.startup)):
-            with open(os.path.join(folder, name), "w") as f:
+        for part, program in (("main.json", net.main), ("startup.json", net.startup)):
+            with open(os.path.join(folder, part), "w") as f:
                 json.dump(program.to_json(), f)
-        artifact = self.path("cnn.distc")
-        self.run([self.distc, os.path.join(folder, "main.json"), "--startup",
-                  os.path.join(folder, "startup.json"), "--loss", "loss", "--optimizer", "sgd",
-                  "--lr", "0.01", "-o", artifact])
-        batch, steps, warmup = ARGS.train_batch, ARGS.train_steps, 5
+        cmd = [self.distc, os.path.join(folder, "main.json"), "--startup",
+               os.path.join(folder, "startup.json"), "--loss", "loss", "--optimizer", "sgd",
+               "--lr", "0.01", "-o", self.path(name + ".distc")]
+        if config:
+            with open(self.path(name + ".json"), "w") as f:
+                json.dump(config, f)
+            cmd += ["--config", self.path(name + ".json")]
+        self.run(cmd)
+        return self.path(name + ".distc")
+
+    def train_data(self, batch):
+        """4 batches of random 32x32x3 images and labels, as .npy files."""
         rng = np.random.default_rng(0)
         x = rng.uniform(-1, 1, (batch * 4, 3 * 32 * 32)).astype(np.float32)
         label = rng.integers(0, 10, (batch * 4, 1)).astype(np.int64)
         np.save(self.path("x.npy"), x)
         np.save(self.path("label.npy"), label)
+        return x, label
+
+    def distc_train(self, artifact, batch, warmup, steps):
+        """The median step time (ms) of `dist-run --mode train` and the
+        process's peak resident set (bytes)."""
         metrics = self.path("metrics.jsonl")
         if os.path.exists(metrics):
             os.remove(metrics)
-        self.run([self.dist_run, artifact, "--mode", "train", "--batch-size", str(batch),
-                  "--steps", str(warmup + steps), "--no-shuffle", "--quiet", "--metrics", metrics,
-                  "--data", "x=@" + self.path("x.npy"), "--data", "label=@" + self.path("label.npy")])
+        cmd = [self.dist_run, artifact, "--mode", "train", "--batch-size", str(batch),
+               "--steps", str(warmup + steps), "--no-shuffle", "--quiet", "--metrics", metrics,
+               "--data", "x=@" + self.path("x.npy"), "--data", "label=@" + self.path("label.npy")]
+        rss = run_peak_rss(cmd)
         with open(metrics) as f:
             records = [json.loads(line) for line in f if line.strip()]
         elapsed = [r["step"] * batch / r["samples_per_sec"] for r in records]
-        ours = median_ms([b - a for a, b in zip(elapsed[warmup - 1:], elapsed[warmup:])])
-        # PyTorch: the same program with autograd, parameters initialized as
-        # the startup program's shapes say, SGD on every trainable one.
-        block = net.main.to_json()["blocks"][0]
-        env = {}
-        for v in block["vars"]:
-            if v.get("persistable") and v["type"]["type"] == "LOD_TENSOR":
-                shape = v["type"]["lod_tensor"]["tensor"]["dims"]
-                value = torch.ones(shape) if v["name"].endswith((".w_2",)) else \
-                    torch.randn(shape) * 0.1
-                env[v["name"]] = value.requires_grad_(bool(v.get("is_parameter")) and not
-                                                     v["name"].endswith((".w_1", ".w_2")))
-        trainable = [t for t in env.values() if t.requires_grad]
-        opt = torch.optim.SGD(trainable, lr=0.01)
-        times = []
-        for s in range(warmup + steps):
-            i = (s % 4) * batch
-            feeds = {"x": torch.from_numpy(x[i:i + batch]), "label": torch.from_numpy(label[i:i + batch])}
-            t = time.perf_counter()
-            opt.zero_grad(set_to_none=True)
-            loss = torch_run(block, env, feeds, training=True)[0]
-            loss.backward()
-            opt.step()
-            loss.item()
+        return median_ms([b - a for a, b in zip(elapsed[warmup - 1:], elapsed[warmup:])]), rss
+
+    def training(self):
+        """The CNN's step without and with residual blocks; the residual one
+        with each fusion variant (BuildStrategy keys) too. Peak RSS of both
+        frameworks' whole training processes."""
+        batch, steps, warmup = ARGS.train_batch, ARGS.train_steps, 5
+        x, label = self.train_data(batch)
+        rows = []
+        variants = [v for v in ARGS.fusion.split(",") if v]
+        for residual in (False, True):
+            net = gen_vision.conv_net(3, 32, (32, 64, 128), is_test=False, residual=residual)
+            what = ("CNN training step (conv-bn-relu%s-pool x3, 32x32x3), batch %d"
+                    % (" + residual block" if residual else "", batch))
+            torch_ms = torch_train_ms(net, x, label, batch, warmup, steps)
+            torch_rss = torch_train_rss(residual, batch, warmup + steps)
+            for variant in (variants if residual else ["none"]):
+                config = fusion_config(variant)
+                name = "cnn%s-%s" % ("-res" if residual else "", variant)
+                artifact = self.train_program(name, net, config)
+                ours, rss = self.distc_train(artifact, batch, warmup, steps)
+                row = dict(what=what + ("" if variant == "none" else ", fusion " + variant),
+                           distc_ms=ours, torch_ms=torch_ms, ratio=ours / torch_ms,
+                           distc_rss_mb=rss / 2**20, torch_rss_mb=torch_rss / 2**20)
+                log(str(row))
+                rows.append(row)
+        return rows
+
+
+# BuildStrategy fusion keys per --fusion variant.
+FUSION_VARIANTS = {
+    "none": {},
+    "bn": {"fuse_bn_act_ops": True, "fuse_bn_add_act_ops": True},
+    "all": {"fuse_bn_act_ops": True, "fuse_bn_add_act_ops": True, "fuse_gemm_epilogue": True,
+            "fuse_elewise_add_act_ops": True, "fuse_all_optimizer_ops": True,
+            "enable_auto_fusion": True},
+}
+
+
+def fusion_config(variant):
+    if variant in FUSION_VARIANTS:
+        return FUSION_VARIANTS[variant]
+    return {variant: True}  # one key; distc refuses an unknown one
+
+
+def run_peak_rss(cmd):
+    """Runs `cmd` (failing on a non-zero exit); returns its peak resident
+    set in bytes: the VmHWM of its own address space, polled while it runs
+    once it is `cmd` (before exec the child is a copy of this process; and
+    a waited child's rusage counts this process's resident set too)."""
+    with tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        peak = 0
+        proc = "/proc/%d/" % p.pid
+        want = "\0".join(cmd) + "\0"
+        while p.poll() is None:
+            try:
+                with open(proc + "cmdline") as f:
+                    execed = f.read() == want
+                if execed:
+                    with open(proc + "status") as f:
+                        for line in f:
+                            if line.startswith("VmHWM:"):
+                                peak = max(peak, int(line.split()[1]) * 1024)
+            except OSError:
+                pass
+            time.sleep(0.01)
+        if p.returncode != 0:
+            err.seek(0)
+            raise RuntimeError("%s failed: %s" % (os.path.basename(cmd[0]),
+                                                  err.read().decode()[-2000:]))
+    return peak
+
+
+def torch_params(net):
+    """The program's persistable tensors for PyTorch: the running variance
+    ones, everything else small random values; the trainable ones (not
+    the running statistics) with requires_grad."""
+    block = net.main.to_json()["blocks"][0]
+    env = {}
+    for v in block["vars"]:
+        if v.get("persistable") and v["type"]["type"] == "LOD_TENSOR":
+            shape = v["type"]["lod_tensor"]["tensor"]["dims"]
+            value = torch.ones(shape) if v["name"].endswith((".w_2",)) else \
+                torch.randn(shape) * 0.1
+            env[v["name"]] = value.requires_grad_(bool(v.get("is_parameter")) and not
+                                                 v["name"].endswith((".w_1", ".w_2")))
+    return block, env
+
+
+def torch_train_steps(net, x, label, batch, count, times=None):
+    """`count` SGD steps of the program with PyTorch's autograd."""
+    block, env = torch_params(net)
+    opt = torch.optim.SGD([t for t in env.values() if t.requires_grad], lr=0.01)
+    for s in range(count):
+        i = (s % 4) * batch
+        feeds = {"x": torch.from_numpy(x[i:i + batch]), "label": torch.from_numpy(label[i:i + batch])}
+        t = time.perf_counter()
+        opt.zero_grad(set_to_none=True)
+        loss = torch_run(block, env, feeds, training=True)[0]
+        loss.backward()
+        opt.step()
+        loss.item()
+        if times is not None:
             times.append(time.perf_counter() - t)
-        theirs = median_ms(times[warmup:])
-        row = dict(what="CNN training step (conv-bn-relu-pool x3, 32x32x3), batch %d" % batch,
-                   distc_ms=ours, torch_ms=theirs, ratio=ours / theirs)
-        log(str(row))
-        return [row]
+
+
+def torch_train_ms(net, x, label, batch, warmup, steps):
+    times = []
+    torch_train_steps(net, x, label, batch, warmup + steps, times)
+    return median_ms(times[warmup:])
+
+
+def torch_train_rss(residual, batch, count):
+    """The peak resident set of a fresh process that imports PyTorch and
+    trains the CNN `count` steps (this script with --torch-train-only)."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--torch-train-only", str(int(residual)),
+           "--train-batch", str(batch), "--train-steps", str(count), "--threads", str(THREADS)]
+    return run_peak_rss(cmd)
 
 
 def run(work):
@@ -274,18 +386,38 @@ def run(work):
     blas = blas_description(b.dist_run)
     print("cpu: %s; threads: %d for both; torch %s; distc's BLAS: %s"
           % (cpu_model(), THREADS, torch.__version__, blas))
-    rows = b.inference() + b.training()
-    print("| what | distc ms | PyTorch ms | distc/PyTorch | logits: max diff / max |")
-    print("|---|---|---|---|---|")
+    rows = ([] if ARGS.no_inference else b.inference()) + b.training()
+    baseline = run_peak_rss([sys.executable, "-c", "import torch"])
+    print("peak RSS: each framework's whole training process; a process that only imports "
+          "PyTorch peaks at %.0f MiB" % (baseline / 2**20))
+    print("| what | distc ms | PyTorch ms | distc/PyTorch | logits: max diff / max | "
+          "peak RSS distc / PyTorch MiB |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
         diff = "%.2g" % r["max_abs_diff"] if "max_abs_diff" in r else "—"
-        print("| %s | %.2f | %.2f | %.2f | %s |" % (r["what"], r["distc_ms"], r["torch_ms"],
-                                                    r["ratio"], diff))
+        rss = ("%.0f / %.0f" % (r["distc_rss_mb"], r["torch_rss_mb"])) if "distc_rss_mb" in r \
+            else "—"
+        print("| %s | %.2f | %.2f | %.2f | %s | %s |" % (r["what"], r["distc_ms"], r["torch_ms"],
+                                                         r["ratio"], diff, rss))
     if ARGS.json:
         with open(ARGS.json, "w") as f:
             json.dump(dict(threads=THREADS, cpu=cpu_model(), blas=blas, rows=rows), f, indent=1)
     return 0
 
 
+def torch_train_only():
+    """The child of torch_train_rss: trains and exits."""
+    net = gen_vision.conv_net(3, 32, (32, 64, 128), is_test=False,
+                              residual=bool(ARGS.torch_train_only))
+    rng = np.random.default_rng(0)
+    batch = ARGS.train_batch
+    x = rng.uniform(-1, 1, (batch * 4, 3 * 32 * 32)).astype(np.float32)
+    label = rng.integers(0, 10, (batch * 4, 1)).astype(np.int64)
+    torch_train_steps(net, x, label, batch, ARGS.train_steps)
+    return 0
+
+
 if __name__ == "__main__":
+    if ARGS.torch_train_only is not None:
+        sys.exit(torch_train_only())
     sys.exit(run_in_work_dir(run, ARGS.work_dir, "distc-bench-vision-"))
