@@ -147,38 +147,28 @@ void addDistributedPasses(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(createDataParallel(dp));
 }
 
+/// A fusion pass made by `create`, with its `explain` option set.
+template <typename Options>
+static std::unique_ptr<Pass> explained(std::unique_ptr<Pass> (*create)(Options), bool explain) {
+  Options options;
+  options.explain = explain;
+  return create(options);
+}
+
 /// The pass of fusion option `key` (fusionOptions()).
 std::unique_ptr<Pass> createFusionPass(llvm::StringRef key, bool explain) {
-  if (key == "fuse_bn_act_ops") {
-    fusion::FuseBnActOptions o;
-    o.explain = explain;
-    return fusion::createFuseBnAct(o);
-  }
-  if (key == "fuse_bn_add_act_ops") {
-    fusion::FuseBnAddActOptions o;
-    o.explain = explain;
-    return fusion::createFuseBnAddAct(o);
-  }
-  if (key == "fuse_gemm_epilogue") {
-    fusion::FuseGemmEpilogueOptions o;
-    o.explain = explain;
-    return fusion::createFuseGemmEpilogue(o);
-  }
-  if (key == "fuse_elewise_add_act_ops") {
-    fusion::FuseElewiseAddActOptions o;
-    o.explain = explain;
-    return fusion::createFuseElewiseAddAct(o);
-  }
-  if (key == "fuse_all_optimizer_ops") {
-    fusion::FuseAllOptimizerOpsOptions o;
-    o.explain = explain;
-    return fusion::createFuseAllOptimizerOps(o);
-  }
-  if (key == "enable_auto_fusion") {
-    fusion::FuseElementwiseOptions o;
-    o.explain = explain;
-    return fusion::createFuseElementwise(o);
-  }
+  if (key == "fuse_bn_act_ops")
+    return explained(fusion::createFuseBnAct, explain);
+  if (key == "fuse_bn_add_act_ops")
+    return explained(fusion::createFuseBnAddAct, explain);
+  if (key == "fuse_gemm_epilogue")
+    return explained(fusion::createFuseGemmEpilogue, explain);
+  if (key == "fuse_elewise_add_act_ops")
+    return explained(fusion::createFuseElewiseAddAct, explain);
+  if (key == "fuse_all_optimizer_ops")
+    return explained(fusion::createFuseAllOptimizerOps, explain);
+  if (key == "enable_auto_fusion")
+    return explained(fusion::createFuseElementwise, explain);
   llvm_unreachable("a fusion option without a pass");
 }
 

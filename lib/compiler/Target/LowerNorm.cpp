@@ -44,6 +44,24 @@ static std::vector<AttrDesc> syncAttrs(Operation *op) {
   return {};
 }
 
+/// The buffers of a normalization gradient's needed results (-1 for the
+/// others): the first has X's dims `xd`, the rest are per channel (`cd`).
+static FailureOr<std::vector<int32_t>> defineNormGrads(ProgramLowering &pl, ValueRange results,
+                                                       const SymShape &xd, const SymShape &cd) {
+  std::vector<int32_t> outs;
+  for (auto [i, result] : llvm::enumerate(results)) {
+    if (!pl.isNeeded(result)) {
+      outs.push_back(-1);
+      continue;
+    }
+    FailureOr<int32_t> b = pl.defineResult(result, i == 0 ? xd : cd);
+    if (failed(b))
+      return failure();
+    outs.push_back(*b);
+  }
+  return outs;
+}
+
 /// Paddle's rule (batch_norm_kernel.cc): the running statistics normalize
 /// in test mode (is_test without trainable_statistics) and with
 /// use_global_stats. The gradient takes is_test alone as test mode, as
@@ -146,27 +164,17 @@ LogicalResult ProgramLowering::lowerBatchNormGrad(Operation *op) {
   if (!mean || !variance)
     return error(op) << "batch_norm_grad with the running statistics (use_global_stats or "
                         "is_test) needs its Mean and Variance inputs";
-  std::vector<int32_t> outs;
-  SymShape cd = {xd[*axis]};
-  for (unsigned r = 0; r < 3; ++r) {
-    Value result = op->getResult(r);
-    if (!isNeeded(result)) {
-      outs.push_back(-1);
-      continue;
-    }
-    FailureOr<int32_t> b = defineResult(result, r == 0 ? xd : cd);
-    if (failed(b))
-      return failure();
-    outs.push_back(*b);
-  }
-  if (outs == std::vector<int32_t>{-1, -1, -1})
+  FailureOr<std::vector<int32_t>> outs = defineNormGrads(*this, op->getResults(), xd, {xd[*axis]});
+  if (failed(outs))
+    return failure();
+  if (*outs == std::vector<int32_t>{-1, -1, -1})
     return success();
   std::vector<AttrDesc> kernelAttrs = syncAttrs(op);
   kernelAttrs.insert(kernelAttrs.begin(), {AttrDesc::ofInt("channel_axis", *axis),
                                            AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon")),
                                            AttrDesc::ofInt("global_stats", global)});
   emit("batch_norm_grad",
-       {bufferOf(x), bufferOf(slot[1]), bufferOf(mean), bufferOf(variance), bufferOf(dy)}, outs,
+       {bufferOf(x), bufferOf(slot[1]), bufferOf(mean), bufferOf(variance), bufferOf(dy)}, *outs,
        std::move(kernelAttrs));
   return success();
 }
@@ -190,21 +198,13 @@ LogicalResult ProgramLowering::lowerFusedBatchNormGrad(Operation *op) {
                      << " has the batch statistics only (is_test and use_global_stats false)";
   const bool withZ = isa<pd::FusedBnAddActivationGradOp>(op);
   // Results: X@GRAD, [Z@GRAD,] Scale@GRAD, Bias@GRAD.
-  std::vector<int32_t> outs;
-  SymShape cd = {xd[*axis]};
-  for (unsigned r = 0; r < op->getNumResults(); ++r) {
-    if (withZ && r == 1)
-      continue;
-    Value result = op->getResult(r);
-    if (!isNeeded(result)) {
-      outs.push_back(-1);
-      continue;
-    }
-    FailureOr<int32_t> b = defineResult(result, r == 0 ? xd : cd);
-    if (failed(b))
-      return failure();
-    outs.push_back(*b);
-  }
+  SmallVector<Value> paramGrads(op->getResults());
+  if (withZ)
+    paramGrads.erase(paramGrads.begin() + 1);
+  FailureOr<std::vector<int32_t>> grads = defineNormGrads(*this, paramGrads, xd, {xd[*axis]});
+  if (failed(grads))
+    return failure();
+  std::vector<int32_t> outs = std::move(*grads);
   int32_t dz;
   if (withZ && isNeeded(op->getResult(1))) {
     FailureOr<int32_t> b = defineResult(op->getResult(1), xd);
@@ -247,22 +247,13 @@ LogicalResult ProgramLowering::lowerAffineChannelGrad(Operation *op) {
   FailureOr<int64_t> axis = channelAxis(*this, op, xd.size(), /*allowAny=*/true);
   if (failed(axis))
     return failure();
-  std::vector<int32_t> outs;
-  for (unsigned r = 0; r < 3; ++r) {
-    Value result = op->getResult(r);
-    if (!isNeeded(result)) {
-      outs.push_back(-1);
-      continue;
-    }
-    FailureOr<int32_t> b = defineResult(result, r == 0 ? xd : SymShape{xd[*axis]});
-    if (failed(b))
-      return failure();
-    outs.push_back(*b);
-  }
-  if (outs == std::vector<int32_t>{-1, -1, -1})
+  FailureOr<std::vector<int32_t>> outs = defineNormGrads(*this, op->getResults(), xd, {xd[*axis]});
+  if (failed(outs))
+    return failure();
+  if (*outs == std::vector<int32_t>{-1, -1, -1})
     return success();
   emit("affine_channel_grad",
-       {bufferOf(x), bufferOf(op->getOperand(1)), bufferOf(op->getOperand(2))}, outs,
+       {bufferOf(x), bufferOf(op->getOperand(1)), bufferOf(op->getOperand(2))}, *outs,
        {AttrDesc::ofInt("channel_axis", *axis)});
   return success();
 }
