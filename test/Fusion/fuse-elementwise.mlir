@@ -77,3 +77,24 @@ module {
     pd.fetch %k {col = 1 : i32} : tensor<4xi64>
   }
 }
+
+// -----
+
+// A split loop: the add's result has another shape than its operand's
+// loop, so it starts a loop of its own, and the explanation says why.
+// CHECK-LABEL: pd.program @split
+// CHECK-COUNT-2: pd.fusion_group
+// EXPLAIN: enable_auto_fusion: split: fused relu (a) + scale (c) into fusion_group
+// EXPLAIN: enable_auto_fusion: split: started a loop at elementwise_add (s): its result's type differs from the loop's
+// EXPLAIN: enable_auto_fusion: split: fused elementwise_add (s) + relu (y) into fusion_group
+module {
+  pd.program @split attributes {pd.kind = "main", pd.mode = "predict"} {
+    %x = pd.feed {pd.out_names = ["x"]} : tensor<4x8xf32>
+    %b = pd.feed {pd.out_names = ["b"], col = 1 : i32} : tensor<2x4x8xf32>
+    %a = pd.relu %x {pd.out_names = ["a"]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %c = pd.scale %a {scale = 2.0 : f32, pd.out_names = ["c"]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %s = pd.elementwise_add %b, %c {pd.out_names = ["s"]} : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+    %y = pd.relu %s {pd.out_names = ["y"]} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+    pd.fetch %y : tensor<2x4x8xf32>
+  }
+}

@@ -72,7 +72,7 @@ struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
     std::list<Group> groups;
     llvm::DenseMap<Operation *, Group *> groupOf;
     // Why an op that could be a loop instruction did not join its operand's
-    // loop, for the explanation of those left alone.
+    // loop, for the explanation of those left alone and of split loops.
     llvm::DenseMap<Operation *, std::string> whyAlone;
     for (Operation &op : block) {
       std::string whyNot;
@@ -105,11 +105,15 @@ struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
       groupOf[&op] = joined;
     }
     for (Group &group : groups) {
+      auto why = whyAlone.find(group.ops.front());
       if (group.ops.size() < 2) {
-        if (auto why = whyAlone.find(group.ops.front()); why != whyAlone.end())
+        if (why != whyAlone.end())
           log.left(group.ops.front(), why->second);
         continue;
       }
+      // A loop that could have continued its operand's: say why it did not.
+      if (why != whyAlone.end())
+        log.started(group.ops.front(), why->second);
       log.fused(group.ops, "fusion_group");
       buildFusionGroup(group.ops, group.instructions);
     }

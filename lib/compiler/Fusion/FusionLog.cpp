@@ -39,4 +39,11 @@ void FusionLog::left(Operation *op, const Twine &why) {
   llvm::errs() << "left " << describeOp(op) << ": " << why << "\n";
 }
 
+void FusionLog::started(Operation *op, const Twine &why) {
+  if (!enabled)
+    return;
+  start(op);
+  llvm::errs() << "started a loop at " << describeOp(op) << ": " << why << "\n";
+}
+
 } // namespace distc::fusion

@@ -7,6 +7,8 @@
 //   fuse_gemm_epilogue: train.main: fused matmul_v2 (fc_0.tmp_0) + elementwise_add
 //       (fc_0.tmp_1) + relu (fc_0.tmp_2) into fused_gemm_epilogue
 //   fuse_gemm_epilogue: train.main: left matmul_v2 (fc_2.tmp_0): its Y is not 2-D
+//   enable_auto_fusion: train.main: started a loop at elementwise_add (s): its
+//       result's type differs from the loop's
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +33,9 @@ public:
   void fused(llvm::ArrayRef<mlir::Operation *> ops, llvm::StringRef into);
   /// `op` was a candidate but stays as it is, because `why`.
   void left(mlir::Operation *op, const llvm::Twine &why);
+  /// `op` starts a group of its own rather than joining its operand's,
+  /// because `why` (the group is fused all the same).
+  void started(mlir::Operation *op, const llvm::Twine &why);
 
   bool isEnabled() const { return enabled; }
 
