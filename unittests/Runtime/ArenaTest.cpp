@@ -19,9 +19,6 @@ using namespace distc::artifact;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle)                                                         \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
 TEST(ArenaLayout, FootprintsOfStaticScaledAndOtherDims) {
   ArenaFootprint f = arenaFootprint({{-1, 4, 1}, {-1, 3, 1}}, 4);
   EXPECT_EQ(f.kind, ArenaFootprint::Kind::Static);

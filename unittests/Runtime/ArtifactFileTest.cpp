@@ -39,9 +39,6 @@ std::string loadError(std::vector<uint8_t> bytes) {
 
 std::string loadError(const ArtifactBuilder &b) { return loadError(b.fileBytes()); }
 
-#define EXPECT_CONTAINS(haystack, needle)                                                          \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
 TEST(ArtifactFile, ValidArtifactLoads) {
   std::string error;
   auto loaded = tinyArtifact().load(error);

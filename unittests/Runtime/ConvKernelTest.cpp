@@ -10,8 +10,6 @@
 
 #include "TestArtifacts.h"
 
-#include "../../lib/runtime/Runtime/Kernels/Parallel.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,14 +17,8 @@
 #include <limits>
 
 using namespace distc::testing;
-namespace kernels = distc::runtime::kernels;
 
 namespace {
-
-struct KernelThreads {
-  explicit KernelThreads(int n) { kernels::setKernelThreads(n); }
-  ~KernelThreads() { kernels::setKernelThreads(0); }
-};
 
 /// One convolution: x [n, c, h, w] (or NHWC), filter [m, c/groups, kh, kw].
 struct Conv {

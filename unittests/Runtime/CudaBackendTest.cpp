@@ -32,9 +32,6 @@ using distc::runtime::cuda::CudaDevice;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle)                                                          \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
 /// Host memory standing in for managed memory, and cuBLAS's GEMM as its
 /// documentation defines it, in double.
 class FakeDevice final : public CudaDevice {

@@ -26,9 +26,6 @@ using distc::runtime::StepResult;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle)                                                          \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
 std::unique_ptr<DistModel> modelOf(const ArtifactDesc &desc) {
   std::string error;
   auto loaded = distc::artifact::LoadedArtifact::loadBytes(

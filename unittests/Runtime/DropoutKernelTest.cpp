@@ -10,9 +10,6 @@ using namespace distc::testing;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle)                                                          \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
 /// The generator of docs/artifact.md ("Randomness"), written out again so
 /// the kernel is checked against the specification, not against itself.
 uint64_t splitmix64(uint64_t z) {

@@ -57,11 +57,6 @@ template <typename F> void forEachIsa(F body) {
 }
 
 /// Sets the kernel thread count for a scope.
-struct KernelThreads {
-  explicit KernelThreads(int n) { kernels::setKernelThreads(n); }
-  ~KernelThreads() { kernels::setKernelThreads(0); }
-};
-
 //===----------------------------------------------------------------------===//
 // VectorMath.h
 //===----------------------------------------------------------------------===//

@@ -21,9 +21,6 @@ using distc::artifact::LoopOp;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle)                                                          \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
 /// One instruction: opcode, registers a and b, first immediate (-1: none).
 std::vector<int64_t> instr(LoopOp op, int64_t a, int64_t b = -1, int64_t imm = -1) {
   return {int64_t(op), a, b, imm};

@@ -12,26 +12,15 @@
 
 #include "TestArtifacts.h"
 
-#include "../../lib/runtime/Runtime/Kernels/Parallel.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 
 using namespace distc::testing;
-namespace kernels = distc::runtime::kernels;
 using distc::runtime::dtypeName;
 
 namespace {
-
-#define EXPECT_CONTAINS(haystack, needle)                                                          \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
-struct KernelThreads {
-  explicit KernelThreads(int n) { kernels::setKernelThreads(n); }
-  ~KernelThreads() { kernels::setKernelThreads(0); }
-};
 
 const char *const kActivations[] = {"none", "relu", "gelu", "gelu_tanh"};
 

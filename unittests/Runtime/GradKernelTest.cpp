@@ -17,9 +17,6 @@ using namespace distc::testing;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle)                                                          \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
 /// Finite differences in float64 agree with the analytic gradient to about
 /// 1e-6 relative; atol covers entries that are (nearly) zero.
 constexpr double kFdRtol = 1e-6, kFdAtol = 1e-7;

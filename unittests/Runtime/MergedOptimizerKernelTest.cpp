@@ -12,25 +12,14 @@
 
 #include "TestArtifacts.h"
 
-#include "../../lib/runtime/Runtime/Kernels/Parallel.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
 
 using namespace distc::testing;
-namespace kernels = distc::runtime::kernels;
 using distc::runtime::dtypeName;
 
 namespace {
-
-#define EXPECT_CONTAINS(haystack, needle)                                                          \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
-struct KernelThreads {
-  explicit KernelThreads(int n) { kernels::setKernelThreads(n); }
-  ~KernelThreads() { kernels::setKernelThreads(0); }
-};
 
 /// Parameter shapes: tiny ones around a large one (300·250 elements is
 /// more than two pieces of the cheapest loops' grain, so with several

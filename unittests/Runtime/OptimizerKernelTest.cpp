@@ -18,9 +18,6 @@ using namespace distc::testing;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle)                                                          \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
 std::vector<double> valuesOf(const Tensor &t) {
   std::vector<double> v(t.numel());
   for (int64_t i = 0; i < t.numel(); ++i)

@@ -15,9 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle)                                                          \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
-
 /// x: f32[?,4], y: f32[2*?,4] (x.dim0 bound by both), w persistent [4,3]
 /// z = concat(x, y viewed as [?,2,4] rows...) kept simple: out = x @ w,
 /// plus fetch of the concat of x and y along axis 0 ([3*?,4]).

@@ -10,6 +10,7 @@
 #ifndef DISTC_UNITTESTS_RUNTIME_TESTARTIFACTS_H
 #define DISTC_UNITTESTS_RUNTIME_TESTARTIFACTS_H
 
+#include "../../lib/runtime/Runtime/Kernels/Parallel.h"
 #include "distc/Artifact/ArtifactDesc.h"
 #include "distc/Artifact/ArtifactFile.h"
 #include "distc/Runtime/Session.h"
@@ -19,7 +20,17 @@
 #include <string>
 #include <vector>
 
+/// Expects the string `haystack` to contain `needle`, printing it if not.
+#define EXPECT_CONTAINS(haystack, needle)                                                          \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
+
 namespace distc::testing {
+
+/// Runs the kernels on `n` threads while in scope (0: the default again).
+struct KernelThreads {
+  explicit KernelThreads(int n) { runtime::kernels::setKernelThreads(n); }
+  ~KernelThreads() { runtime::kernels::setKernelThreads(0); }
+};
 
 using artifact::ArtifactDesc;
 using artifact::AttrDesc;
