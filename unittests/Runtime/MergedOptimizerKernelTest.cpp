@@ -296,30 +296,14 @@ TEST(MergedOptimizerKernels, RejectOperandsThatDoNotFit) {
         momentum, "velocity_out[1] has 3 elements [3], expected 4");
 
   const Tensor pow = scalar(f, 0.9);
+  // ParamOut, Moment1Out, Moment2Out of both, then the four powers.
+  const std::vector<OutputSpec> adamOuts = {{f, {3}}, {f, {4}}, {f, {3}}, {f, {4}}, {f, {3}},
+                                            {f, {4}}, {f, {1}}, {f, {1}}, {f, {1}}, {f, {1}}};
   fails("merged_adam", {p0, p1, g0, g1, g0, g1, g0, g1, pow, pow, pow, Tensor(f, {2}), lr},
-        {{f, {3}},
-         {f, {4}},
-         {f, {3}},
-         {f, {4}},
-         {f, {3}},
-         {f, {4}},
-         {f, {1}},
-         {f, {1}},
-         {f, {1}},
-         {f, {1}}},
-        withCount(adamAttrs(false), 2), "beta2_pow[1] f32[2] must have exactly one element");
+        adamOuts, withCount(adamAttrs(false), 2),
+        "beta2_pow[1] f32[2] must have exactly one element");
   fails("merged_adam", {p0, p1, g0, g1, g0, g1, g0, Tensor(f, {3}), pow, pow, pow, pow, lr},
-        {{f, {3}},
-         {f, {4}},
-         {f, {3}},
-         {f, {4}},
-         {f, {3}},
-         {f, {4}},
-         {f, {1}},
-         {f, {1}},
-         {f, {1}},
-         {f, {1}}},
-        withCount(adamAttrs(false), 2), "moment2[1] has 3 elements [3], expected 4");
+        adamOuts, withCount(adamAttrs(false), 2), "moment2[1] has 3 elements [3], expected 4");
 }
 
 } // namespace

@@ -23,6 +23,7 @@
 #include "Registration.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -49,10 +50,28 @@ std::string named(const char *name, int64_t i) {
   return std::string(name) + "[" + std::to_string(i) + "]";
 }
 
-/// Checks that group i's param has group 0's dtype (one loop serves all).
-void expectParamDtype(const KernelContext &ctx, const Tensor &param, const Tensor &first,
-                      int64_t i) {
-  expectSameDtype(ctx, param, first, named("param", i).c_str(), "param[0]");
+/// Checks every group i: its param has group 0's dtype (one loop serves
+/// all), and the operands of the input slots `inputs` (slots 1, 2, ...
+/// after the params) and of the output slots `outputs` (slots 0, 1, ...)
+/// have its dtype and size. Slot k holds operands k·n to k·n + n − 1.
+void expectGroupsLikeParams(const KernelContext &ctx, int64_t n,
+                            std::initializer_list<const char *> inputs,
+                            std::initializer_list<const char *> outputs) {
+  const Tensor &first = ctx.input(0);
+  for (int64_t i = 0; i < n; ++i) {
+    const Tensor &param = ctx.input(int(i));
+    const std::string paramName = named("param", i);
+    expectSameDtype(ctx, param, first, paramName.c_str(), "param[0]");
+    auto expectLike = [&](const Tensor &t, const char *slot) {
+      expectLikeParam(ctx, param, {{&t, named(slot, i).c_str()}}, paramName.c_str());
+    };
+    int64_t slot = 1;
+    for (const char *name : inputs)
+      expectLike(ctx.input(int(slot++ * n + i)), name);
+    slot = 0;
+    for (const char *name : outputs)
+      expectLike(ctx.output(int(slot++ * n + i)), name);
+  }
 }
 
 /// offsets[i] = the first element of group i in the concatenated range;
@@ -101,14 +120,7 @@ void mergedSgdKernel(KernelContext &ctx) {
   const int64_t n = groupCount(ctx, 2, 1, "params, grads, lr; param_outs");
   const double lr = floatScalar(ctx, ctx.input(int(2 * n)), "lr");
   const Tensor &first = ctx.input(0);
-  for (int64_t i = 0; i < n; ++i) {
-    const Tensor &param = ctx.input(int(i));
-    expectParamDtype(ctx, param, first, i);
-    expectLikeParam(ctx, param,
-                    {{&ctx.input(int(n + i)), named("grad", i).c_str()},
-                     {&ctx.output(int(i)), named("param_out", i).c_str()}},
-                    named("param", i).c_str());
-  }
+  expectGroupsLikeParams(ctx, n, {"grad"}, {"param_out"});
   const std::vector<int64_t> offsets = groupOffsets(ctx, n);
   dispatchFloat(ctx, first.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -139,16 +151,7 @@ void mergedMomentumKernel(KernelContext &ctx) {
   const MomentumCoeffs c{lr, ctx.floatAttr("mu"), ctx.floatAttr("regularization_coeff"),
                          ctx.intAttr("use_nesterov") != 0};
   const Tensor &first = ctx.input(0);
-  for (int64_t i = 0; i < n; ++i) {
-    const Tensor &param = ctx.input(int(i));
-    expectParamDtype(ctx, param, first, i);
-    expectLikeParam(ctx, param,
-                    {{&ctx.input(int(n + i)), named("grad", i).c_str()},
-                     {&ctx.input(int(2 * n + i)), named("velocity", i).c_str()},
-                     {&ctx.output(int(i)), named("param_out", i).c_str()},
-                     {&ctx.output(int(n + i)), named("velocity_out", i).c_str()}},
-                    named("param", i).c_str());
-  }
+  expectGroupsLikeParams(ctx, n, {"grad", "velocity"}, {"param_out", "velocity_out"});
   const std::vector<int64_t> offsets = groupOffsets(ctx, n);
   dispatchFloat(ctx, first.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -187,18 +190,10 @@ void mergedAdamKernel(KernelContext &ctx) {
   const Tensor &first = ctx.input(0);
   // Every beta power is read (and every output one checked) before any
   // output is written: the outputs are normally the inputs' buffers.
+  expectGroupsLikeParams(ctx, n, {"grad", "moment1", "moment2"},
+                         {"param_out", "moment1_out", "moment2_out"});
   std::vector<double> b1pows(n), b2pows(n);
   for (int64_t i = 0; i < n; ++i) {
-    const Tensor &param = ctx.input(int(i));
-    expectParamDtype(ctx, param, first, i);
-    expectLikeParam(ctx, param,
-                    {{&ctx.input(int(n + i)), named("grad", i).c_str()},
-                     {&ctx.input(int(2 * n + i)), named("moment1", i).c_str()},
-                     {&ctx.input(int(3 * n + i)), named("moment2", i).c_str()},
-                     {&ctx.output(int(i)), named("param_out", i).c_str()},
-                     {&ctx.output(int(n + i)), named("moment1_out", i).c_str()},
-                     {&ctx.output(int(2 * n + i)), named("moment2_out", i).c_str()}},
-                    named("param", i).c_str());
     b1pows[i] = floatScalar(ctx, ctx.input(int(4 * n + i)), named("beta1_pow", i).c_str());
     b2pows[i] = floatScalar(ctx, ctx.input(int(5 * n + i)), named("beta2_pow", i).c_str());
     floatScalar(ctx, ctx.output(int(3 * n + i)), named("beta1_pow_out", i).c_str());
