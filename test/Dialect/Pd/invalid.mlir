@@ -941,3 +941,44 @@ pd.program @main {
   // expected-error @below {{loops over 'i64'; only floats}}
   %y = pd.fusion_group %x {code = array<i64: 6, 0, -1, -1>, imms = array<f64>, outputs = array<i64: 1>, fused = ["relu"], names = ["y"]} : (tensor<4xi64>) -> tensor<4xi64>
 }
+
+// -----
+
+// --- fused ops of the fusion passes -------------------------------------------
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4x3xf32>
+  %w = pd.feed {pd.out_names = ["w"]} : tensor<3x2xf32>
+  %b = pd.feed {pd.out_names = ["b"]} : tensor<2xf32>
+  // expected-error @below {{pd.fused_gemm_epilogue: attribute 'activation' is 'tanh', not none, relu, gelu or gelu_tanh}}
+  %y, %r = pd.fused_gemm_epilogue %x, %w, %b {activation = "tanh"} : (tensor<4x3xf32>, tensor<3x2xf32>, tensor<2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4x3xf32>
+  %c = pd.feed {pd.out_names = ["c"]} : tensor<3xf32>
+  // expected-error @below {{pd.fused_batch_norm_act: attribute 'act_type' is 'tanh', not relu}}
+  %y:6 = pd.fused_batch_norm_act %x, %c, %c, %c, %c {act_type = "tanh"} : (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xui8>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4x3xf32>
+  %z = pd.feed {pd.out_names = ["z"]} : tensor<3xf32>
+  %c = pd.feed {pd.out_names = ["c"]} : tensor<3xf32>
+  // expected-error @below {{pd.fused_bn_add_activation: input slot 'Z' 'tensor<3xf32>' must have the type of input slot 'X' 'tensor<4x3xf32>'}}
+  %y:6 = pd.fused_bn_add_activation %x, %z, %c, %c, %c, %c : (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<?xui8>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4x3xf32>
+  %y = pd.feed {pd.out_names = ["y"]} : tensor<4x2xf32>
+  %c = pd.feed {pd.out_names = ["c"]} : tensor<3xf32>
+  // expected-error @below {{pd.fused_batch_norm_act_grad: input slot 'Y' 'tensor<4x2xf32>' must have the type of input slot 'X' 'tensor<4x3xf32>'}}
+  %dx, %ds, %db = pd.fused_batch_norm_act_grad %x, %y, %x, %c, %c, %c, %c : (tensor<4x3xf32>, tensor<4x2xf32>, tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>)
+}

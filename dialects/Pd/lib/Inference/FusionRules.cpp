@@ -72,11 +72,8 @@ LogicalResult inferFusedGemmEpilogue(InferContext &c) {
     return c.error() << "input slot 'X' " << x << " must have rank >= 2 (exactly 2 with trans_x)";
   if (y.getRank() != 2)
     return c.error() << "input slot 'Y' " << y << " must have rank 2";
-  std::string activation = c.getString("activation");
-  if (activation != "none" && activation != "relu" && activation != "gelu" &&
-      activation != "gelu_tanh")
-    return c.error() << "attribute 'activation' is '" << activation
-                     << "', not none, relu, gelu or gelu_tanh";
+  if (failed(c.requireStringIn("activation", {"none", "relu", "gelu", "gelu_tanh"})))
+    return failure();
   int64_t k = transX ? x.getDimSize(0) : x.getShape().back();
   int64_t ky = transY ? y.getDimSize(1) : y.getDimSize(0);
   int64_t n = transY ? y.getDimSize(0) : y.getDimSize(1);
@@ -101,11 +98,10 @@ LogicalResult inferFusedGemmEpilogueGrad(InferContext &c) {
   RankedTensorType x = c.input(1), y = c.input(2);
   if (y.getRank() != 2)
     return c.error() << "input slot 'Y' " << y << " must have rank 2";
+  if (failed(c.requireStringIn("activation_grad",
+                               {"none", "relu_grad", "gelu_grad", "gelu_tanh_grad"})))
+    return failure();
   std::string activation = c.getString("activation_grad");
-  if (activation != "none" && activation != "relu_grad" && activation != "gelu_grad" &&
-      activation != "gelu_tanh_grad")
-    return c.error() << "attribute 'activation_grad' is '" << activation
-                     << "', not none, relu_grad, gelu_grad or gelu_tanh_grad";
   if (activation != "none" && !c.input(3))
     return c.error() << "activation_grad " << activation << " needs input slot 'ReserveSpace'";
   c.setResult(0, x);

@@ -83,6 +83,16 @@ LogicalResult InferContext::requireSameElementType(unsigned a, unsigned b) const
                  << "' must have the same element type, got " << ta << " and " << tb;
 }
 
+LogicalResult InferContext::requireStringIn(StringRef name, ArrayRef<StringRef> allowed) const {
+  std::string value = getString(name);
+  if (llvm::is_contained(allowed, value))
+    return success();
+  InFlightDiagnostic diag = error() << "attribute '" << name << "' is '" << value << "', not ";
+  for (auto [i, a] : llvm::enumerate(allowed))
+    diag << (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") << a;
+  return diag;
+}
+
 void InferContext::setResult(unsigned slot, ArrayRef<int64_t> dims, Type elementType) {
   setResult(slot, RankedTensorType::get(dims, elementType));
 }

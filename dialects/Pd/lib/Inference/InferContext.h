@@ -98,6 +98,11 @@ public:
   /// Checks that input slots `a` and `b` have the same element type.
   mlir::LogicalResult requireSameElementType(unsigned a, unsigned b) const;
 
+  /// Checks that String attribute `name` is one of `allowed`, naming them
+  /// when it is not.
+  mlir::LogicalResult requireStringIn(llvm::StringRef name,
+                                      llvm::ArrayRef<llvm::StringRef> allowed) const;
+
 private:
   mlir::MLIRContext *ctx;
   mlir::Location loc;

@@ -77,10 +77,7 @@ LogicalResult inferBatchNorm(InferContext &c) {
 
 /// The activation of the fused batch norms: relu, as Paddle's passes fuse.
 static LogicalResult requireFusedActivation(InferContext &c) {
-  std::string act = c.getString("act_type");
-  if (act != "relu")
-    return c.error() << "attribute 'act_type' = \"" << act << "\" is not supported (relu)";
-  return success();
+  return c.requireStringIn("act_type", {"relu"});
 }
 
 /// fused_batch_norm_act: batch_norm's shapes. fused_bn_add_activation: and
