@@ -171,9 +171,9 @@ TEST(FusedElementwiseKernel, MalformedProgramsAreRefused) {
   EXPECT_CONTAINS(error({x}, program({6, 0, -1}, {}, {1})), "a nonzero multiple of 4");
   EXPECT_CONTAINS(error({x}, program({99, 0, -1, -1}, {}, {1})), "unknown opcode 99");
   EXPECT_CONTAINS(error({x}, program(instr(LoopOp::Relu, 1), {}, {1})),
-                  "reads a register not yet written");
+                  "instruction 0 (relu) operand 0 is register 1; it must be defined before it");
   EXPECT_CONTAINS(error({x}, program(instr(LoopOp::Scale, 0, -1, 0), {1}, {1})),
-                  "reads immediates outside imms");
+                  "instruction 0 (scale) reads 3 immediates at 0 of 1");
   EXPECT_CONTAINS(error({x}, program(instr(LoopOp::Relu, 0), {}, {0})),
                   "output register 0 is no instruction's");
   EXPECT_CONTAINS(error({x, row}, program(instr(LoopOp::Add, 0, 1), {}, {2})),

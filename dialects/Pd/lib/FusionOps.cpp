@@ -21,42 +21,19 @@ static bool fitsLoop(RankedTensorType operand, RankedTensorType shape) {
 }
 
 LogicalResult FusionGroupOp::verify() {
-  ArrayRef<int64_t> code = getCode();
-  const int64_t numInputs = getInputs().size();
-  if (code.empty() || code.size() % loop::kLoopInstructionWidth != 0)
-    return emitOpError() << "code has " << code.size() << " integers; it must be a nonzero "
-                         << "multiple of " << loop::kLoopInstructionWidth;
+  ArrayRef<int64_t> code = getCode(), outputs = getOutputs();
+  std::string error = loop::loopProgramError(code.data(), code.size(), getInputs().size(),
+                                             getImms().size(), outputs.data(), outputs.size());
+  if (!error.empty())
+    return emitOpError() << error;
   const int64_t numInstructions = code.size() / loop::kLoopInstructionWidth;
   if (int64_t(getFused().size()) != numInstructions ||
       int64_t(getNames().size()) != numInstructions)
     return emitOpError() << "names " << getFused().size() << " fused ops and " << getNames().size()
                          << " variables for " << numInstructions << " instructions";
-  for (int64_t i = 0; i < numInstructions; ++i) {
-    const int64_t *instruction = code.data() + i * loop::kLoopInstructionWidth;
-    const loop::LoopOpInfo *info = loop::loopOpInfo(instruction[0]);
-    if (!info)
-      return emitOpError() << "instruction " << i << " has unknown opcode " << instruction[0];
-    for (int k = 0; k < 2; ++k) {
-      const int64_t reg = instruction[1 + k];
-      if (k < info->operands ? reg < 0 || reg >= numInputs + i : reg != -1)
-        return emitOpError() << "instruction " << i << " (" << info->name << ") operand " << k
-                             << " is register " << reg << "; "
-                             << (k < info->operands ? "it must be defined before it"
-                                                    : "an unused operand must be -1");
-    }
-    const int64_t imm = instruction[3];
-    if (info->immediates ? imm < 0 || imm + info->immediates > int64_t(getImms().size())
-                         : imm != -1)
-      return emitOpError() << "instruction " << i << " (" << info->name << ") reads "
-                           << int(info->immediates) << " immediates at " << imm << " of "
-                           << getImms().size();
-  }
-  if (getOutputs().size() != getOuts().size() || getOuts().empty())
-    return emitOpError() << "has " << getOutputs().size() << " output registers for "
-                         << getOuts().size() << " results";
-  for (int64_t reg : getOutputs())
-    if (reg < numInputs || reg >= numInputs + numInstructions)
-      return emitOpError() << "output register " << reg << " is no instruction's";
+  if (outputs.size() != getOuts().size() || getOuts().empty())
+    return emitOpError() << "has " << outputs.size() << " output registers for " << getOuts().size()
+                         << " results";
 
   auto shape = cast<RankedTensorType>(getOuts().front().getType());
   if (!isa<FloatType>(shape.getElementType()))

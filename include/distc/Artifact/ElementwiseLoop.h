@@ -26,7 +26,9 @@
 #ifndef DISTC_ARTIFACT_ELEMENTWISELOOP_H
 #define DISTC_ARTIFACT_ELEMENTWISELOOP_H
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace distc::artifact {
@@ -135,6 +137,44 @@ inline const LoopOpInfo *findLoopOp(std::string_view name) {
     if (name == info.name)
       return &info;
   return nullptr;
+}
+
+/// Why `code` (`size` integers) is no valid program over `numInputs`
+/// input registers and `numImms` immediates whose outputs are the
+/// `numOutputs` registers `outputs`, or "" when it is: every opcode known,
+/// every operand register written before it is read and every unused one
+/// -1, every immediate inside `imms`, and every output an instruction's
+/// register. The compiler's verifier and the runtime's kernel both check
+/// this, with the same messages.
+inline std::string loopProgramError(const int64_t *code, size_t size, int64_t numInputs,
+                                    size_t numImms, const int64_t *outputs, size_t numOutputs) {
+  if (size == 0 || size % kLoopInstructionWidth != 0)
+    return "code has " + std::to_string(size) + " integers; it must be a nonzero multiple of " +
+           std::to_string(kLoopInstructionWidth);
+  const int64_t numInstructions = int64_t(size / kLoopInstructionWidth);
+  for (int64_t i = 0; i < numInstructions; ++i) {
+    const int64_t *instruction = code + i * kLoopInstructionWidth;
+    const LoopOpInfo *info = loopOpInfo(instruction[0]);
+    const std::string what = "instruction " + std::to_string(i);
+    if (!info)
+      return what + " has unknown opcode " + std::to_string(instruction[0]);
+    for (int k = 0; k < 2; ++k) {
+      const int64_t reg = instruction[1 + k];
+      if (k < info->operands ? reg < 0 || reg >= numInputs + i : reg != -1)
+        return what + " (" + info->name + ") operand " + std::to_string(k) + " is register " +
+               std::to_string(reg) + "; " +
+               (k < info->operands ? "it must be defined before it"
+                                   : "an unused operand must be -1");
+    }
+    const int64_t imm = instruction[3];
+    if (info->immediates ? imm < 0 || size_t(imm) + size_t(info->immediates) > numImms : imm != -1)
+      return what + " (" + info->name + ") reads " + std::to_string(info->immediates) +
+             " immediates at " + std::to_string(imm) + " of " + std::to_string(numImms);
+  }
+  for (size_t o = 0; o < numOutputs; ++o)
+    if (outputs[o] < numInputs || outputs[o] >= numInputs + numInstructions)
+      return "output register " + std::to_string(outputs[o]) + " is no instruction's";
+  return "";
 }
 
 } // namespace distc::artifact

@@ -217,32 +217,16 @@ void runTiles(const std::vector<Instruction> &program, const std::vector<double>
 /// The program of `ctx`, checked against its operands.
 std::vector<Instruction> decodeProgram(const KernelContext &ctx, const std::vector<int64_t> &code,
                                        size_t numImms, const std::vector<int64_t> &outputRegs) {
-  const int64_t numInputs = ctx.numInputs();
-  if (code.empty() || code.size() % artifact::kLoopInstructionWidth != 0)
-    ctx.fail("code has " + std::to_string(code.size()) + " integers; a nonzero multiple of " +
-             std::to_string(artifact::kLoopInstructionWidth) + " expected");
-  std::vector<Instruction> program;
-  for (size_t i = 0; i < code.size(); i += artifact::kLoopInstructionWidth) {
-    const int64_t index = int64_t(program.size());
-    const artifact::LoopOpInfo *info = artifact::loopOpInfo(code[i]);
-    if (!info)
-      ctx.fail("instruction " + std::to_string(index) + " has unknown opcode " +
-               std::to_string(code[i]));
-    Instruction in{info->op, code[i + 1], code[i + 2], code[i + 3]};
-    const std::string what = "instruction " + std::to_string(index) + " (" + info->name + ")";
-    if (in.a < 0 || in.a >= numInputs + index ||
-        (info->operands == 2 ? in.b < 0 || in.b >= numInputs + index : in.b != -1))
-      ctx.fail(what + " reads a register not yet written");
-    if (info->immediates ? in.imm < 0 || size_t(in.imm + info->immediates) > numImms : in.imm != -1)
-      ctx.fail(what + " reads immediates outside imms");
-    program.push_back(in);
-  }
+  const std::string error = artifact::loopProgramError(
+      code.data(), code.size(), ctx.numInputs(), numImms, outputRegs.data(), outputRegs.size());
+  if (!error.empty())
+    ctx.fail(error);
   if (int64_t(outputRegs.size()) != ctx.numOutputs())
     ctx.fail(std::to_string(outputRegs.size()) + " output registers for " +
              std::to_string(ctx.numOutputs()) + " outputs");
-  for (int64_t reg : outputRegs)
-    if (reg < numInputs || reg >= numInputs + int64_t(program.size()))
-      ctx.fail("output register " + std::to_string(reg) + " is no instruction's");
+  std::vector<Instruction> program;
+  for (size_t i = 0; i < code.size(); i += artifact::kLoopInstructionWidth)
+    program.push_back({artifact::loopOpInfo(code[i])->op, code[i + 1], code[i + 2], code[i + 3]});
   return program;
 }
 
