@@ -210,8 +210,9 @@ GradInputs gradInputs(const Case &c, DType dt, const std::string &act, std::mt19
   return g;
 }
 
+/// dx, dy, dbias and dact (the activation's gradient, scratch).
 std::vector<OutputSpec> gradSpecs(const Case &c, DType dt) {
-  return {{dt, c.xShape()}, {dt, c.yShape()}, {dt, {c.n}}};
+  return {{dt, c.xShape()}, {dt, c.yShape()}, {dt, {c.n}}, {dt, c.outShape()}};
 }
 
 /// unary_grad (none: dout itself), reduce over the rows, and the matmuls
@@ -335,11 +336,12 @@ TEST(GemmEpilogueGradKernel, DoesNotWriteDout) {
     const int dx = b.buffer("dx", f, c.xShape());
     const int dy = b.buffer("dy", f, c.yShape());
     const int dbias = b.buffer("dbias", f, Shape{c.n});
+    const int dact = g.actInput.defined() ? b.buffer("dact", f, c.outShape()) : -1;
     p.feeds = {{"dout", dout}, {"x", x}, {"y", y}};
     if (actIn >= 0)
       p.feeds.push_back({"act", actIn});
     p.fetches = {{"dout", dout}, {"dbias", dbias}};
-    b.call(p, "gemm_epilogue_grad", {dout, x, y, actIn}, {dx, dy, dbias}, c.attrs(act));
+    b.call(p, "gemm_epilogue_grad", {dout, x, y, actIn}, {dx, dy, dbias, dact}, c.attrs(act));
     auto session = b.session();
     ASSERT_TRUE(session);
     TensorMap feeds = {{"dout", g.dout.clone()}, {"x", g.x}, {"y", g.y}}, fetches;
@@ -379,6 +381,9 @@ TEST(GemmEpilogueGradKernel, RejectsOperandsThatDoNotFit) {
   fails({dout, x, y, Tensor(DType::Float64, {3, 4})}, specs, c.attrs("relu"),
         "act_input has dtype f64 but dout has f32");
   fails({dout, x, y, act}, specs, c.attrs("sigmoid"), "unknown activation 'sigmoid'");
+  fails({dout, x, y, act}, {specs[0], specs[1], specs[2]}, c.attrs("relu"), "'relu' needs dact");
+  fails({dout, x, y, act}, {specs[0], specs[1], specs[2], {f, {4, 3}}}, c.attrs("relu"),
+        "dact has shape [4,3], expected [3,4]");
 }
 
 } // namespace

@@ -329,10 +329,14 @@ LogicalResult ProgramLowering::lowerFusedGemmEpilogueGrad(Operation *op) {
     activation.resize(activation.size() - 5);
   int32_t actInput = grad.getReserveSpace() ? view(bufferOf(grad.getReserveSpace()), {g->m, g->n})
                                             : -1;
+  // The activation's gradient goes to a planned temporary, which the
+  // bias gradient and both GEMMs read.
+  int32_t dout = view(bufferOf(grad.getDOut()), {g->m, g->n});
+  int32_t dact =
+      activation == "none" ? -1 : temp(nameOf(grad.getDOut()) + ".act_grad", dout, {g->m, g->n});
   emit("gemm_epilogue_grad",
-       {view(bufferOf(grad.getDOut()), {g->m, g->n}), view(bufferOf(grad.getX()), xView),
-        bufferOf(grad.getY()), actInput},
-       {*dx, *dy, *dbias},
+       {dout, view(bufferOf(grad.getX()), xView), bufferOf(grad.getY()), actInput},
+       {*dx, *dy, *dbias, dact},
        {AttrDesc::ofString("activation", activation),
         AttrDesc::ofInt("trans_x", attrs.getBool("trans_x")),
         AttrDesc::ofInt("trans_y", attrs.getBool("trans_y"))});

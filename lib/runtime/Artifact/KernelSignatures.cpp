@@ -78,12 +78,13 @@ std::vector<KernelSignature> declareKernels() {
        "(erf form) or `gelu_tanh` (tanh approximation), the formulas of `unary`; pre_act, when "
        "given, = op(x)·op(y) + bias. One GEMM as `matmul`'s, then bias and activation in one "
        "pass: equal to `matmul`, `binary` add and `unary`"},
-      {"gemm_epilogue_grad", kTraining, "dout, x, y, act_input?", "dx?, dy?, dbias?",
+      {"gemm_epilogue_grad", kTraining, "dout, x, y, act_input?", "dx?, dy?, dbias?, dact?",
        {opt("activation", T::String, "none"), opt("trans_x", T::Int, "0"),
         opt("trans_y", T::Int, "0")},
        "gradients of `gemm_epilogue` (same attributes). act_input, required unless activation "
        "is `none`, is the forward out for `relu` and pre_act for `gelu`/`gelu_tanh`; d = dout·"
-       "act' as `unary_grad` computes it (d = dout for `none`; dout is not written); dx, dy = "
+       "act' as `unary_grad` computes it, written to dact [M,N] (required unless activation is "
+       "`none`: d = dout then; dout is not written); dx, dy = "
        "the gradients of op(x)·op(y) for d, as `matmul`s; dbias [N] = Σ_rows d, summed in "
        "Float64 as `reduce`. Absent outputs are not computed"},
       {"clip", kForward, "x", "out", {req("max", T::Float), req("min", T::Float)},

@@ -203,6 +203,7 @@ void gemmEpilogueGradKernel(KernelContext &ctx) {
   Tensor *dx = ctx.optionalOutput(0);
   Tensor *dy = ctx.optionalOutput(1);
   Tensor *dbias = ctx.optionalOutput(2);
+  Tensor *dact = ctx.optionalOutput(3);
   const Activation act = parseActivation(ctx);
   expectSameDtype(ctx, x, dout, "x", "dout");
   expectSameDtype(ctx, y, dout, "y", "dout");
@@ -230,20 +231,24 @@ void gemmEpilogueGradKernel(KernelContext &ctx) {
   }
   if (!dx && !dy && !dbias)
     return;
+  if (act != Activation::None) {
+    if (!dact)
+      ctx.fail("activation '" + ctx.stringAttr("activation") +
+               "' needs dact, the [M, N] buffer its gradient is written to");
+    expectSameDtype(ctx, *dact, dout, "dact", "dout");
+    expectShape(ctx, *dact, {m, n}, "dact");
+  }
   dispatchFloat(ctx, dout.dtype(), [&](auto tag) {
     using T = decltype(tag);
     constexpr bool isFloat = std::is_same_v<T, float>;
-    // d = dout · act'(act_input). dout may be read again after this call
-    // and is never written: with an activation, d goes to scratch of the
-    // kernel's own (uninitialized: every element is written), which no
-    // output can hold as dx and dy have other shapes and dbias is smaller.
+    // d = dout · act'(act_input), written to dact: dout may be read again
+    // after this call and is never written (without an activation, d is
+    // dout itself).
     const T *d = dout.data<T>();
-    std::unique_ptr<T[]> scratch;
     if (act != Activation::None) {
       const int64_t count = m * n;
-      scratch.reset(new T[size_t(count)]);
       const T *v = actInput->data<T>();
-      T *s = scratch.get();
+      T *s = dact->data<T>();
       switch (act) {
       case Activation::None:
         break;
