@@ -172,7 +172,9 @@ struct FuseElewiseAddActPass : impl::FuseElewiseAddActBase<FuseElewiseAddActPass
       Value dy = m.actOuter ? m.addGrad->getResult(1) : m.actGrad->getResult(0);
       Value dInter = m.actOuter ? m.actGrad->getResult(0) : m.addGrad->getResult(1);
       log.fused(backward, "fused_elemwise_add_activation_grad");
-      OpBuilder gradBuilder(gLast);
+      // At the first gradient: its operands are all defined by then, and a
+      // reader of the first one's results may run before the second.
+      OpBuilder gradBuilder(gFirst);
       FailureOr<Operation *> grad = pd::buildCatalogOp(
           gradBuilder, gLast->getLoc(), "fused_elemwise_add_activation_grad", operands, gradAttrs,
           {variableName(dx), variableName(dy), variableName(dInter)});

@@ -213,7 +213,10 @@ struct FuseGemmEpiloguePass : impl::FuseGemmEpilogueBase<FuseGemmEpiloguePass> {
       if (e.act)
         operands[3] = {e.activation == "relu" ? fusedOut : reserve};
       log.fused(backward, "fused_gemm_epilogue_grad");
-      OpBuilder gradBuilder(e.gemmGrad);
+      // At the chain's first op: its operands are all defined by then, and
+      // a reader of the bias gradient (a data-parallel all-reduce) may run
+      // before the GEMM's gradient.
+      OpBuilder gradBuilder(backward.front());
       FailureOr<Operation *> grad = pd::buildCatalogOp(
           gradBuilder, e.gemmGrad->getLoc(), "fused_gemm_epilogue_grad", operands, gradAttrs,
           {variableName(e.gemmGrad->getResult(0)), variableName(e.gemmGrad->getResult(1)),
