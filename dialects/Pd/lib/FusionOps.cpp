@@ -1,5 +1,6 @@
 //===- FusionOps.cpp - Verifiers of the ops the fusion passes write -------===//
 
+#include "distc/Dialect/Pd/LoopOps.h"
 #include "distc/Dialect/Pd/PdOps.h"
 
 #include "distc/Artifact/ElementwiseLoop.h"
@@ -7,18 +8,6 @@
 using namespace mlir;
 using namespace distc::pd;
 namespace loop = distc::artifact;
-
-/// Whether `operand` fits a loop over `shape`: the same shape, or a
-/// trailing part of it after leading 1s (a `?` matches a `?`).
-static bool fitsLoop(RankedTensorType operand, RankedTensorType shape) {
-  ArrayRef<int64_t> dims = operand.getShape();
-  while (!dims.empty() && dims.front() == 1)
-    dims = dims.drop_front();
-  ArrayRef<int64_t> loopDims = shape.getShape();
-  if (dims.size() > loopDims.size())
-    return false;
-  return dims == loopDims.take_back(dims.size());
-}
 
 LogicalResult FusionGroupOp::verify() {
   ArrayRef<int64_t> code = getCode(), outputs = getOutputs();

@@ -28,6 +28,14 @@ const LoopOpSpec *lookupLoopOp(StringRef type) {
   return it == specs.end() ? nullptr : &it->second;
 }
 
+bool fitsLoop(RankedTensorType type, RankedTensorType shape) {
+  ArrayRef<int64_t> dims = type.getShape();
+  while (!dims.empty() && dims.front() == 1)
+    dims = dims.drop_front();
+  ArrayRef<int64_t> loopDims = shape.getShape();
+  return dims.size() <= loopDims.size() && dims == loopDims.take_back(dims.size());
+}
+
 LogicalResult expandFusionGroup(FusionGroupOp group) {
   MLIRContext *ctx = group.getContext();
   OpBuilder builder(group);

@@ -40,14 +40,6 @@ std::string nameOr(Value value, StringRef fallback) {
 
 } // namespace
 
-bool fitsLoop(RankedTensorType type, RankedTensorType shape) {
-  ArrayRef<int64_t> dims = type.getShape();
-  while (!dims.empty() && dims.front() == 1)
-    dims = dims.drop_front();
-  ArrayRef<int64_t> loopDims = shape.getShape();
-  return dims.size() <= loopDims.size() && dims == loopDims.take_back(dims.size());
-}
-
 std::string describeOp(Operation *op) {
   std::string text = op->getName().stripDialect().str();
   if (op->getNumResults() > 0)
@@ -84,7 +76,7 @@ FailureOr<LoopInstruction> loopInstructionOf(Operation *op, std::string &whyNot)
   for (int index : spec.operands) {
     Value operand = op->getOperand(index);
     auto type = cast<RankedTensorType>(operand.getType());
-    if (type.getElementType() != result.getElementType() || !fitsLoop(type, result)) {
+    if (type.getElementType() != result.getElementType() || !pd::fitsLoop(type, result)) {
       whyNot = "operand " + nameOr(operand, "#" + std::to_string(index)) + " " + shapeText(type) +
                " is neither the loop's shape " + shapeText(result) + " nor a trailing part of it";
       return failure();

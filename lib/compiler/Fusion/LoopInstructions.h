@@ -38,10 +38,6 @@ struct LoopInstruction {
 /// not element-wise at all.
 mlir::FailureOr<LoopInstruction> loopInstructionOf(mlir::Operation *op, std::string &whyNot);
 
-/// Whether a value of `type` can be an input of a loop over `shape`: the
-/// same shape, or a trailing part of it after leading 1s.
-bool fitsLoop(mlir::RankedTensorType type, mlir::RankedTensorType shape);
-
 /// Replaces `ops` (in program order, each with its loop instruction) by one
 /// `pd.fusion_group` at the last one, whose results are the values of
 /// `ops` read by other ops (or, if none is, the last op's). Returns it.

@@ -11,6 +11,7 @@
 #ifndef DISTC_DIALECT_PD_LOOPOPS_H
 #define DISTC_DIALECT_PD_LOOPOPS_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -37,6 +38,11 @@ struct LoopOpSpec {
 /// The loop instruction of op type `type`, or null for an op that never
 /// joins a loop.
 const LoopOpSpec *lookupLoopOp(llvm::StringRef type);
+
+/// Whether a value of `type` can be an input of a loop over `shape`: the
+/// same shape, or a trailing part of it after leading 1s (a `?` matches a
+/// `?`), broadcast over the leading dims.
+bool fitsLoop(mlir::RankedTensorType type, mlir::RankedTensorType shape);
 
 /// Replaces `group` by the ops it stands for, one per instruction, named by
 /// its `names` (the inverse of the fusion).
