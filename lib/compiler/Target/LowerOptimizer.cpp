@@ -11,6 +11,7 @@
 
 #include "ProgramLowering.h"
 
+#include "distc/Dialect/Pd/OpCatalog.h"
 #include "distc/Dialect/Pd/PdOps.h"
 
 using namespace mlir;
@@ -91,40 +92,43 @@ LogicalResult ProgramLowering::lowerOptimizer(Operation *op) {
 LogicalResult ProgramLowering::lowerMergedOptimizer(Operation *op) {
   StringRef type = op->getName().stripDialect();
   pd::OpAttributes attrs(op);
-  // Every slot holds one tensor per parameter (SameVariadicOperandSize).
-  const unsigned numSlots = type == "merged_adam" ? 7 : type == "merged_momentum" ? 4 : 3;
+  // Every slot holds one tensor per parameter (SameVariadicOperandSize);
+  // the catalog names them.
+  const pd::OpSpec &spec = *pd::lookupOp(std::string_view(type.data(), type.size()));
+  auto slotIndex = [&](std::string_view name) -> unsigned {
+    for (auto [i, input] : llvm::enumerate(spec.inputs))
+      if (input.name == name)
+        return unsigned(i);
+    llvm_unreachable("a merged optimizer without the slot");
+  };
+  const unsigned numSlots = spec.inputs.size();
   const unsigned n = op->getNumOperands() / numSlots;
   auto slot = [&](unsigned s) { return op->getOperands().slice(s * n, n); };
-  // Slot order: Param, Grad, then LearningRate (adam, sgd) or Velocity, LR.
-  const unsigned lrSlot = type == "merged_momentum" ? 3 : 2;
+  const unsigned lrSlot = slotIndex("LearningRate");
   Value lr = slot(lrSlot).front();
   for (Value other : slot(lrSlot))
     if (bufferOf(other) != bufferOf(lr))
       return error(op) << "the parameters have different learning rates ("
                        << nameOf(lr) << ", " << nameOf(other)
                        << "); one multi-tensor update takes one";
-  for (Value g : slot(1))
+  for (Value g : slot(slotIndex("Grad")))
     if (isRowSparse(g))
       return error(op) << "gradient " << nameOf(g)
                        << " is row-sparse; a merged update takes dense gradients";
-  // Operands: the kernel's order is Param, Grad, the state slots, then one
-  // lr; the results follow the op's (ParamOut, then each state's Out).
+  // Operands: the kernel's order is the op's slots but the learning rate,
+  // then one lr; the results follow the op's (ParamOut, then each state's
+  // Out).
   std::vector<int32_t> inputs;
   for (unsigned s = 0; s < numSlots; ++s)
     if (s != lrSlot)
       for (Value v : slot(s))
         inputs.push_back(bufferOf(v));
   inputs.push_back(bufferOf(lr));
-  // Result r of slot group j is the new value of: ParamOut <- Param (slot
-  // 0); adam's MomentiOut/BetaiPowOut <- slots 3..6; VelocityOut <- 2.
-  auto sourceSlotOfResultGroup = [&](unsigned group) -> unsigned {
-    if (group == 0)
-      return 0;
-    return type == "merged_adam" ? group + 2 : 2;
-  };
+  // Result slot `XOut` holds the new values of input slot `X`, in place.
   std::vector<int32_t> outputs;
   for (auto [r, result] : llvm::enumerate(op->getResults())) {
-    Value source = slot(sourceSlotOfResultGroup(unsigned(r) / n))[r % n];
+    std::string_view out = spec.outputs[r / n].name;
+    Value source = slot(slotIndex(out.substr(0, out.size() - 3)))[r % n];
     FailureOr<int32_t> b =
         defineResult(result, dimsOf(source), /*elementwiseInPlace=*/true);
     if (failed(b))
@@ -141,10 +145,7 @@ LogicalResult ProgramLowering::lowerMergedOptimizer(Operation *op) {
       kernelAttrs.push_back(AttrDesc::ofFloat("weight_decay", attrs.getFloat("weight_decay")));
     }
   } else if (type == "merged_momentum") {
-    std::vector<std::string> methods;
-    if (auto list = op->getAttrOfType<ArrayAttr>("regularization_method"))
-      for (Attribute a : list)
-        methods.push_back(cast<StringAttr>(a).str());
+    std::vector<std::string> methods = attrs.getStrings("regularization_method");
     std::vector<double> coeffs = attrs.getFloats("regularization_coeff");
     double coeff = 0;
     for (size_t i = 0; i < methods.size(); ++i) {
