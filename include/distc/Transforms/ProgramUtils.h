@@ -66,7 +66,8 @@ void forEachMainProgramBlock(mlir::ModuleOp module, llvm::function_ref<void(mlir
 const pd::OpSpec *catalogSpecOf(mlir::Operation *op);
 
 /// The operands (results) of `op` that belong to input (output) slot `slot`
-/// of its catalogue entry `spec`.
+/// of its catalogue entry `spec` (pd::operandGroups); none when they do not
+/// fit it.
 llvm::SmallVector<mlir::Value, 1> operandsOfSlot(mlir::Operation *op, const pd::OpSpec &spec,
                                                  unsigned slot);
 llvm::SmallVector<mlir::Value, 1> resultsOfSlot(mlir::Operation *op, const pd::OpSpec &spec,

@@ -12,6 +12,7 @@
 
 #include "distc/Export/Export.h"
 
+#include "distc/Dialect/Pd/CatalogSlots.h"
 #include "distc/Dialect/Pd/LoopOps.h"
 #include "distc/Dialect/Pd/OpAttributes.h"
 #include "distc/Dialect/Pd/OpCatalog.h"
@@ -44,54 +45,6 @@ pd::ProgramOp findProgram(ModuleOp module, StringRef name) {
     if (program.getSymName() == name)
       return program;
   return nullptr;
-}
-
-/// Start and size of each catalog slot among `count` operands or results.
-/// Optional input slots may be absent; every output slot always exists as a
-/// result (`resultsAlwaysPresent`), so only variadic outputs vary in size.
-FailureOr<SmallVector<std::pair<unsigned, unsigned>>>
-groupBySlot(Operation *op, const std::vector<pd::SlotSpec> &slots, unsigned count,
-            StringRef segmentsAttr, StringRef what, bool resultsAlwaysPresent) {
-  auto flexibleSlot = [&](const pd::SlotSpec &slot) {
-    return slot.variadic || (slot.optional && !resultsAlwaysPresent);
-  };
-  SmallVector<std::pair<unsigned, unsigned>> groups;
-  if (auto segments = op->getAttrOfType<DenseI32ArrayAttr>(segmentsAttr)) {
-    if (segments.size() != static_cast<int64_t>(slots.size()))
-      return op->emitError() << "has " << segments.size() << " " << what << " segments for "
-                             << slots.size() << " catalog slots";
-    unsigned start = 0;
-    for (int32_t size : segments.asArrayRef()) {
-      groups.emplace_back(start, static_cast<unsigned>(size));
-      start += static_cast<unsigned>(size);
-    }
-    return groups;
-  }
-  unsigned flexible = 0, fixed = 0;
-  for (const pd::SlotSpec &slot : slots)
-    flexibleSlot(slot) ? ++flexible : ++fixed;
-  // Every slot variadic, one tensor per parameter (the merged optimizers,
-  // SameVariadicOperandSize).
-  bool oneSize = flexible > 1 && fixed == 0 && count % flexible == 0 &&
-                 llvm::all_of(slots, [](const pd::SlotSpec &slot) { return slot.variadic; });
-  if (oneSize) {
-    for (unsigned i = 0; i < flexible; ++i)
-      groups.emplace_back(i * (count / flexible), count / flexible);
-    return groups;
-  }
-  if (flexible > 1 || count < fixed || (flexible == 0 && count != fixed))
-    return op->emitError() << "has " << count << " " << what << "s, which do not match its "
-                           << slots.size() << " catalog slots";
-  unsigned start = 0;
-  for (const pd::SlotSpec &slot : slots) {
-    unsigned size = flexibleSlot(slot) ? count - fixed : 1;
-    if (!slot.variadic && size > 1)
-      return op->emitError() << "has " << size << " " << what << "s for optional slot '"
-                             << slot.name << "'";
-    groups.emplace_back(start, size);
-    start += size;
-  }
-  return groups;
 }
 
 class ProgramExporter {
@@ -483,12 +436,13 @@ LogicalResult ProgramExporter::checkFusedSlices(pd::FusedSlicesOp slices) {
 LogicalResult ProgramExporter::emitCatalogOp(Operation *op, const pd::OpSpec &spec,
                                              proto::OpDesc &desc) {
   desc.set_type(std::string(spec.type));
-  auto inputs = groupBySlot(op, spec.inputs, op->getNumOperands(), "operandSegmentSizes", "operand",
-                            /*resultsAlwaysPresent=*/false);
-  auto outputs = groupBySlot(op, spec.outputs, op->getNumResults(), "resultSegmentSizes", "result",
-                             /*resultsAlwaysPresent=*/true);
-  if (failed(inputs) || failed(outputs))
-    return failure();
+  std::string why;
+  auto inputs = pd::operandGroups(op, spec, why);
+  if (failed(inputs))
+    return op->emitError() << why;
+  auto outputs = pd::resultGroups(op, spec, why);
+  if (failed(outputs))
+    return op->emitError() << why;
   for (auto [slot, group] : llvm::zip_equal(spec.inputs, *inputs)) {
     auto *var = desc.add_inputs();
     var->set_parameter(std::string(slot.name));

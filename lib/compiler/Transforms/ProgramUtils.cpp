@@ -2,6 +2,8 @@
 
 #include "distc/Transforms/ProgramUtils.h"
 
+#include "distc/Dialect/Pd/CatalogSlots.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringSet.h"
@@ -67,59 +69,28 @@ const pd::OpSpec *catalogSpecOf(Operation *op) {
   return pd::lookupOp(std::string_view(name.data(), name.size()));
 }
 
-namespace {
-
-/// Sizes of the slot groups: from the segment attribute when the op has one,
-/// else one value per fixed slot and the rest for the one variable slot.
-SmallVector<int32_t> groupSizes(Operation *op, const std::vector<pd::SlotSpec> &slots,
-                                unsigned total, StringRef segmentAttr) {
-  if (auto segments = op->getAttrOfType<DenseI32ArrayAttr>(segmentAttr))
-    return SmallVector<int32_t>(segments.asArrayRef());
-  SmallVector<int32_t> sizes;
-  unsigned fixed = 0, variadic = 0;
-  for (const pd::SlotSpec &slot : slots)
-    (slot.variadic ? variadic : fixed) += 1;
-  // Without segment sizes, several variadic slots have one size each (ODS's
-  // SameVariadicOperandSize / SameVariadicResultSize: the merged optimizers).
-  const int32_t each = variadic ? static_cast<int32_t>((total - fixed) / variadic) : 0;
-  for (const pd::SlotSpec &slot : slots)
-    sizes.push_back(slot.variadic ? each : 1);
-  return sizes;
-}
-
+/// The values of group `slot` of `groups`; none when the op does not fit
+/// its catalog entry (which the verifier reports).
 template <typename Range>
-SmallVector<Value, 1> slice(Range values, ArrayRef<int32_t> sizes, unsigned slot) {
-  unsigned begin = 0;
-  for (unsigned i = 0; i < slot; ++i)
-    begin += sizes[i];
+static SmallVector<Value, 1> slotValues(Range values, const FailureOr<pd::SlotGroups> &groups,
+                                        unsigned slot) {
   SmallVector<Value, 1> out;
-  for (int32_t i = 0; i < sizes[slot] && begin + i < values.size(); ++i)
-    out.push_back(values[begin + i]);
+  if (failed(groups))
+    return out;
+  auto [start, size] = (*groups)[slot];
+  for (unsigned i = 0; i < size; ++i)
+    out.push_back(values[start + i]);
   return out;
 }
 
-} // namespace
-
 SmallVector<Value, 1> operandsOfSlot(Operation *op, const pd::OpSpec &spec, unsigned slot) {
-  // Optional slots without a segment attribute: only layer_norm-like ops have
-  // several, and those carry operandSegmentSizes.
-  SmallVector<int32_t> sizes =
-      groupSizes(op, spec.inputs, op->getNumOperands(), "operandSegmentSizes");
-  if (!op->hasAttr("operandSegmentSizes")) {
-    unsigned fixed = 0;
-    for (const pd::SlotSpec &s : spec.inputs)
-      fixed += (s.variadic || s.optional) ? 0 : 1;
-    for (auto [i, s] : llvm::enumerate(spec.inputs))
-      if (s.optional && !s.variadic)
-        sizes[i] = op->getNumOperands() > fixed ? 1 : 0;
-  }
-  return slice(op->getOperands(), sizes, slot);
+  std::string why;
+  return slotValues(op->getOperands(), pd::operandGroups(op, spec, why), slot);
 }
 
 SmallVector<Value, 1> resultsOfSlot(Operation *op, const pd::OpSpec &spec, unsigned slot) {
-  SmallVector<int32_t> sizes =
-      groupSizes(op, spec.outputs, op->getNumResults(), "resultSegmentSizes");
-  return slice(op->getResults(), sizes, slot);
+  std::string why;
+  return slotValues(op->getResults(), pd::resultGroups(op, spec, why), slot);
 }
 
 int findSlot(const std::vector<pd::SlotSpec> &slots, StringRef name) {
