@@ -24,9 +24,9 @@
 #include "distc/Dialect/Pd/PdOps.h"
 #include "distc/Transforms/ProgramUtils.h"
 
+#include "llvm/ADT/StringSwitch.h"
 
 #include <list>
-#include <map>
 
 namespace distc::fusion {
 #define GEN_PASS_DEF_FUSEALLOPTIMIZEROPS
@@ -38,35 +38,27 @@ using namespace mlir;
 namespace distc::fusion {
 namespace {
 
-/// What each fusable optimizer becomes, and its slots in the merged op's
-/// order.
-struct MergedForm {
-  StringRef merged;
-  std::vector<StringRef> inputs, outputs;
-};
-
-const MergedForm *mergedFormOf(StringRef type) {
-  static const std::map<std::string, MergedForm, std::less<>> forms = {
-      {"sgd", {"merged_sgd", {"Param", "Grad", "LearningRate"}, {"ParamOut"}}},
-      {"momentum",
-       {"merged_momentum",
-        {"Param", "Grad", "Velocity", "LearningRate"},
-        {"ParamOut", "VelocityOut"}}},
-      {"adam",
-       {"merged_adam",
-        {"Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow"},
-        {"ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut"}}},
-  };
-  auto it = forms.find(type == "adamw" ? StringRef("adam") : type);
-  return it == forms.end() ? nullptr : &it->second;
+/// The merged op a fusable optimizer becomes (adamw: merged_adam with
+/// `decoupled`), or "". Its catalog slots are the optimizer's, each
+/// holding one tensor per parameter.
+StringRef mergedTypeOf(StringRef type) {
+  return llvm::StringSwitch<StringRef>(type)
+      .Case("sgd", "merged_sgd")
+      .Case("momentum", "merged_momentum")
+      .Cases({"adam", "adamw"}, "merged_adam")
+      .Default("");
 }
 
 /// The operand of input slot `name`, the result of output slot `name`.
-Value inputOf(Operation *op, const pd::OpSpec &spec, StringRef name) {
-  return operandsOfSlot(op, spec, unsigned(findSlot(spec.inputs, name))).front();
+Value inputOf(Operation *op, const pd::OpSpec &spec, std::string_view name) {
+  return operandsOfSlot(op, spec,
+                        unsigned(findSlot(spec.inputs, StringRef(name.data(), name.size()))))
+      .front();
 }
-Value outputOf(Operation *op, const pd::OpSpec &spec, StringRef name) {
-  return resultsOfSlot(op, spec, unsigned(findSlot(spec.outputs, name))).front();
+Value outputOf(Operation *op, const pd::OpSpec &spec, std::string_view name) {
+  return resultsOfSlot(op, spec,
+                       unsigned(findSlot(spec.outputs, StringRef(name.data(), name.size()))))
+      .front();
 }
 
 /// The attributes that must agree for two updates to share one merged op:
@@ -120,8 +112,8 @@ struct FuseAllOptimizerOpsPass : impl::FuseAllOptimizerOpsBase<FuseAllOptimizerO
   LogicalResult fuseBlock(Block &block, FusionLog &log) {
     std::list<Group> groups;
     for (Operation &op : block) {
-      const MergedForm *form = mergedFormOf(op.getName().stripDialect());
-      const pd::OpSpec *spec = form ? catalogSpecOf(&op) : nullptr;
+      const pd::OpSpec *spec =
+          mergedTypeOf(op.getName().stripDialect()).empty() ? nullptr : catalogSpecOf(&op);
       if (!spec)
         continue;
       if (std::string why = whyNotMergeable(&op, *spec); !why.empty()) {
@@ -172,18 +164,20 @@ struct FuseAllOptimizerOpsPass : impl::FuseAllOptimizerOpsBase<FuseAllOptimizerO
   }
 
   LogicalResult merge(Group &group, FusionLog &log) {
-    const MergedForm &form = *mergedFormOf(group.type);
+    const StringRef mergedType = mergedTypeOf(group.type);
+    const pd::OpSpec &merged =
+        *pd::lookupOp(std::string_view(mergedType.data(), mergedType.size()));
     Operation *first = group.ops.front();
     const pd::OpSpec *spec = catalogSpecOf(first);
     MLIRContext *ctx = &getContext();
-    SmallVector<SmallVector<Value, 1>> operands(form.inputs.size());
+    SmallVector<SmallVector<Value, 1>> operands(merged.inputs.size());
     for (Operation *op : group.ops)
-      for (auto [i, slot] : llvm::enumerate(form.inputs))
-        operands[i].push_back(inputOf(op, *spec, slot));
+      for (auto [i, slot] : llvm::enumerate(merged.inputs))
+        operands[i].push_back(inputOf(op, *spec, slot.name));
     std::vector<std::string> names;
-    for (StringRef slot : form.outputs)
+    for (const pd::SlotSpec &slot : merged.outputs)
       for (Operation *op : group.ops)
-        names.push_back(variableName(outputOf(op, *spec, slot)));
+        names.push_back(variableName(outputOf(op, *spec, slot.name)));
 
     SmallVector<NamedAttribute> attrs;
     pd::OpAttributes firstAttrs(first);
@@ -191,14 +185,14 @@ struct FuseAllOptimizerOpsPass : impl::FuseAllOptimizerOpsBase<FuseAllOptimizerO
       attrs.push_back(NamedAttribute(StringAttr::get(ctx, name), value));
     };
     auto f32 = [&](double v) { return FloatAttr::get(Float32Type::get(ctx), v); };
-    if (form.merged == "merged_adam") {
+    if (mergedType == "merged_adam") {
       for (StringRef name : {"beta1", "beta2", "epsilon"})
         named(name, f32(firstAttrs.getFloat(name)));
       if (group.type == "adamw" && firstAttrs.getBool("with_decay")) {
         named("decoupled", BoolAttr::get(ctx, true));
         named("weight_decay", f32(firstAttrs.getFloat("coeff") * firstAttrs.getFloat("lr_ratio")));
       }
-    } else if (form.merged == "merged_momentum") {
+    } else if (mergedType == "merged_momentum") {
       SmallVector<StringRef> methods;
       SmallVector<float> coeffs;
       for (Operation *op : group.ops) {
@@ -217,19 +211,19 @@ struct FuseAllOptimizerOpsPass : impl::FuseAllOptimizerOpsBase<FuseAllOptimizerO
     if (Attribute role = first->getAttr("op_role"))
       named("op_role", role);
 
-    log.fused(group.ops, form.merged);
+    log.fused(group.ops, mergedType);
     Operation *last = group.ops.back();
     OpBuilder builder(last);
-    FailureOr<Operation *> merged = pd::buildCatalogOp(
-        builder, last->getLoc(), form.merged, operands, attrs, names, unsigned(group.ops.size()));
-    if (failed(merged))
+    FailureOr<Operation *> fused = pd::buildCatalogOp(builder, last->getLoc(), mergedType, operands,
+                                                      attrs, names, unsigned(group.ops.size()));
+    if (failed(fused))
       return failure();
     // The earlier members' write-backs wait for the merged update.
-    deferReaders(group.ops, *merged);
+    deferReaders(group.ops, *fused);
     const size_t n = group.ops.size();
-    for (auto [s, slot] : llvm::enumerate(form.outputs))
+    for (auto [s, slot] : llvm::enumerate(merged.outputs))
       for (auto [i, op] : llvm::enumerate(group.ops))
-        outputOf(op, *spec, slot).replaceAllUsesWith((*merged)->getResult(s * n + i));
+        outputOf(op, *spec, slot.name).replaceAllUsesWith((*fused)->getResult(s * n + i));
     for (Operation *op : group.ops)
       op->erase();
     return success();
