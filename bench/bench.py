@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from bench_util import (add_blas_option, blas_description, choose_blas_kernels,  # noqa: E402
-                        cpu_model, log, median_ms, run_in_work_dir)
+                        cpu_model, fusion_config, log, median_ms, run_in_work_dir)
 
 BATCH = 128
 LR = 0.01
@@ -55,9 +55,8 @@ def parse_args():
                    "when distc can train it, else split")
     p.add_argument("--fusion", default="none",
                    help="comma-separated BuildStrategy fusion variants to time distc with: none "
-                   "(no fusion), a fusion key (fuse_gemm_epilogue, fuse_elewise_add_act_ops, "
-                   "fuse_all_optimizer_ops, enable_auto_fusion) or all; one row each "
-                   "(default: none)")
+                   "(no fusion), a fusion key (fuse_gemm_epilogue, ...), bn (the batch-norm "
+                   "fusions) or all; one row each (default: none)")
     p.add_argument("--quick", action="store_true", help="few steps, one round (a smoke run)")
     p.add_argument("--work-dir", help="keep programs, artifacts and data here (default: a temp dir)")
     p.add_argument("--json", help="also write the results to this JSON file")
@@ -200,22 +199,6 @@ class Bench:
                                   self.torch_batches(feeds), steps)
         rel = max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(ours, theirs))
         return dict(label=label, ok=rel < 1e-4, distc=ours, torch=theirs, max_rel_diff=rel)
-
-
-FUSION_KEYS = ("fuse_gemm_epilogue", "fuse_elewise_add_act_ops", "fuse_all_optimizer_ops",
-               "enable_auto_fusion")
-
-
-def fusion_config(variant):
-    """The --config BuildStrategy keys of a fusion variant."""
-    if variant == "none":
-        return {}
-    if variant == "all":
-        return {key: True for key in FUSION_KEYS}
-    if variant not in FUSION_KEYS:
-        sys.exit("bench: unknown fusion variant %r (none, all or one of %s)"
-                 % (variant, ", ".join(FUSION_KEYS)))
-    return {variant: True}
 
 
 def run(work):

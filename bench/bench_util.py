@@ -220,3 +220,20 @@ def step_times(records, rows, warmup):
     s * rows / samples_per_sec and its differences are the step times."""
     elapsed = [r["step"] * rows / r["samples_per_sec"] for r in records]
     return [t1 - t0 for t0, t1 in zip(elapsed[warmup - 1:], elapsed[warmup:])]
+
+
+# BuildStrategy's fusion keys (docs/fusion.md), and the --fusion variants
+# the benchmarks take: none, all, bn (the batch-norm fusions) or one key.
+FUSION_KEYS = ("fuse_bn_act_ops", "fuse_bn_add_act_ops", "fuse_gemm_epilogue",
+               "fuse_elewise_add_act_ops", "fuse_all_optimizer_ops", "enable_auto_fusion")
+FUSION_GROUPS = {"none": (), "all": FUSION_KEYS, "bn": ("fuse_bn_act_ops", "fuse_bn_add_act_ops")}
+
+
+def fusion_config(variant):
+    """The --config BuildStrategy keys of a fusion variant; exits naming the
+    known ones for an unknown variant."""
+    keys = FUSION_GROUPS.get(variant, (variant,) if variant in FUSION_KEYS else None)
+    if keys is None:
+        sys.exit("bench: unknown fusion variant %r (%s or one of %s)"
+                 % (variant, ", ".join(FUSION_GROUPS), ", ".join(FUSION_KEYS)))
+    return {key: True for key in keys}

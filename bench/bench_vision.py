@@ -19,7 +19,6 @@ See docs/benchmarks.md.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,7 @@ sys.path.insert(0, os.path.join(ROOT, "examples", "vision"))
 sys.path.insert(0, os.path.join(ROOT, "test", "e2e", "Inputs"))
 
 from bench_util import (add_blas_option, blas_description, choose_blas_kernels,  # noqa: E402
-                        cpu_model, log, median_ms, run_in_work_dir)
+                        cpu_model, fusion_config, log, median_ms, run_in_work_dir)
 
 
 def parse_args():
@@ -270,6 +269,8 @@ class Bench:
         x, label = self.train_data(batch)
         rows = []
         variants = [v for v in ARGS.fusion.split(",") if v]
+        for v in variants:
+            fusion_config(v)  # rejects an unknown variant before anything runs
         for residual in (False, True):
             net = gen_vision.conv_net(3, 32, (32, 64, 128), is_test=False, residual=residual)
             what = ("CNN training step (conv-bn-relu%s-pool x3, 32x32x3), batch %d"
@@ -287,22 +288,6 @@ class Bench:
                 log(str(row))
                 rows.append(row)
         return rows
-
-
-# BuildStrategy fusion keys per --fusion variant.
-FUSION_VARIANTS = {
-    "none": {},
-    "bn": {"fuse_bn_act_ops": True, "fuse_bn_add_act_ops": True},
-    "all": {"fuse_bn_act_ops": True, "fuse_bn_add_act_ops": True, "fuse_gemm_epilogue": True,
-            "fuse_elewise_add_act_ops": True, "fuse_all_optimizer_ops": True,
-            "enable_auto_fusion": True},
-}
-
-
-def fusion_config(variant):
-    if variant in FUSION_VARIANTS:
-        return FUSION_VARIANTS[variant]
-    return {variant: True}  # one key; distc refuses an unknown one
 
 
 def run_peak_rss(cmd):
