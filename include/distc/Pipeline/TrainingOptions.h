@@ -15,9 +15,14 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace mlir {
+class Pass;
+} // namespace mlir
 
 namespace distc::pipeline {
 
@@ -94,12 +99,13 @@ struct TrainingOptions {
 };
 
 /// One of BuildStrategy's fusion options: its config key (Paddle's
-/// attribute name), the distc flag that turns it on, and what it does. The
-/// phases add each option's pass (Phases.cpp) by key.
+/// attribute name), the distc flag that turns it on, what it does, and its
+/// pass (lib/compiler/Fusion), made with its `explain` option.
 struct FusionOption {
   const char *key;
   const char *flag;
   const char *help;
+  std::unique_ptr<mlir::Pass> (*createPass)(bool explain);
 };
 /// Every fusion option distc implements, in the order their passes run.
 const std::vector<FusionOption> &fusionOptions();

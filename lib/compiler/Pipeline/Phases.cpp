@@ -5,7 +5,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "distc/Fusion/Passes.h"
 #include "distc/ParameterServer/Passes.h"
 #include "distc/Pipeline/Passes.h"
 #include "distc/Pipeline/Pipeline.h"
@@ -147,31 +146,6 @@ void addDistributedPasses(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(createDataParallel(dp));
 }
 
-/// A fusion pass made by `create`, with its `explain` option set.
-template <typename Options>
-static std::unique_ptr<Pass> explained(std::unique_ptr<Pass> (*create)(Options), bool explain) {
-  Options options;
-  options.explain = explain;
-  return create(options);
-}
-
-/// The pass of fusion option `key` (fusionOptions()).
-std::unique_ptr<Pass> createFusionPass(llvm::StringRef key, bool explain) {
-  if (key == "fuse_bn_act_ops")
-    return explained(fusion::createFuseBnAct, explain);
-  if (key == "fuse_bn_add_act_ops")
-    return explained(fusion::createFuseBnAddAct, explain);
-  if (key == "fuse_gemm_epilogue")
-    return explained(fusion::createFuseGemmEpilogue, explain);
-  if (key == "fuse_elewise_add_act_ops")
-    return explained(fusion::createFuseElewiseAddAct, explain);
-  if (key == "fuse_all_optimizer_ops")
-    return explained(fusion::createFuseAllOptimizerOps, explain);
-  if (key == "enable_auto_fusion")
-    return explained(fusion::createFuseElementwise, explain);
-  llvm_unreachable("a fusion option without a pass");
-}
-
 /// BuildStrategy's optimizations of the distributed programs.
 void addOptimizedPasses(OpPassManager &pm, const CompileOptions &options) {
   const TrainingOptions &training = options.training;
@@ -182,7 +156,7 @@ void addOptimizedPasses(OpPassManager &pm, const CompileOptions &options) {
   }
   for (const FusionOption &option : fusionOptions())
     if (training.fuses(option.key))
-      pm.addPass(createFusionPass(option.key, options.explainFusion));
+      pm.addPass(option.createPass(options.explainFusion));
 }
 
 /// The memory passes over the programs (Paddle's release_memory).

@@ -1,6 +1,7 @@
 //===- TrainingOptions.cpp - distc's optimizer settings -------------------===//
 
 #include "distc/Pipeline/TrainingOptions.h"
+#include "distc/Fusion/Passes.h"
 #include "distc/Support/InputFile.h"
 #include "distc/Transforms/Passes.h"
 
@@ -15,26 +16,41 @@
 
 namespace distc::pipeline {
 
+/// A fusion pass made by `create`, with its `explain` option set.
+template <typename Options, std::unique_ptr<mlir::Pass> (*create)(Options)>
+static std::unique_ptr<mlir::Pass> explained(bool explain) {
+  Options options;
+  options.explain = explain;
+  return create(options);
+}
+
 const std::vector<FusionOption> &fusionOptions() {
   // Pattern fusions first, so that the generated loops take only what no
   // specific fused op covers.
+  using namespace fusion;
   static const std::vector<FusionOption> options = {
       {"fuse_bn_act_ops", "--fuse-bn-act-ops",
        "batch_norm (training form) and the relu after it as one op, forward and backward "
-       "(fuse_bn_act_ops)"},
+       "(fuse_bn_act_ops)",
+       explained<FuseBnActOptions, createFuseBnAct>},
       {"fuse_bn_add_act_ops", "--fuse-bn-add-act-ops",
        "batch_norm, a residual elementwise_add and relu as one op, forward and backward "
-       "(fuse_bn_add_act_ops)"},
+       "(fuse_bn_add_act_ops)",
+       explained<FuseBnAddActOptions, createFuseBnAddAct>},
       {"fuse_gemm_epilogue", "--fuse-gemm-epilogue",
        "matmul + bias + relu/gelu as one GEMM with its epilogue, forward and backward "
-       "(fuse_gemm_epilogue)"},
+       "(fuse_gemm_epilogue)",
+       explained<FuseGemmEpilogueOptions, createFuseGemmEpilogue>},
       {"fuse_elewise_add_act_ops", "--fuse-elewise-add-act-ops",
        "An elementwise_add and a relu/tanh as one op, forward and backward "
-       "(fuse_elewise_add_act_ops)"},
+       "(fuse_elewise_add_act_ops)",
+       explained<FuseElewiseAddActOptions, createFuseElewiseAddAct>},
       {"fuse_all_optimizer_ops", "--fuse-all-optimizer-ops",
-       "One multi-tensor update per kind of optimizer op (fuse_all_optimizer_ops)"},
+       "One multi-tensor update per kind of optimizer op (fuse_all_optimizer_ops)",
+       explained<FuseAllOptimizerOpsOptions, createFuseAllOptimizerOps>},
       {"enable_auto_fusion", "--enable-auto-fusion",
-       "Run each group of element-wise ops as one generated loop (enable_auto_fusion)"},
+       "Run each group of element-wise ops as one generated loop (enable_auto_fusion)",
+       explained<FuseElementwiseOptions, createFuseElementwise>},
   };
   return options;
 }
