@@ -225,7 +225,8 @@ def step_times(records, rows, warmup):
 # BuildStrategy's fusion keys (docs/fusion.md), and the --fusion variants
 # the benchmarks take: none, all, bn (the batch-norm fusions) or one key.
 FUSION_KEYS = ("fuse_bn_act_ops", "fuse_bn_add_act_ops", "fuse_gemm_epilogue",
-               "fuse_elewise_add_act_ops", "fuse_all_optimizer_ops", "enable_auto_fusion")
+               "fuse_dropout_add", "fuse_elewise_add_act_ops", "fuse_all_optimizer_ops",
+               "enable_auto_fusion")
 FUSION_GROUPS = {"none": (), "all": FUSION_KEYS, "bn": ("fuse_bn_act_ops", "fuse_bn_add_act_ops")}
 
 

@@ -100,12 +100,17 @@ def _softmax_dropout(main, names, scores, shape, hd, dropout):
              "bias_after_scale": ("BOOLEAN", True)})
     weights = main.var(names.layer("softmax") + ".tmp_0", shape)
     main.op("softmax", {"X": [sc]}, {"Out": [weights]}, {"axis": ("INT", -1)})
-    if dropout <= 0:
-        return weights
+    return _dropout(main, names, weights, shape, dropout)
+
+
+def _dropout(main, names, x, shape, p):
+    """Training-time dropout (upscale_in_train) of x; x itself when p <= 0."""
+    if p <= 0:
+        return x
     dl = names.layer("dropout")
     dropped, mask = main.var(dl + ".tmp_0", shape), main.var(dl + ".tmp_1", shape, "UINT8")
-    main.op("dropout", {"X": [weights]}, {"Out": [dropped], "Mask": [mask]},
-            {"dropout_prob": ("FLOAT", dropout), "is_test": ("BOOLEAN", False),
+    main.op("dropout", {"X": [x]}, {"Out": [dropped], "Mask": [mask]},
+            {"dropout_prob": ("FLOAT", p), "is_test": ("BOOLEAN", False),
              "fix_seed": ("BOOLEAN", False), "seed": ("INT", 0),
              "dropout_implementation": ("STRING", "upscale_in_train")})
     return dropped
@@ -170,14 +175,16 @@ def _attention_split(main, names, q, k, v, seq, d, heads, dropout):
 
 
 def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape",
-                sparse_embedding=False):
+                sparse_embedding=False, residual_dropout=0.0):
     """examples/transformer's pre-LN encoder block (token embedding,
     layer_norm, 4-head self-attention with dropout on the attention weights,
     residual, layer_norm, GELU FFN, residual) with a classification head:
     mean over the sequence -> linear -> softmax cross entropy -> mean.
     Feeds src_ids i64[-1, seq], label i64[-1, 1]. `sparse_embedding`: the
     lookup is is_sparse (a row-sparse table gradient on parameter
-    servers)."""
+    servers). `residual_dropout` > 0 drops out the attention's and the
+    FFN's outputs before their residual adds, as Paddle's
+    TransformerEncoderLayer does (dropout1, dropout2)."""
     main, startup = Program(), Program()
     names = Namer()
     main.feed("src_ids", [-1, seq], "INT64")
@@ -202,6 +209,7 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     else:
         raise ValueError("heads_via must be 'reshape' or 'split'")
     proj = gp.linear(main, startup, names, merged, rows, d, d, seed=15)
+    proj = _dropout(main, names, proj, [-1, seq, d], residual_dropout)
     res1 = main.var(names.layer("tmp") + ".tmp_0", [-1, seq, d])
     main.op("elementwise_add", {"X": [emb], "Y": [proj]}, {"Out": [res1]}, {"axis": ("INT", -1)})
 
@@ -210,6 +218,7 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     act = main.var(names.layer("gelu") + ".tmp_0", [-1, seq, ffn])
     main.op("gelu", {"X": [hidden]}, {"Out": [act]}, {"approximate": ("BOOLEAN", False)})
     out_ffn = gp.linear(main, startup, names, act, rows, ffn, d, seed=17)
+    out_ffn = _dropout(main, names, out_ffn, [-1, seq, d], residual_dropout)
     out = main.var(names.layer("tmp") + ".tmp_0", [-1, seq, d])
     main.op("elementwise_add", {"X": [res1], "Y": [out_ffn]}, {"Out": [out]}, {"axis": ("INT", -1)})
 

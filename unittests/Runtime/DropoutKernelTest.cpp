@@ -1,4 +1,10 @@
 //===- DropoutKernelTest.cpp - dropout, dropout_grad ----------------------===//
+//
+// Besides the specification of the masks, dropout's fused form
+// (fuse_dropout_add: y added as the mask is applied) must give the bits of
+// dropout followed by a binary add, with one and several kernel threads.
+//
+//===----------------------------------------------------------------------===//
 
 #include "TestArtifacts.h"
 
@@ -152,6 +158,38 @@ TEST(DropoutGradKernel, MatchesMaskAndFiniteDifferences) {
   }
 }
 
+TEST(DropoutKernel, FusedAddMatchesDropoutThenAddBits) {
+  std::mt19937_64 rng(303);
+  // Enough elements that the kernel splits its loop over threads.
+  const Shape shape = {64, 1000};
+  for (int threads : {1, 4}) {
+    KernelThreads scoped(threads);
+    for (DType dt : {DType::Float32, DType::Float64})
+      for (int upscale : {1, 0})
+        for (double p : {0.0, 0.1, 1.0}) {
+          SCOPED_TRACE(std::string(distc::runtime::dtypeName(dt)) + " upscale " +
+                       std::to_string(upscale) + " p " + std::to_string(p) + " threads " +
+                       std::to_string(threads));
+          Tensor x = randomTensor(dt, shape, rng, -2, 2);
+          Tensor y = randomTensor(dt, shape, rng, -2, 2);
+          Tensor step = tensorOf(DType::Int64, {1}, {4});
+          const std::vector<AttrDesc> attrs = {AttrDesc::ofFloat("p", p),
+                                               AttrDesc::ofInt("seed", 77),
+                                               AttrDesc::ofInt("upscale", upscale)};
+          const std::vector<OutputSpec> specs = {{dt, shape}, {DType::UInt8, shape}};
+          std::vector<Tensor> plain, sum, fused;
+          ASSERT_TRUE(runKernel("dropout", {x, step}, specs, attrs, plain).ok());
+          ASSERT_TRUE(runKernel("binary", {plain[0], y}, {{dt, shape}},
+                                {AttrDesc::ofString("op", "add")}, sum)
+                          .ok());
+          Status s = runKernel("dropout", {x, step, y}, specs, attrs, fused);
+          ASSERT_TRUE(s.ok()) << s.message();
+          EXPECT_EQ(valuesOf(fused[1]), valuesOf(plain[1]));
+          expectClose(fused[0], valuesOf(sum[0]), 0, 0);
+        }
+  }
+}
+
 TEST(DropoutKernels, RejectBadOperands) {
   Tensor x(DType::Float32, {4});
   std::vector<Tensor> out;
@@ -167,6 +205,12 @@ TEST(DropoutKernels, RejectBadOperands) {
                 {{DType::Float32, {4}}, {DType::UInt8, {4}}},
                 {AttrDesc::ofFloat("p", 1.5), AttrDesc::ofInt("seed", 1)}, out);
   EXPECT_CONTAINS(s.message(), "is outside [0, 1]");
+  s = runKernel("dropout", {x, tensorOf(DType::Int64, {1}, {0}), Tensor(DType::Float64, {4})},
+                {{DType::Float32, {4}}, {DType::UInt8, {4}}}, attrs, out);
+  EXPECT_CONTAINS(s.message(), "y has dtype f64");
+  s = runKernel("dropout", {x, tensorOf(DType::Int64, {1}, {0}), Tensor(DType::Float32, {5})},
+                {{DType::Float32, {4}}, {DType::UInt8, {4}}}, attrs, out);
+  EXPECT_CONTAINS(s.message(), "y has 5 elements");
   s = runKernel("dropout_grad", {Tensor(DType::UInt8, {3}), x}, {{DType::Float32, {4}}},
                 {AttrDesc::ofFloat("p", 0.5)}, out);
   EXPECT_CONTAINS(s.message(), "mask has 3 elements");

@@ -162,6 +162,33 @@ def FuseGemmEpilogue : Pass<"distc-fuse-gemm-epilogue", "mlir::ModuleOp"> {
   ];
 }
 
+def FuseDropoutAdd : Pass<"distc-fuse-dropout-add", "mlir::ModuleOp"> {
+  let summary = "dropout and the residual add after it as one op (fuse_dropout_add)";
+  let description = [{
+    BuildStrategy's `fuse_dropout_add`, as Paddle's fused_dropout_add_pass:
+    a `dropout` whose Out only an `elementwise_add` of a tensor Y of its
+    type reads (either operand: a residual connection) becomes one
+    `fused_dropout_add`, which draws the masks dropout draws; in a train
+    program `elementwise_add_grad` and the `dropout_grad` of its Out side
+    become one `fused_dropout_add_grad`. A forward whose backward does not
+    have that form is left alone.
+
+    Before:
+    ```mlir
+    %d, %mask = pd.dropout %x {dropout_prob = 0.1 : f32} : ...
+    %s = pd.elementwise_add %r, %d : ...
+    ```
+    After:
+    ```mlir
+    %s, %mask = pd.fused_dropout_add %x, %r {p = 0.1 : f32, seed_name = "dropout_0.tmp_0"} : ...
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Write each fused dropout and each one left to stderr">,
+  ];
+}
+
 def FuseAllOptimizerOps : Pass<"distc-fuse-all-optimizer-ops", "mlir::ModuleOp"> {
   let summary = "One multi-tensor update per kind of optimizer op (fuse_all_optimizer_ops)";
   let description = [{

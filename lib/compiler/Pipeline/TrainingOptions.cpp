@@ -41,6 +41,10 @@ const std::vector<FusionOption> &fusionOptions() {
        "matmul + bias + relu/gelu as one GEMM with its epilogue, forward and backward "
        "(fuse_gemm_epilogue)",
        explained<FuseGemmEpilogueOptions, createFuseGemmEpilogue>},
+      {"fuse_dropout_add", "--fuse-dropout-add",
+       "dropout and the residual elementwise_add after it as one op, forward and backward "
+       "(fuse_dropout_add)",
+       explained<FuseDropoutAddOptions, createFuseDropoutAdd>},
       {"fuse_elewise_add_act_ops", "--fuse-elewise-add-act-ops",
        "An elementwise_add and a relu/tanh as one op, forward and backward "
        "(fuse_elewise_add_act_ops)",

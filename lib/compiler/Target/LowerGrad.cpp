@@ -442,26 +442,43 @@ LogicalResult ProgramLowering::lowerLayerNormGrad(Operation *op) {
 /// (train program, not is_test) multiplies by the step's mask; the
 /// inference form is the identity (upscale_in_train) or a scale by 1 − p.
 LogicalResult ProgramLowering::lowerDropoutGrad(Operation *op) {
-  Value mask = op->getOperand(0), dout = op->getOperand(1);
   pd::OpAttributes attrs(op);
-  bool upscale = attrs.getString("dropout_implementation") == "upscale_in_train";
-  double p = attrs.getFloat("dropout_prob");
+  return emitDropoutGrad(op, op->getOperand(0), op->getOperand(1), op->getResult(0),
+                         attrs.getFloat("dropout_prob"), attrs.getString("dropout_implementation"));
+}
+
+/// fused_dropout_add's gradient: dropout's for X@GRAD, and Out@GRAD itself
+/// (a view) for Y@GRAD.
+LogicalResult ProgramLowering::lowerFusedDropoutAddGrad(Operation *op) {
+  pd::OpAttributes attrs(op);
+  Value dout = op->getOperand(1);
+  if (isNeeded(op->getResult(1)) &&
+      failed(defineView(op->getResult(1), bufferOf(dout), dimsOf(dout))))
+    return failure();
+  if (!isNeeded(op->getResult(0)))
+    return success();
+  return emitDropoutGrad(op, op->getOperand(0), dout, op->getResult(0), attrs.getFloat("p"),
+                         attrs.getString("mode"));
+}
+
+LogicalResult ProgramLowering::emitDropoutGrad(Operation *op, Value mask, Value dout, Value dx,
+                                               double p, StringRef impl) {
+  bool upscale = impl == "upscale_in_train";
   if (!isTrainingDropout(op)) {
     if (upscale)
-      return failed(defineView(op->getResult(0), bufferOf(dout), dimsOf(dout))) ? failure()
-                                                                                : success();
-    FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(dout));
-    if (failed(dx))
+      return failed(defineView(dx, bufferOf(dout), dimsOf(dout))) ? failure() : success();
+    FailureOr<int32_t> result = defineResult(dx, dimsOf(dout));
+    if (failed(result))
       return failure();
-    emit("scale", {bufferOf(dout)}, {*dx},
+    emit("scale", {bufferOf(dout)}, {*result},
          {AttrDesc::ofFloat("scale", 1.0 - p), AttrDesc::ofFloat("bias", 0.0),
           AttrDesc::ofInt("bias_after_scale", 1)});
     return success();
   }
-  FailureOr<int32_t> dx = defineResult(op->getResult(0), dimsOf(dout));
-  if (failed(dx))
+  FailureOr<int32_t> result = defineResult(dx, dimsOf(dout));
+  if (failed(result))
     return failure();
-  emit("dropout_grad", {bufferOf(mask), bufferOf(dout)}, {*dx},
+  emit("dropout_grad", {bufferOf(mask), bufferOf(dout)}, {*result},
        {AttrDesc::ofFloat("p", p), AttrDesc::ofInt("upscale", upscale)});
   return success();
 }

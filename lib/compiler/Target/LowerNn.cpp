@@ -140,12 +140,27 @@ LogicalResult ProgramLowering::lowerLayerNorm(Operation *op) {
 /// runtime writes before every train step. Eval and predict programs, and
 /// ops marked is_test, use the inference form (a view or a scale).
 LogicalResult ProgramLowering::lowerDropout(Operation *op) {
-  Value x = op->getOperand(0);
   pd::OpAttributes attrs(op);
-  std::string impl = attrs.getString("dropout_implementation");
+  return lowerDropoutAs(op, /*y=*/nullptr, attrs.getFloat("dropout_prob"),
+                        attrs.getString("dropout_implementation"), nameOf(op->getResult(0)));
+}
+
+/// fuse_dropout_add's dropout(X) + Y: dropout's kernel adds Y as it applies
+/// the mask; the mask's seed derives from the replaced dropout's name.
+LogicalResult ProgramLowering::lowerFusedDropoutAdd(Operation *op) {
+  pd::OpAttributes attrs(op);
+  std::string seedName = attrs.getString("seed_name");
+  return lowerDropoutAs(op, op->getOperand(1), attrs.getFloat("p"), attrs.getString("mode"),
+                        seedName.empty() ? nameOf(op->getResult(0)) : seedName);
+}
+
+LogicalResult ProgramLowering::lowerDropoutAs(Operation *op, Value y, double p, StringRef impl,
+                                              const std::string &seedName) {
+  Value x = op->getOperand(0);
   if (impl != "upscale_in_train" && impl != "downgrade_in_infer")
-    return error(op) << "unknown dropout_implementation '" << impl << "'";
+    return error(op) << "unknown dropout implementation '" << impl << "'";
   bool upscale = impl == "upscale_in_train";
+  pd::OpAttributes attrs(op);
   if (isTrainingDropout(op)) {
     FailureOr<int32_t> out = defineResult(op->getResult(0), dimsOf(x));
     if (failed(out))
@@ -162,22 +177,34 @@ LogicalResult ProgramLowering::lowerDropout(Operation *op) {
     }
     int64_t seed = attrs.getBool("fix_seed") ? attrs.getInt("seed") : 0;
     if (seed == 0)
-      seed = derivedSeed(state.options.programSeed, nameOf(op->getResult(0)));
-    emit("dropout", {bufferOf(x), stepCounter()}, {*out, mask},
-         {AttrDesc::ofFloat("p", attrs.getFloat("dropout_prob")),
-          AttrDesc::ofInt("upscale", upscale), AttrDesc::ofInt("seed", seed)});
+      seed = derivedSeed(state.options.programSeed, seedName);
+    std::vector<int32_t> inputs = {bufferOf(x), stepCounter()};
+    if (y)
+      inputs.push_back(bufferOf(y));
+    emit("dropout", inputs, {*out, mask},
+         {AttrDesc::ofFloat("p", p), AttrDesc::ofInt("upscale", upscale),
+          AttrDesc::ofInt("seed", seed)});
     return success();
   }
-  if (upscale) {
-    if (failed(defineView(op->getResult(0), bufferOf(x), dimsOf(x))))
+  // The inference form: X itself or X·(1 − p), then Y added as
+  // elementwise_add adds it.
+  Value out = op->getResult(0);
+  if (upscale && !y) {
+    if (failed(defineView(out, bufferOf(x), dimsOf(x))))
       return failure();
   } else {
-    FailureOr<int32_t> result = defineResult(op->getResult(0), dimsOf(x));
+    FailureOr<int32_t> result = defineResult(out, dimsOf(x));
     if (failed(result))
       return failure();
-    emit("scale", {bufferOf(x)}, {*result},
-         {AttrDesc::ofFloat("scale", 1.0 - attrs.getFloat("dropout_prob")),
-          AttrDesc::ofFloat("bias", 0.0), AttrDesc::ofInt("bias_after_scale", 1)});
+    int32_t dropped = bufferOf(x);
+    if (!upscale) {
+      dropped = y ? temp(nameOf(out) + ".dropped", *result, dimsOf(x)) : *result;
+      emit("scale", {bufferOf(x)}, {dropped},
+           {AttrDesc::ofFloat("scale", 1.0 - p), AttrDesc::ofFloat("bias", 0.0),
+            AttrDesc::ofInt("bias_after_scale", 1)});
+    }
+    if (y)
+      emit("binary", {dropped, bufferOf(y)}, {*result}, {AttrDesc::ofString("op", "add")});
   }
   if (op->getNumResults() > 1 && !op->getResult(1).use_empty()) {
     FailureOr<int32_t> mask = defineResult(op->getResult(1), dimsOf(x));

@@ -158,6 +158,13 @@ public:
   mlir::LogicalResult lowerLookupTable(mlir::Operation *op);
   mlir::LogicalResult lowerLayerNorm(mlir::Operation *op);
   mlir::LogicalResult lowerDropout(mlir::Operation *op);
+  mlir::LogicalResult lowerFusedDropoutAdd(mlir::Operation *op);
+  /// Dropout of `op`'s operand 0 with probability `p` and implementation
+  /// `impl`, `y` (when given) added to the result, the mask's seed derived
+  /// from `seedName` unless the op fixes it; result 0 is the output and
+  /// result 1, when present, the mask.
+  mlir::LogicalResult lowerDropoutAs(mlir::Operation *op, mlir::Value y, double p,
+                                     llvm::StringRef impl, const std::string &seedName);
   /// Whether dropout (or its gradient) `op` takes its training form, a mask
   /// drawn each step: in a train program unless marked is_test. Elsewhere it
   /// is the inference form, and its gradient must match that.
@@ -193,6 +200,12 @@ public:
   mlir::LogicalResult lowerLookupTableGrad(mlir::Operation *op);
   mlir::LogicalResult lowerLayerNormGrad(mlir::Operation *op);
   mlir::LogicalResult lowerDropoutGrad(mlir::Operation *op);
+  mlir::LogicalResult lowerFusedDropoutAddGrad(mlir::Operation *op);
+  /// dropout's gradient `dx` of `dout` through `mask` (the training form)
+  /// or the inference form's (a view or a scale), for dropout_grad and
+  /// fused_dropout_add_grad `op`.
+  mlir::LogicalResult emitDropoutGrad(mlir::Operation *op, mlir::Value mask, mlir::Value dout,
+                                      mlir::Value dx, double p, llvm::StringRef impl);
   mlir::LogicalResult lowerSoftmaxCrossEntropyGrad(mlir::Operation *op);
   mlir::LogicalResult lowerSum(mlir::Operation *op);
   mlir::LogicalResult lowerOptimizer(mlir::Operation *op);

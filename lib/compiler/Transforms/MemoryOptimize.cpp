@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "distc/Dialect/Pd/OpAttributes.h"
 #include "distc/Dialect/Pd/OpCatalog.h"
 #include "distc/Transforms/Passes.h"
 #include "distc/Transforms/ProgramUtils.h"
@@ -76,10 +77,14 @@ public:
   /// Whether `value` may be renamed or pooled.
   bool valid(Value value) const {
     // A training dropout's mask seed derives from its output's name
-    // (LowerNn.cpp): renamed, it would draw other masks.
-    if (Operation *def = value.getDefiningOp())
-      if (def->getName().getStringRef() == "pd.dropout")
+    // (LowerNn.cpp): renamed, it would draw other masks. A fused dropout
+    // and add derives it from its seed_name, when that is given.
+    if (Operation *def = value.getDefiningOp()) {
+      StringRef type = def->getName().getStringRef();
+      if (type == "pd.dropout" ||
+          (type == "pd.fused_dropout_add" && pd::OpAttributes(def).getString("seed_name").empty()))
         return false;
+    }
     return isMemoryPassCandidate(value, skip);
   }
 

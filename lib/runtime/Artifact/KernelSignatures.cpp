@@ -200,11 +200,13 @@ std::vector<KernelSignature> declareKernels() {
        "the inverse of `slice`'s index mapping, with its clamping rules applied to dx's dims: "
        "dx is zero except the sliced region, which is dout; dout's dims must equal the slice's "
        "(all dtypes)"},
-      {"dropout", kTraining, "x, step", "out, mask",
+      {"dropout", kTraining, "x, step, y?", "out, mask",
        {req("p", T::Float), req("seed", T::Int), opt("upscale", T::Int, "1")},
        "training-time dropout, p in [0, 1]; step is one Int64 element (a step counter the "
        "trainer advances); mask is UInt8 with x's shape, 1 where u_i ≥ p (see Randomness in "
-       "docs/artifact.md); out = x·mask/(1−p) if upscale (0 when p = 1), else x·mask"},
+       "docs/artifact.md); out = x·mask/(1−p) if upscale (0 when p = 1), else x·mask. "
+       "Fused (fuse_dropout_add): y (x's size and dtype) is added to that, as `binary` add "
+       "would, in the same pass"},
       {"dropout_grad", kTraining, "mask, dout", "dx",
        {req("p", T::Float), opt("upscale", T::Int, "1")},
        "dx = dout·mask/(1−p) if upscale (0 when p = 1), else dout·mask; mask UInt8"},

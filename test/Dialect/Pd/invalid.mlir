@@ -982,3 +982,37 @@ pd.program @main {
   // expected-error @below {{pd.fused_batch_norm_act_grad: input slot 'Y' 'tensor<4x2xf32>' must have the type of input slot 'X' 'tensor<4x3xf32>'}}
   %dx, %ds, %db = pd.fused_batch_norm_act_grad %x, %y, %x, %c, %c, %c, %c : (tensor<4x3xf32>, tensor<4x2xf32>, tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>)
 }
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4x3xf32>
+  %y = pd.feed {pd.out_names = ["y"]} : tensor<3xf32>
+  // expected-error @below {{pd.fused_dropout_add: input slot 'Y' 'tensor<3xf32>' must have the type of input slot 'X' 'tensor<4x3xf32>'}}
+  %o, %m = pd.fused_dropout_add %x, %y : (tensor<4x3xf32>, tensor<3xf32>) -> (tensor<4x3xf32>, tensor<4x3xui8>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4x3xf32>
+  // expected-error @below {{pd.fused_dropout_add: attribute 'p' = 1.500000e+00 must be in [0, 1]}}
+  %o, %m = pd.fused_dropout_add %x, %x {p = 1.5 : f32} : (tensor<4x3xf32>, tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xui8>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<4x3xf32>
+  // expected-error @below {{pd.fused_dropout_add: attribute 'mode'}}
+  %o, %m = pd.fused_dropout_add %x, %x {mode = "sometimes"} : (tensor<4x3xf32>, tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xui8>)
+}
+
+// -----
+
+pd.program @main {
+  %m = pd.feed {pd.out_names = ["m"]} : tensor<4x3xf32>
+  %d = pd.feed {pd.out_names = ["d"]} : tensor<4x3xf32>
+  // expected-error @below {{pd.fused_dropout_add_grad: input slot 'Mask' 'tensor<4x3xf32>' must be ui8 of the shape of input slot 'Out@GRAD' 'tensor<4x3xf32>'}}
+  %dx, %dy = pd.fused_dropout_add_grad %m, %d : (tensor<4x3xf32>, tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
+}

@@ -1,8 +1,9 @@
 """Inputs and checks of the data-parallel equivalence tests.
 
-    data_parallel.py transformer OUT_DIR
+    data_parallel.py transformer OUT_DIR [--dropout P]
         writes a small trainable transformer block (bench/programs.py's,
-        without dropout) as OUT_DIR/main.json + startup.json, and
+        without dropout, or with P on the attention weights and before
+        both residual adds) as OUT_DIR/main.json + startup.json, and
         src_ids.npy, label.npy (48 rows)
     data_parallel.py compare SERIAL.jsonl OTHER.jsonl [--rtol R]
                      [--checkpoints SERIAL_DIR OTHER_DIR]
@@ -27,14 +28,15 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
-def transformer(out):
+def transformer(out, dropout=0.0):
     path = os.path.join(ROOT, "bench", "programs.py")
     spec = importlib.util.spec_from_file_location("programs", path)
     programs = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(programs)
     seq, vocab, classes = 8, 50, 4
     main, startup, _ = programs.transformer(seq=seq, d=16, heads=2, ffn=32, vocab=vocab,
-                                            classes=classes, dropout=0.0)
+                                            classes=classes, dropout=dropout,
+                                            residual_dropout=dropout)
     programs.save(main, os.path.join(out, "main.json"))
     programs.save(startup, os.path.join(out, "startup.json"))
     rng = np.random.default_rng(5)
@@ -133,6 +135,7 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
     t = sub.add_parser("transformer")
     t.add_argument("out")
+    t.add_argument("--dropout", type=float, default=0.0)
     c = sub.add_parser("compare")
     c.add_argument("serial")
     c.add_argument("other")
@@ -149,7 +152,7 @@ def main():
         return 0 if same_metrics(args) else 1
     if args.command == "transformer":
         os.makedirs(args.out, exist_ok=True)
-        transformer(args.out)
+        transformer(args.out, args.dropout)
         return 0
     return 0 if compare(args) else 1
 

@@ -1,4 +1,4 @@
-//===- FusionRules.cpp - fused_gemm_epilogue inference --------------------===//
+//===- FusionRules.cpp - Inference of the ops the fusion passes write ----===//
 
 #include "Inference/InferContext.h"
 
@@ -108,6 +108,39 @@ LogicalResult inferFusedGemmEpilogueGrad(InferContext &c) {
   c.setResult(1, y);
   int64_t n = c.getBool("trans_y") ? y.getDimSize(0) : y.getDimSize(1);
   c.setResult(2, {n}, y.getElementType());
+  return success();
+}
+
+/// dropout's probability and mode, as fused_dropout_add spells them.
+static LogicalResult requireDropoutAttrs(InferContext &c) {
+  double p = c.getFloat("p");
+  if (!(p >= 0 && p <= 1))
+    return c.error() << "attribute 'p' = " << p << " must be in [0, 1]";
+  return c.requireStringIn("mode", {"upscale_in_train", "downgrade_in_infer"});
+}
+
+/// dropout(X) + Y with Y of X's type: Out is like X, Mask its u8 twin.
+LogicalResult inferFusedDropoutAdd(InferContext &c) {
+  if (failed(requireDropoutAttrs(c)))
+    return failure();
+  RankedTensorType x = c.input(0), y = c.input(1);
+  if (x != y)
+    return c.error() << "input slot 'Y' " << y << " must have the type of input slot 'X' " << x;
+  c.setResult(0, x);
+  c.setResult(1, x.getShape(), IntegerType::get(c.getContext(), 8, IntegerType::Unsigned));
+  return success();
+}
+
+/// X@GRAD and Y@GRAD are like Out@GRAD; Mask is its u8 twin.
+LogicalResult inferFusedDropoutAddGrad(InferContext &c) {
+  if (failed(requireDropoutAttrs(c)))
+    return failure();
+  RankedTensorType mask = c.input(0), dout = c.input(1);
+  if (mask.getShape() != dout.getShape() || !mask.getElementType().isUnsignedInteger(8))
+    return c.error() << "input slot 'Mask' " << mask << " must be ui8 of the shape of input slot "
+                     << "'Out@GRAD' " << dout;
+  c.setResult(0, dout);
+  c.setResult(1, dout);
   return success();
 }
 

@@ -7,6 +7,8 @@
 //   base = splitmix64(uint64(seed) * 0x9E3779B97F4A7C15 + uint64(step)),
 //   u_i  = (splitmix64(base + i) >> 11) * 2^-53
 // (docs/artifact.md, "Randomness"). The mask is kept for dropout_grad.
+// fuse_dropout_add's form adds a tensor y as it applies the mask, so the
+// dropped value never goes through memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,9 +60,28 @@ void applyMask(const KernelContext &ctx, const Tensor &mask, const Tensor &x, Te
   });
 }
 
+/// out = (mask ? x * scale : 0) + y, as applyMask and then a binary add
+/// compute it (out may be x or y).
+void applyMaskAdd(const KernelContext &ctx, const Tensor &mask, const Tensor &x, const Tensor &y,
+                  Tensor &out, double scale) {
+  dispatchFloat(ctx, x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T s = T(scale);
+    const uint8_t *m = mask.data<uint8_t>();
+    const T *a = x.data<T>(), *b = y.data<T>();
+    T *o = out.data<T>();
+    vectorizedFor(x.numel(), kCheapGrain, [=](int64_t begin, int64_t end) {
+      DISTC_VECTORIZE_LOOP
+      for (int64_t i = begin; i < end; ++i)
+        o[i] = (m[i] ? a[i] * s : T(0)) + b[i];
+    });
+  });
+}
+
 void dropoutKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0);
   const Tensor &step = ctx.input(1);
+  const Tensor *y = ctx.optionalInput(2);
   Tensor &out = ctx.output(0);
   Tensor &mask = ctx.output(1);
   const double p = dropoutProbability(ctx);
@@ -70,6 +91,10 @@ void dropoutKernel(KernelContext &ctx) {
   expectSameDtype(ctx, out, x, "out", "x");
   expectNumel(ctx, out, x.numel(), "out");
   expectMask(ctx, mask, x.numel());
+  if (y) {
+    expectSameDtype(ctx, *y, x, "y", "x");
+    expectNumel(ctx, *y, x.numel(), "y");
+  }
   const uint64_t seed = static_cast<uint64_t>(ctx.intAttr("seed"));
   const uint64_t base =
       splitmix64(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step.data<int64_t>()[0]));
@@ -86,7 +111,10 @@ void dropoutKernel(KernelContext &ctx) {
     for (int64_t i = begin; i < end; ++i)
       m[i] = (splitmix64(base + uint64_t(i)) >> 11) >= threshold ? 1 : 0;
   });
-  applyMask(ctx, mask, x, out, scale);
+  if (y)
+    applyMaskAdd(ctx, mask, x, *y, out, scale);
+  else
+    applyMask(ctx, mask, x, out, scale);
 }
 
 void dropoutGradKernel(KernelContext &ctx) {

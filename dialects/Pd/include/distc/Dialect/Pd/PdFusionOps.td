@@ -228,6 +228,54 @@ def Pd_FusedBnAddActivationGradOp
   let optionalOutputs = ["X_GRAD", "Z_GRAD", "Scale_GRAD", "Bias_GRAD"];
 }
 
+// --- fuse_dropout_add --------------------------------------------------------
+
+def Pd_FusedDropoutAddOp : Pd_CatalogOp<"fused_dropout_add"> {
+  let summary = "Out = dropout(X) + Y, one pass";
+  let description = [{
+    Paddle's fused_dropout_add, which fuse_dropout_add makes of a dropout
+    and the elementwise_add of a tensor Y of its shape (a residual
+    connection) to its Out. The attributes are dropout's, in Paddle's
+    spelling: probability `p`, `mode` (`upscale_in_train` or
+    `downgrade_in_infer`), `is_test`, `seed` with `fix_seed`. Paddle's
+    second output is the seed and offset its GPU kernel draws from; distc
+    keeps the Mask instead (1 where an element of X is kept), as dropout
+    does. Without fix_seed, distc derives dropout's seed from the name of
+    its output (docs/artifact.md, "Randomness"): `seed_name` is the name
+    the masks derive from, that of the dropout the pass replaced, so the
+    fused program draws the masks the unfused one draws (empty: Out's).
+    Like dropout, not Pure: each run draws a fresh mask.
+  }];
+  let arguments = (ins PdTensor:$X, PdTensor:$Y, PdFloat<"0.5">:$p, PdBool<"false">:$is_test,
+                       PdStr<"upscale_in_train">:$mode, PdInt<"0">:$seed,
+                       PdBool<"false">:$fix_seed, PdStr<"">:$seed_name);
+  let results = (outs PdTensor:$Out, PdTensor:$Mask);
+  let optionalOutputs = ["Mask"];
+  let hasPirForm = 0; // written by distc's fusion pass only
+  let inferRule = "inferFusedDropoutAdd";
+  let lowering = [{ lowerFusedDropoutAdd(op) }];
+  let spmdRule = "replicated";
+}
+
+def Pd_FusedDropoutAddGradOp : Pd_CatalogOp<"fused_dropout_add_grad", [Pure]> {
+  let summary = "X@GRAD and Y@GRAD of fused_dropout_add";
+  let description = [{
+    Paddle's fused_dropout_add_grad, which fuse_dropout_add makes of the
+    elementwise_add_grad and dropout_grad after a fused dropout and add:
+    X@GRAD is dropout's gradient of Out@GRAD (through the forward's Mask),
+    Y@GRAD is Out@GRAD.
+  }];
+  let arguments = (ins PdTensor:$Mask, PdTensor:$Out_GRAD, PdFloat<"0.5">:$p,
+                       PdBool<"false">:$is_test, PdStr<"upscale_in_train">:$mode,
+                       PdBool<"false">:$fix_seed);
+  let results = (outs PdTensor:$X_GRAD, PdTensor:$Y_GRAD);
+  let optionalOutputs = ["X_GRAD", "Y_GRAD"];
+  let hasPirForm = 0;
+  let inferRule = "inferFusedDropoutAddGrad";
+  let lowering = [{ lowerFusedDropoutAddGrad(op) }];
+  let spmdRule = "replicated";
+}
+
 // --- fuse_all_optimizer_ops -------------------------------------------------
 
 // One multi-tensor update of several parameters: slot S holds the S of every
