@@ -183,8 +183,9 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     Feeds src_ids i64[-1, seq], label i64[-1, 1]. `sparse_embedding`: the
     lookup is is_sparse (a row-sparse table gradient on parameter
     servers). `residual_dropout` > 0 drops out the attention's and the
-    FFN's outputs before their residual adds, as Paddle's
-    TransformerEncoderLayer does (dropout1, dropout2)."""
+    FFN's outputs before their residual adds and the FFN's activation, as
+    Paddle's TransformerEncoderLayer does (dropout1, dropout2, and
+    act_dropout, whose rate defaults to theirs)."""
     main, startup = Program(), Program()
     names = Namer()
     main.feed("src_ids", [-1, seq], "INT64")
@@ -217,6 +218,7 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     hidden = gp.linear(main, startup, names, ln2, rows, d, ffn, seed=16)
     act = main.var(names.layer("gelu") + ".tmp_0", [-1, seq, ffn])
     main.op("gelu", {"X": [hidden]}, {"Out": [act]}, {"approximate": ("BOOLEAN", False)})
+    act = _dropout(main, names, act, [-1, seq, ffn], residual_dropout)
     out_ffn = gp.linear(main, startup, names, act, rows, ffn, d, seed=17)
     out_ffn = _dropout(main, names, out_ffn, [-1, seq, d], residual_dropout)
     out = main.var(names.layer("tmp") + ".tmp_0", [-1, seq, d])

@@ -162,6 +162,42 @@ def FuseGemmEpilogue : Pass<"distc-fuse-gemm-epilogue", "mlir::ModuleOp"> {
   ];
 }
 
+def FusedFeedforward : Pass<"distc-fused-feedforward", "mlir::ModuleOp"> {
+  let summary = "A transformer's feed-forward block as one op (fused_feedforward)";
+  let description = [{
+    BuildStrategy's `fused_feedforward`, as Paddle's fused_feedforward_pass
+    in its pre-layer-norm forms: `layer_norm` (of the last dim) ->
+    `matmul_v2` -> bias `elementwise_add` -> `gelu` or `relu` ->
+    [`dropout`] -> `matmul_v2` -> bias `elementwise_add` -> [`dropout`] ->
+    [`elementwise_add` of the block's input], with at least one dropout,
+    becomes one `fused_feedforward`; in a train program the gradients of
+    those ops, and the `sum` of the block input's two gradient shares,
+    become one `fused_feedforward_grad`. Every value inside the block must
+    be read by the block's ops and their gradients alone.
+
+    Before:
+    ```mlir
+    %ln, %m, %v = pd.layer_norm %x scale %s bias %b : ...
+    %h = pd.matmul_v2 %ln, %w1 : ...
+    %hb = pd.elementwise_add %h, %b1 : ...
+    %a = pd.gelu %hb : ...
+    %o = pd.matmul_v2 %a, %w2 : ...
+    %ob = pd.elementwise_add %o, %b2 : ...
+    %d, %mask = pd.dropout %ob : ...
+    %y = pd.elementwise_add %x, %d : ...
+    ```
+    After:
+    ```mlir
+    %y, ... = pd.fused_feedforward %x, %w1, %b1, %w2, %b2, %s, %b
+        {pre_layer_norm = true, dropout1_rate = 0.0 : f32, ...} : ...
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Write each fused block and each layer_norm left to stderr">,
+  ];
+}
+
 def FuseDropoutAdd : Pass<"distc-fuse-dropout-add", "mlir::ModuleOp"> {
   let summary = "dropout and the residual add after it as one op (fuse_dropout_add)";
   let description = [{

@@ -26,9 +26,15 @@ static std::unique_ptr<mlir::Pass> explained(bool explain) {
 
 const std::vector<FusionOption> &fusionOptions() {
   // Pattern fusions first, so that the generated loops take only what no
-  // specific fused op covers.
+  // specific fused op covers; the whole blocks before the parts of them
+  // (GEMM epilogues, dropout + add) other options fuse.
   using namespace fusion;
   static const std::vector<FusionOption> options = {
+      {"fused_feedforward", "--fused-feedforward",
+       "A transformer's pre-layer-norm feed-forward block (layer_norm, two linears, the "
+       "activation, dropouts, the residual add) as one op, forward and backward "
+       "(fused_feedforward)",
+       explained<FusedFeedforwardOptions, createFusedFeedforward>},
       {"fuse_bn_act_ops", "--fuse-bn-act-ops",
        "batch_norm (training form) and the relu after it as one op, forward and backward "
        "(fuse_bn_act_ops)",

@@ -159,60 +159,73 @@ LogicalResult ProgramLowering::lowerDropoutAs(Operation *op, Value y, double p, 
   Value x = op->getOperand(0);
   if (impl != "upscale_in_train" && impl != "downgrade_in_infer")
     return error(op) << "unknown dropout implementation '" << impl << "'";
-  bool upscale = impl == "upscale_in_train";
   pd::OpAttributes attrs(op);
-  if (isTrainingDropout(op)) {
-    FailureOr<int32_t> out = defineResult(op->getResult(0), dimsOf(x));
-    if (failed(out))
-      return failure();
-    int32_t mask;
-    if (op->getNumResults() > 1) {
-      FailureOr<int32_t> m = defineResult(op->getResult(1), dimsOf(x));
+  DropoutCall call;
+  call.x = bufferOf(x);
+  call.y = y ? bufferOf(y) : -1;
+  call.p = p;
+  call.upscale = impl == "upscale_in_train";
+  call.training = isTrainingDropout(op);
+  Value out = op->getResult(0), mask = op->getNumResults() > 1 ? op->getResult(1) : Value();
+  if (call.training) {
+    call.seed = dropoutSeed(attrs.getBool("fix_seed"), attrs.getInt("seed"), seedName);
+    if (mask) {
+      FailureOr<int32_t> m = defineResult(mask, dimsOf(x));
       if (failed(m))
         return failure();
-      mask = *m;
+      call.mask = *m;
     } else {
-      mask = addBuffer(nameOf(op->getResult(0)) + ".mask", artifact::DType::UInt8, dimsOf(x),
-                       BufferKind::Temp);
+      call.mask = addBuffer(nameOf(out) + ".mask", artifact::DType::UInt8, dimsOf(x),
+                            BufferKind::Temp);
     }
-    int64_t seed = attrs.getBool("fix_seed") ? attrs.getInt("seed") : 0;
-    if (seed == 0)
-      seed = derivedSeed(state.options.programSeed, seedName);
-    std::vector<int32_t> inputs = {bufferOf(x), stepCounter()};
-    if (y)
-      inputs.push_back(bufferOf(y));
-    emit("dropout", inputs, {*out, mask},
-         {AttrDesc::ofFloat("p", p), AttrDesc::ofInt("upscale", upscale),
-          AttrDesc::ofInt("seed", seed)});
-    return success();
+  }
+  FailureOr<int32_t> result =
+      emitDropout(call, nameOf(out), [&] { return defineResult(out, dimsOf(x)); });
+  if (failed(result))
+    return failure();
+  if (*result == call.x && failed(defineView(out, call.x, dimsOf(x))))
+    return failure();
+  return call.training ? success() : fillMaskIfRead(mask, dimsOf(x));
+}
+
+int64_t ProgramLowering::dropoutSeed(bool fixSeed, int64_t seed, const std::string &name) const {
+  if (fixSeed && seed != 0)
+    return seed;
+  return derivedSeed(state.options.programSeed, name);
+}
+
+FailureOr<int32_t>
+ProgramLowering::emitDropout(const DropoutCall &call, const std::string &name,
+                             llvm::function_ref<FailureOr<int32_t>()> defineOut) {
+  if (call.training) {
+    FailureOr<int32_t> out = defineOut();
+    if (failed(out))
+      return failure();
+    std::vector<int32_t> inputs = {call.x, stepCounter()};
+    if (call.y >= 0)
+      inputs.push_back(call.y);
+    emit("dropout", inputs, {*out, call.mask},
+         {AttrDesc::ofFloat("p", call.p), AttrDesc::ofInt("upscale", call.upscale),
+          AttrDesc::ofInt("seed", call.seed)});
+    return *out;
   }
   // The inference form: X itself or X·(1 − p), then Y added as
   // elementwise_add adds it.
-  Value out = op->getResult(0);
-  if (upscale && !y) {
-    if (failed(defineView(out, bufferOf(x), dimsOf(x))))
-      return failure();
-  } else {
-    FailureOr<int32_t> result = defineResult(out, dimsOf(x));
-    if (failed(result))
-      return failure();
-    int32_t dropped = bufferOf(x);
-    if (!upscale) {
-      dropped = y ? temp(nameOf(out) + ".dropped", *result, dimsOf(x)) : *result;
-      emit("scale", {bufferOf(x)}, {dropped},
-           {AttrDesc::ofFloat("scale", 1.0 - p), AttrDesc::ofFloat("bias", 0.0),
-            AttrDesc::ofInt("bias_after_scale", 1)});
-    }
-    if (y)
-      emit("binary", {dropped, bufferOf(y)}, {*result}, {AttrDesc::ofString("op", "add")});
+  if (call.upscale && call.y < 0)
+    return call.x;
+  FailureOr<int32_t> out = defineOut();
+  if (failed(out))
+    return failure();
+  int32_t dropped = call.x;
+  if (!call.upscale) {
+    dropped = call.y >= 0 ? temp(name + ".dropped", *out, dimsOf(*out)) : *out;
+    emit("scale", {call.x}, {dropped},
+         {AttrDesc::ofFloat("scale", 1.0 - call.p), AttrDesc::ofFloat("bias", 0.0),
+          AttrDesc::ofInt("bias_after_scale", 1)});
   }
-  if (op->getNumResults() > 1 && !op->getResult(1).use_empty()) {
-    FailureOr<int32_t> mask = defineResult(op->getResult(1), dimsOf(x));
-    if (failed(mask))
-      return failure();
-    emit("fill", {}, {*mask}, {AttrDesc::ofFloat("value", 1.0)});
-  }
-  return success();
+  if (call.y >= 0)
+    emit("binary", {dropped, call.y}, {*out}, {AttrDesc::ofString("op", "add")});
+  return *out;
 }
 
 LogicalResult ProgramLowering::lowerSoftmaxCrossEntropy(Operation *op) {

@@ -18,6 +18,7 @@
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <map>
@@ -165,6 +166,30 @@ public:
   /// result 1, when present, the mask.
   mlir::LogicalResult lowerDropoutAs(mlir::Operation *op, mlir::Value y, double p,
                                      llvm::StringRef impl, const std::string &seedName);
+  /// One dropout over buffers: of `x`, with `y` (when >= 0) added to the
+  /// result, rate `p`; in the training form a fresh mask each step, written
+  /// to `mask`, from `seed`.
+  struct DropoutCall {
+    int32_t x = -1, y = -1;
+    double p = 0;
+    bool upscale = true, training = false;
+    int64_t seed = 0;
+    int32_t mask = -1;
+  };
+  /// Emits `call`. Its result goes to the buffer `defineOut` defines,
+  /// except in the inference form of upscale_in_train without y, which is
+  /// x itself; returns the buffer holding it. `name` names temporaries.
+  mlir::FailureOr<int32_t> emitDropout(const DropoutCall &call, const std::string &name,
+                                       llvm::function_ref<mlir::FailureOr<int32_t>()> defineOut);
+  /// In an inference form, a dropout's mask is all ones: written when
+  /// some op reads `mask`.
+  mlir::LogicalResult fillMaskIfRead(mlir::Value mask, const SymShape &dims);
+  /// fused_feedforward and its gradient (LowerFeedforward.cpp).
+  mlir::LogicalResult lowerFusedFeedforward(mlir::Operation *op);
+  mlir::LogicalResult lowerFusedFeedforwardGrad(mlir::Operation *op);
+  /// A training dropout's seed: `seed` when fixed and non-zero, else one
+  /// derived from the program seed and `name`, the dropout's output.
+  int64_t dropoutSeed(bool fixSeed, int64_t seed, const std::string &name) const;
   /// Whether dropout (or its gradient) `op` takes its training form, a mask
   /// drawn each step: in a train program unless marked is_test. Elsewhere it
   /// is the inference form, and its gradient must match that.

@@ -1016,3 +1016,33 @@ pd.program @main {
   // expected-error @below {{pd.fused_dropout_add_grad: input slot 'Mask' 'tensor<4x3xf32>' must be ui8 of the shape of input slot 'Out@GRAD' 'tensor<4x3xf32>'}}
   %dx, %dy = pd.fused_dropout_add_grad %m, %d : (tensor<4x3xf32>, tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
 }
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<2x3x4xf32>
+  %w1 = pd.feed {pd.out_names = ["w1"]} : tensor<5x8xf32>
+  %w2 = pd.feed {pd.out_names = ["w2"]} : tensor<8x4xf32>
+  // expected-error @below {{pd.fused_feedforward: input slot 'Linear1Weight' 'tensor<5x8xf32>' must be [d, f] with d = 4, the last dim of input slot 'X' 'tensor<2x3x4xf32>'}}
+  %r:11 = pd.fused_feedforward %x, %w1, %w2 {operandSegmentSizes = array<i32: 1, 1, 0, 1, 0, 0, 0, 0, 0>} : (tensor<2x3x4xf32>, tensor<5x8xf32>, tensor<8x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x8xui8>, tensor<2x3x4xui8>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<2x3x8xf32>, tensor<2x3x4xf32>, tensor<2x3x8xf32>, tensor<2x3x4xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<2x3x4xf32>
+  %w1 = pd.feed {pd.out_names = ["w1"]} : tensor<4x8xf32>
+  %w2 = pd.feed {pd.out_names = ["w2"]} : tensor<8x4xf32>
+  // expected-error @below {{pd.fused_feedforward: attribute 'act_method'}}
+  %r:11 = pd.fused_feedforward %x, %w1, %w2 {act_method = "swish", operandSegmentSizes = array<i32: 1, 1, 0, 1, 0, 0, 0, 0, 0>} : (tensor<2x3x4xf32>, tensor<4x8xf32>, tensor<8x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x8xui8>, tensor<2x3x4xui8>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<2x3x8xf32>, tensor<2x3x4xf32>, tensor<2x3x8xf32>, tensor<2x3x4xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<2x3x4xf32>
+  %w1 = pd.feed {pd.out_names = ["w1"]} : tensor<4x8xf32>
+  %w2 = pd.feed {pd.out_names = ["w2"]} : tensor<8x4xf32>
+  // expected-error @below {{pd.fused_feedforward: attribute 'ring_id' = 0: tensor-parallel feed-forward blocks are not supported}}
+  %r:11 = pd.fused_feedforward %x, %w1, %w2 {ring_id = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 0, 1, 0, 0, 0, 0, 0>} : (tensor<2x3x4xf32>, tensor<4x8xf32>, tensor<8x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x8xui8>, tensor<2x3x4xui8>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<2x3x8xf32>, tensor<2x3x4xf32>, tensor<2x3x8xf32>, tensor<2x3x4xf32>)
+}

@@ -2,8 +2,8 @@
 
     data_parallel.py transformer OUT_DIR [--dropout P]
         writes a small trainable transformer block (bench/programs.py's,
-        without dropout, or with P on the attention weights and before
-        both residual adds) as OUT_DIR/main.json + startup.json, and
+        without dropout, or with P on the attention weights, the FFN's
+        activation and before both residual adds) as OUT_DIR/main.json + startup.json, and
         src_ids.npy, label.npy (48 rows)
     data_parallel.py compare SERIAL.jsonl OTHER.jsonl [--rtol R]
                      [--checkpoints SERIAL_DIR OTHER_DIR]

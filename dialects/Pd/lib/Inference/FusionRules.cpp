@@ -144,4 +144,120 @@ LogicalResult inferFusedDropoutAddGrad(InferContext &c) {
   return success();
 }
 
+/// Where fused_feedforward(_grad) has the FFN's inputs.
+struct FeedforwardSlots {
+  unsigned x, w1, b1, w2, b2, lnScale, lnBias;
+  const char *lnScaleName, *lnBiasName;
+};
+
+/// Checks the FFN's attributes and shapes: X [..., d] (rank >= 2),
+/// Linear1Weight [d, f], Linear2Weight [f, d], biases [f] and [d], the
+/// layer norm's scale and bias [d]. Returns f.
+static FailureOr<int64_t> requireFeedforward(InferContext &c, const FeedforwardSlots &s) {
+  if (failed(c.requireStringIn("act_method", {"gelu", "relu"})) ||
+      failed(c.requireStringIn("dropout1_implementation",
+                               {"upscale_in_train", "downgrade_in_infer"})) ||
+      failed(c.requireStringIn("dropout2_implementation",
+                               {"upscale_in_train", "downgrade_in_infer"})))
+    return failure();
+  for (const char *rate : {"dropout1_rate", "dropout2_rate"}) {
+    double p = c.getFloat(rate);
+    if (!(p >= 0 && p <= 1))
+      return c.error() << "attribute '" << rate << "' = " << p << " must be in [0, 1]";
+  }
+  if (c.getInt("ring_id") != -1)
+    return c.error() << "attribute 'ring_id' = " << c.getInt("ring_id")
+                     << ": tensor-parallel feed-forward blocks are not supported";
+  RankedTensorType x = c.input(s.x), w1 = c.input(s.w1), w2 = c.input(s.w2);
+  if (x.getRank() < 2)
+    return c.error() << "input slot 'X' " << x << " must have rank >= 2";
+  int64_t d = x.getShape().back();
+  if (w1.getRank() != 2 || !mergeEqualDim(w1.getDimSize(0), d))
+    return c.error() << "input slot 'Linear1Weight' " << w1 << " must be [d, f] with d = "
+                     << d << ", the last dim of input slot 'X' " << x;
+  int64_t f = w1.getDimSize(1);
+  if (w2.getRank() != 2 || !mergeEqualDim(w2.getDimSize(0), f) ||
+      !mergeEqualDim(w2.getDimSize(1), d))
+    return c.error() << "input slot 'Linear2Weight' " << w2 << " must be [" << f << ", " << d
+                     << "] to map Linear1Weight " << w1 << "'s output back";
+  auto requireVector = [&](unsigned slot, const char *name, int64_t size) -> LogicalResult {
+    RankedTensorType t = c.input(slot);
+    if (t && (t.getRank() != 1 || !mergeEqualDim(t.getDimSize(0), size)))
+      return c.error() << "input slot '" << name << "' " << t << " must be [" << size << "]";
+    return success();
+  };
+  if (failed(requireVector(s.b1, "Linear1Bias", f)) ||
+      failed(requireVector(s.b2, "Linear2Bias", d)) ||
+      failed(requireVector(s.lnScale, s.lnScaleName, d)) ||
+      failed(requireVector(s.lnBias, s.lnBiasName, d)))
+    return failure();
+  for (unsigned slot : {s.w1, s.w2})
+    if (c.input(slot).getElementType() != x.getElementType())
+      return c.error() << "the weights must have the element type of input slot 'X' " << x;
+  return f;
+}
+
+/// Out, Ln1Out and Dropout2Out are like X; Linear1Out, Dropout1Out and
+/// Dropout1Mask [..., f]; the masks ui8; the layer norms' statistics one
+/// value per row, in f32 for f16/bf16 as layer_norm's.
+LogicalResult inferFusedFeedforward(InferContext &c) {
+  bool pre = c.getBool("pre_layer_norm");
+  FeedforwardSlots slots = {0, 1, 2, 3, 4, pre ? 5u : 7u, pre ? 6u : 8u,
+                            pre ? "Ln1Scale" : "Ln2Scale", pre ? "Ln1Bias" : "Ln2Bias"};
+  FailureOr<int64_t> f = requireFeedforward(c, slots);
+  if (failed(f))
+    return failure();
+  if (!pre && !c.getBool("add_residual"))
+    return c.error() << "pre_layer_norm and add_residual cannot both be false";
+  RankedTensorType x = c.input(0);
+  Dims hidden(x.getShape());
+  hidden.back() = *f;
+  Type u8 = IntegerType::get(c.getContext(), 8, IntegerType::Unsigned);
+  Type statType = x.getElementType();
+  if (statType.isF16() || statType.isBF16())
+    statType = Float32Type::get(c.getContext());
+  Dims rows = {product(x.getShape().drop_back())};
+  c.setResult(0, x);
+  c.setResult(1, hidden, u8);
+  c.setResult(2, x.getShape(), u8);
+  for (unsigned stat = 3; stat <= 6; ++stat)
+    c.setResult(stat, rows, statType);
+  c.setResult(7, hidden, x.getElementType());
+  c.setResult(8, x);
+  c.setResult(9, hidden, x.getElementType());
+  c.setResult(10, x);
+  return success();
+}
+
+/// Each gradient has the type of what it differentiates; that of an absent
+/// input (an unused result) the type it would have.
+LogicalResult inferFusedFeedforwardGrad(InferContext &c) {
+  bool pre = c.getBool("pre_layer_norm");
+  FeedforwardSlots slots = {1, 2, 3, 4, 5, pre ? 11u : 16u, pre ? 12u : 17u,
+                            pre ? "Ln1Scale" : "Ln2Scale", pre ? "Ln1Bias" : "Ln2Bias"};
+  FailureOr<int64_t> f = requireFeedforward(c, slots);
+  if (failed(f))
+    return failure();
+  RankedTensorType x = c.input(1);
+  if (c.input(0) != x)
+    return c.error() << "input slot 'Out@GRAD' " << c.input(0)
+                     << " must have the type of input slot 'X' " << x;
+  if (pre && !c.input(13))
+    return c.error() << "the pre_layer_norm form needs input slot 'Ln1Out'";
+  if (!pre && !c.input(10))
+    return c.error() << "the post layer_norm form needs input slot 'Dropout2Out'";
+  c.setResult(0, x);
+  int64_t d = x.getShape().back();
+  // Each result's input slot and, when that is absent, its size.
+  static constexpr unsigned kGradOf[] = {11, 12, 16, 17, 2, 3, 4, 5};
+  const int64_t absentSize[] = {d, d, d, d, 0, *f, 0, d};
+  for (auto [i, slot] : llvm::enumerate(kGradOf)) {
+    if (RankedTensorType t = c.input(slot))
+      c.setResult(1 + i, t);
+    else
+      c.setResult(1 + i, {absentSize[i]}, x.getElementType());
+  }
+  return success();
+}
+
 } // namespace distc::pd::infer

@@ -276,6 +276,98 @@ def Pd_FusedDropoutAddGradOp : Pd_CatalogOp<"fused_dropout_add_grad", [Pure]> {
   let spmdRule = "replicated";
 }
 
+// --- fused_feedforward ------------------------------------------------------
+
+def Pd_FusedFeedforwardOp
+    : Pd_CatalogOp<"fused_feedforward", [AttrSizedOperandSegments]> {
+  let summary = "A transformer's feed-forward block as one op";
+  let description = [{
+    Paddle's fused_feedforward, which the fused_feedforward pass makes of a
+    transformer block's FFN:
+
+    ```
+    residual = X
+    ln1_out  = pre_layer_norm ? layer_norm(X) : X            (Ln1Out, Ln1Mean, Ln1Variance)
+    out      = dropout1(act_method(ln1_out·Linear1Weight + Linear1Bias))
+                                                 (Linear1Out: the pre-activation; Dropout1Out)
+    out      = dropout2(out·Linear2Weight + Linear2Bias)
+    out      = add_residual ? residual + out : out            (Dropout2Out, post form)
+    Out      = pre_layer_norm ? out : layer_norm(out)         (Ln2Mean, Ln2Variance)
+    ```
+
+    The layer norms normalize the last dim; act_method is `gelu` or
+    `relu`; a dropout of rate 0 is none. Like fused_dropout_add, distc
+    keeps each dropout's Mask and derives an unfixed seed from
+    `dropout1_seed_name` / `dropout2_seed_name`, the names of the dropouts
+    the pass replaced. Paddle's seed tensors and tensor-parallel ring_id
+    are not supported. Dropout2Out is computed in the post form only,
+    where the layer norm's gradient reads it.
+  }];
+  let arguments = (ins PdTensor:$X, PdTensor:$Linear1Weight, Optional<PdTensor>:$Linear1Bias,
+                       PdTensor:$Linear2Weight, Optional<PdTensor>:$Linear2Bias,
+                       Optional<PdTensor>:$Ln1Scale, Optional<PdTensor>:$Ln1Bias,
+                       Optional<PdTensor>:$Ln2Scale, Optional<PdTensor>:$Ln2Bias,
+                       PdBool<"false">:$pre_layer_norm, PdFloat<"1e-05">:$ln1_epsilon,
+                       PdFloat<"1e-05">:$ln2_epsilon, PdStr<"gelu">:$act_method,
+                       PdFloat<"0.5">:$dropout1_rate, PdFloat<"0.5">:$dropout2_rate,
+                       PdStr<"downgrade_in_infer">:$dropout1_implementation,
+                       PdStr<"downgrade_in_infer">:$dropout2_implementation,
+                       PdBool<"false">:$is_test, PdBool<"false">:$dropout1_fix_seed,
+                       PdBool<"false">:$dropout2_fix_seed, PdInt<"0">:$dropout1_seed,
+                       PdInt<"0">:$dropout2_seed, PdBool<"true">:$add_residual,
+                       PdInt<"-1">:$ring_id, PdStr<"">:$dropout1_seed_name,
+                       PdStr<"">:$dropout2_seed_name);
+  let results = (outs PdTensor:$Out, PdTensor:$Dropout1Mask, PdTensor:$Dropout2Mask,
+                      PdTensor:$Ln1Mean, PdTensor:$Ln1Variance, PdTensor:$Ln2Mean,
+                      PdTensor:$Ln2Variance, PdTensor:$Linear1Out, PdTensor:$Ln1Out,
+                      PdTensor:$Dropout1Out, PdTensor:$Dropout2Out);
+  let optionalOutputs = ["Dropout1Mask", "Dropout2Mask", "Ln1Mean", "Ln1Variance", "Ln2Mean",
+                         "Ln2Variance", "Linear1Out", "Ln1Out", "Dropout1Out", "Dropout2Out"];
+  let unsupportedInputs = ["Dropout1Seed", "Dropout2Seed"];
+  let hasPirForm = 0; // written by distc's fusion pass only
+  let inferRule = "inferFusedFeedforward";
+  let lowering = [{ lowerFusedFeedforward(op) }];
+  let spmdRule = "replicated";
+}
+
+def Pd_FusedFeedforwardGradOp
+    : Pd_CatalogOp<"fused_feedforward_grad", [Pure, AttrSizedOperandSegments]> {
+  let summary = "The gradients of fused_feedforward";
+  let description = [{
+    Paddle's fused_feedforward_grad, which the fused_feedforward pass makes
+    of the FFN's backward ops: from Out@GRAD and what the forward saved,
+    the gradients of X (both paths of the residual connection summed),
+    the layer norm's scale and bias, and both linears' weights and biases.
+  }];
+  let arguments = (ins PdTensor:$Out_GRAD, PdTensor:$X, PdTensor:$Linear1Weight,
+                       Optional<PdTensor>:$Linear1Bias, PdTensor:$Linear2Weight,
+                       Optional<PdTensor>:$Linear2Bias, PdTensor:$Dropout1Mask,
+                       PdTensor:$Dropout2Mask, PdTensor:$Linear1Out, PdTensor:$Dropout1Out,
+                       Optional<PdTensor>:$Dropout2Out, Optional<PdTensor>:$Ln1Scale,
+                       Optional<PdTensor>:$Ln1Bias, Optional<PdTensor>:$Ln1Out,
+                       Optional<PdTensor>:$Ln1Mean, Optional<PdTensor>:$Ln1Variance,
+                       Optional<PdTensor>:$Ln2Scale, Optional<PdTensor>:$Ln2Bias,
+                       Optional<PdTensor>:$Ln2Mean, Optional<PdTensor>:$Ln2Variance,
+                       PdBool<"false">:$pre_layer_norm, PdFloat<"1e-05">:$ln1_epsilon,
+                       PdFloat<"1e-05">:$ln2_epsilon, PdStr<"gelu">:$act_method,
+                       PdFloat<"0.5">:$dropout1_rate, PdFloat<"0.5">:$dropout2_rate,
+                       PdStr<"downgrade_in_infer">:$dropout1_implementation,
+                       PdStr<"downgrade_in_infer">:$dropout2_implementation,
+                       PdBool<"false">:$is_test, PdBool<"true">:$add_residual,
+                       PdInt<"-1">:$ring_id);
+  let results = (outs PdTensor:$X_GRAD, PdTensor:$Ln1Scale_GRAD, PdTensor:$Ln1Bias_GRAD,
+                      PdTensor:$Ln2Scale_GRAD, PdTensor:$Ln2Bias_GRAD,
+                      PdTensor:$Linear1Weight_GRAD, PdTensor:$Linear1Bias_GRAD,
+                      PdTensor:$Linear2Weight_GRAD, PdTensor:$Linear2Bias_GRAD);
+  let optionalOutputs = ["X_GRAD", "Ln1Scale_GRAD", "Ln1Bias_GRAD", "Ln2Scale_GRAD",
+                         "Ln2Bias_GRAD", "Linear1Weight_GRAD", "Linear1Bias_GRAD",
+                         "Linear2Weight_GRAD", "Linear2Bias_GRAD"];
+  let hasPirForm = 0;
+  let inferRule = "inferFusedFeedforwardGrad";
+  let lowering = [{ lowerFusedFeedforwardGrad(op) }];
+  let spmdRule = "replicated";
+}
+
 // --- fuse_all_optimizer_ops -------------------------------------------------
 
 // One multi-tensor update of several parameters: slot S holds the S of every

@@ -1,0 +1,437 @@
+//===- FuseFeedforward.cpp - a transformer's FFN block as one op ----------===//
+//
+// BuildStrategy.fused_feedforward, as Paddle's fused_feedforward_pass in its
+// pre-layer-norm forms:
+//
+//   forward   layer_norm -> matmul_v2 -> elementwise_add (bias) ->
+//             gelu | relu -> [dropout] -> matmul_v2 -> elementwise_add ->
+//             [dropout] -> [elementwise_add of the block's input]
+//                                                   =>  fused_feedforward
+//   backward  their gradients, and the sum of the input's two gradient
+//             shares                                =>  fused_feedforward_grad
+//
+// As in Paddle at least one of the dropouts must be there (an absent one
+// has rate 0), and both have the same is_test. Every value inside the block
+// must be read by the block's ops and their gradients alone; in a train
+// program the forward is fused only together with its backward.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distc/Fusion/Passes.h"
+
+#include "FusionLog.h"
+#include "LoopInstructions.h"
+#include "PatternUtils.h"
+
+#include "distc/Dialect/Pd/CatalogOpBuilder.h"
+#include "distc/Dialect/Pd/OpAttributes.h"
+#include "distc/Transforms/ProgramUtils.h"
+
+#include "llvm/ADT/SetVector.h"
+
+namespace distc::fusion {
+#define GEN_PASS_DEF_FUSEDFEEDFORWARD
+#include "distc/Fusion/Passes.h.inc"
+} // namespace distc::fusion
+
+using namespace mlir;
+
+namespace distc::fusion {
+namespace {
+
+/// matmul_v2 + elementwise_add of a bias row, and their gradients.
+struct Linear {
+  Operation *matmul = nullptr, *add = nullptr;
+  Operation *matmulGrad = nullptr, *addGrad = nullptr;
+  Value weight() const { return matmul->getOperand(1); }
+  Value bias() const { return add->getOperand(1); }
+  Value out() const { return add->getResult(0); }
+};
+
+/// One match.
+struct Ffn {
+  Operation *ln = nullptr, *act = nullptr, *drop1 = nullptr, *drop2 = nullptr,
+            *residual = nullptr;
+  Linear l1, l2;
+  Operation *lnGrad = nullptr, *actGrad = nullptr, *drop1Grad = nullptr, *drop2Grad = nullptr,
+            *residualGrad = nullptr, *sum = nullptr;
+  unsigned residualSide = 0; // which operand of the residual add is the branch
+
+  Value x() const { return ln->getOperand(0); }
+  Value dropped1() const { return drop1 ? drop1->getResult(0) : act->getResult(0); }
+  Value branch() const { return drop2 ? drop2->getResult(0) : l2.out(); }
+  Value out() const { return residual ? residual->getResult(0) : branch(); }
+  SmallVector<Operation *> forward() const {
+    SmallVector<Operation *> ops = {ln, l1.matmul, l1.add, act};
+    for (Operation *op : {drop1, l2.matmul, l2.add, drop2, residual})
+      if (op)
+        ops.push_back(op);
+    return ops;
+  }
+  SmallVector<Operation *> backward() const {
+    SmallVector<Operation *> ops;
+    for (Operation *op : {residualGrad, drop2Grad, l2.addGrad, l2.matmulGrad, drop1Grad, actGrad,
+                          l1.addGrad, l1.matmulGrad, lnGrad, sum})
+      if (op)
+        ops.push_back(op);
+    return ops;
+  }
+};
+
+bool isBackwardOp(Operation *op) { return opRole(op) & pd::OpRole::Backward; }
+
+/// The one forward reader of `value`, or null.
+Operation *forwardReader(Value value) {
+  Operation *found = nullptr;
+  for (Operation *user : value.getUsers()) {
+    if (isBackwardOp(user) || user == found)
+      continue;
+    if (found)
+      return nullptr;
+    found = user;
+  }
+  return found;
+}
+
+/// The forward op of `type` alone reading `value`, as operand `index`.
+Operation *nextOp(Value value, StringRef type, unsigned index = 0) {
+  Operation *next = forwardReader(value);
+  if (!next || !isType(next, type) || next->getNumOperands() <= index ||
+      next->getOperand(index) != value)
+    return nullptr;
+  return next;
+}
+
+/// Matches matmul_v2 (no transposes, 2-D weight) of `in` and the bias add
+/// after it.
+FailureOr<Linear> matchLinear(Value in) {
+  Linear l;
+  l.matmul = nextOp(in, "matmul_v2");
+  if (!l.matmul)
+    return failure();
+  pd::OpAttributes attrs(l.matmul);
+  if (attrs.getBool("trans_x") || attrs.getBool("trans_y") ||
+      cast<RankedTensorType>(l.weight().getType()).getRank() != 2)
+    return failure();
+  l.add = nextOp(l.matmul->getResult(0), "elementwise_add");
+  if (!l.add)
+    return failure();
+  auto out = cast<RankedTensorType>(l.out().getType());
+  auto bias = cast<RankedTensorType>(l.bias().getType());
+  int64_t axis = pd::OpAttributes(l.add).getInt("axis");
+  if (bias.getRank() != 1 || bias.getDimSize(0) != out.getShape().back() ||
+      (axis != -1 && axis != out.getRank() - 1))
+    return failure();
+  return l;
+}
+
+/// The dropout reading `value`, if any.
+Operation *optionalDropout(Value value) { return nextOp(value, "dropout"); }
+
+/// "V is read by A and B" when several forward ops read `value`, else "".
+std::string whySeveralReaders(Value value) {
+  SmallVector<Operation *> readers;
+  for (Operation *user : value.getUsers())
+    if (!isBackwardOp(user) && !llvm::is_contained(readers, user))
+      readers.push_back(user);
+  if (readers.size() < 2)
+    return "";
+  llvm::sort(readers, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return variableName(value) + " is read by " + describeOp(readers[0]) + " and " +
+         describeOp(readers[1]);
+}
+
+/// Matches the forward ops from layer_norm `ln`. Fails with `why` empty
+/// when `ln` starts no FFN block.
+FailureOr<Ffn> matchForward(Operation *ln, std::string &why) {
+  Ffn m;
+  m.ln = ln;
+  FailureOr<Linear> l1 = matchLinear(ln->getResult(0));
+  if (failed(l1))
+    return failure();
+  m.l1 = *l1;
+  Operation *act = forwardReader(m.l1.out());
+  if (!act || !(isType(act, "gelu") || isType(act, "relu")))
+    return failure();
+  m.act = act;
+  m.drop1 = optionalDropout(act->getResult(0));
+  FailureOr<Linear> l2 = matchLinear(m.dropped1());
+  if (failed(l2)) {
+    why = whySeveralReaders(m.dropped1());
+    return failure();
+  }
+  m.l2 = *l2;
+  m.drop2 = optionalDropout(m.l2.out());
+  if (Operation *add = forwardReader(m.branch()); add && isType(add, "elementwise_add")) {
+    unsigned side = add->getOperand(0) == m.branch() ? 0 : 1;
+    if (add->getOperand(1 - side) == m.x()) {
+      m.residual = add;
+      m.residualSide = side;
+    }
+  }
+
+  auto x = cast<RankedTensorType>(m.x().getType());
+  if (pd::OpAttributes(ln).getInt("begin_norm_axis") != x.getRank() - 1) {
+    why = "its layer_norm does not normalize the last dim alone";
+    return failure();
+  }
+  if (!isa<Float32Type, Float64Type>(x.getElementType())) {
+    why = "it is not float32 or float64";
+    return failure();
+  }
+  if (isType(act, "gelu") && pd::OpAttributes(act).getBool("approximate")) {
+    why = "its gelu is the tanh approximation, which fused_feedforward does not take";
+    return failure();
+  }
+  if (!m.drop1 && !m.drop2) {
+    why = "it has no dropout (Paddle's pattern needs one)";
+    return failure();
+  }
+  if (m.drop1 && m.drop2 &&
+      pd::OpAttributes(m.drop1).getBool("is_test") != pd::OpAttributes(m.drop2).getBool("is_test")) {
+    why = "its dropouts differ in is_test";
+    return failure();
+  }
+  return m;
+}
+
+/// The layer_norm_grad of `ln`: the one reading its Mean.
+Operation *layerNormGradOf(Operation *ln) {
+  for (Operation *user : ln->getResult(1).getUsers())
+    if (isType(user, "layer_norm_grad"))
+      return user;
+  return nullptr;
+}
+
+/// Whether `value` is `grad`'s operand `index` and read by nothing else.
+bool feeds(Value value, Operation *grad, unsigned index) {
+  return grad && value.hasOneUse() && grad->getNumOperands() > index &&
+         grad->getOperand(index) == value;
+}
+
+/// Matches the backward of forward match `m`, if any: fails with `why`
+/// when it is there but not chained as the fused gradient needs.
+LogicalResult matchBackward(Ffn &m, std::string &why) {
+  m.lnGrad = layerNormGradOf(m.ln);
+  m.l1.matmulGrad = userOfType(m.ln->getResult(0), "matmul_v2_grad", 0);
+  m.l1.addGrad = userOfType(m.l1.matmul->getResult(0), "elementwise_add_grad", 0);
+  m.actGrad = isType(m.act, "gelu") ? userOfType(m.l1.out(), "gelu_grad", 0)
+                                    : userOfType(m.act->getResult(0), "relu_grad", 0);
+  m.l2.matmulGrad = userOfType(m.dropped1(), "matmul_v2_grad", 0);
+  m.l2.addGrad = userOfType(m.l2.matmul->getResult(0), "elementwise_add_grad", 0);
+  if (m.drop1 && m.drop1->getNumResults() > 1)
+    m.drop1Grad = userOfType(m.drop1->getResult(1), "dropout_grad", 0);
+  if (m.drop2 && m.drop2->getNumResults() > 1)
+    m.drop2Grad = userOfType(m.drop2->getResult(1), "dropout_grad", 0);
+  if (m.residual)
+    m.residualGrad = userOfType(m.branch(), "elementwise_add_grad", m.residualSide);
+  SmallVector<Operation *> found = m.backward();
+  if (found.empty())
+    return success(); // no backward: an inference program
+  why = "its backward is not the gradients of its ops chained";
+  if (!m.lnGrad || !m.l1.matmulGrad || !m.l1.addGrad || !m.actGrad || !m.l2.matmulGrad ||
+      !m.l2.addGrad || (m.drop1 && !m.drop1Grad) || (m.drop2 && !m.drop2Grad) ||
+      (m.residual && !m.residualGrad))
+    return failure();
+  // Each gradient feeds the next one alone: Out@GRAD is the last operand
+  // of the add, dropout and activation gradients, and operand 2 of
+  // matmul_v2_grad.
+  Value d = m.residual ? m.residualGrad->getResult(m.residualSide) : Value();
+  auto step = [&](Operation *grad, unsigned index, Value result) -> bool {
+    if (d && !feeds(d, grad, index))
+      return false;
+    d = result;
+    return true;
+  };
+  if ((m.drop2 && !step(m.drop2Grad, 1, m.drop2Grad->getResult(0))) ||
+      !step(m.l2.addGrad, 2, m.l2.addGrad->getResult(0)) ||
+      !step(m.l2.matmulGrad, 2, m.l2.matmulGrad->getResult(0)) ||
+      (m.drop1 && !step(m.drop1Grad, 1, m.drop1Grad->getResult(0))) ||
+      !step(m.actGrad, 1, m.actGrad->getResult(0)) ||
+      !step(m.l1.addGrad, 2, m.l1.addGrad->getResult(0)) ||
+      !step(m.l1.matmulGrad, 2, m.l1.matmulGrad->getResult(0)) ||
+      !feeds(d, m.lnGrad, m.lnGrad->getNumOperands() - 1))
+    return failure();
+  if (m.residual) {
+    // X@GRAD: the sum of the residual's share and the layer norm's.
+    Value viaResidual = m.residualGrad->getResult(1 - m.residualSide);
+    Value viaNorm = m.lnGrad->getResult(0);
+    Operation *sum = viaNorm.hasOneUse() ? *viaNorm.getUsers().begin() : nullptr;
+    if (!sum || !isType(sum, "sum") || sum->getNumOperands() != 2 || !viaResidual.hasOneUse() ||
+        *viaResidual.getUsers().begin() != sum) {
+      why = "the block input's gradient is not the sum of its two shares alone";
+      return failure();
+    }
+    m.sum = sum;
+  }
+  why.clear();
+  return success();
+}
+
+/// Why a value inside the block is read outside it, or "".
+std::string whyInsideReadOutside(const Ffn &m) {
+  SmallVector<Operation *> members = m.forward();
+  members.append(m.backward());
+  for (Operation *op : m.forward())
+    for (Value result : op->getResults()) {
+      if (result == m.out())
+        continue;
+      for (Operation *user : result.getUsers())
+        if (!llvm::is_contained(members, user))
+          return variableName(result) + " is read by " + describeOp(user);
+    }
+  return "";
+}
+
+NamedAttribute namedAttr(MLIRContext *ctx, StringRef name, Attribute value) {
+  return NamedAttribute(StringAttr::get(ctx, name), value);
+}
+
+/// The attributes the two fused ops share, and the forward's own.
+SmallVector<NamedAttribute> fusedAttrs(const Ffn &m, Operation *roleOf, bool forward) {
+  MLIRContext *ctx = m.ln->getContext();
+  Builder b(ctx);
+  SmallVector<NamedAttribute> attrs = {
+      namedAttr(ctx, "pre_layer_norm", b.getBoolAttr(true)),
+      namedAttr(ctx, "ln1_epsilon",
+                b.getF32FloatAttr(pd::OpAttributes(m.ln).getFloat("epsilon"))),
+      namedAttr(ctx, "act_method", b.getStringAttr(m.act->getName().stripDialect())),
+      namedAttr(ctx, "add_residual", b.getBoolAttr(m.residual != nullptr))};
+  bool isTest = false;
+  for (auto [which, drop] : {std::pair{1, m.drop1}, std::pair{2, m.drop2}}) {
+    std::string k = "dropout" + std::to_string(which);
+    if (!drop) {
+      attrs.push_back(namedAttr(ctx, k + "_rate", b.getF32FloatAttr(0)));
+      continue;
+    }
+    pd::OpAttributes d(drop);
+    isTest = d.getBool("is_test");
+    attrs.push_back(namedAttr(ctx, k + "_rate", b.getF32FloatAttr(d.getFloat("dropout_prob"))));
+    attrs.push_back(namedAttr(ctx, k + "_implementation",
+                              b.getStringAttr(d.getString("dropout_implementation"))));
+    if (forward) {
+      attrs.push_back(namedAttr(ctx, k + "_fix_seed", b.getBoolAttr(d.getBool("fix_seed"))));
+      attrs.push_back(namedAttr(ctx, k + "_seed",
+                                b.getI32IntegerAttr(static_cast<int32_t>(d.getInt("seed")))));
+      attrs.push_back(
+          namedAttr(ctx, k + "_seed_name", b.getStringAttr(variableName(drop->getResult(0)))));
+    }
+  }
+  attrs.push_back(namedAttr(ctx, "is_test", b.getBoolAttr(isTest)));
+  if (Attribute role = roleOf->getAttr("op_role"))
+    attrs.push_back(namedAttr(ctx, "op_role", role));
+  return attrs;
+}
+
+/// The name of `op`'s result `index` when it has one, else "".
+std::string nameOfResult(Operation *op, unsigned index) {
+  return op && op->getNumResults() > index ? variableName(op->getResult(index)) : "";
+}
+
+LogicalResult rewrite(Ffn &m, FusionLog &log) {
+  log.fused(m.forward(), "fused_feedforward");
+  Operation *last = m.forward().back();
+  // X, Linear1Weight, Linear1Bias, Linear2Weight, Linear2Bias, Ln1Scale,
+  // Ln1Bias, Ln2Scale, Ln2Bias: layer_norm's Scale and Bias are its
+  // optional operand groups 1 and 2.
+  auto segments = m.ln->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes");
+  SmallVector<Value, 1> lnScale, lnBias;
+  if (segments && segments[1] > 0)
+    lnScale.push_back(m.ln->getOperand(1));
+  if (segments && segments[2] > 0)
+    lnBias.push_back(m.ln->getOperand(1 + segments[1]));
+  SmallVector<SmallVector<Value, 1>> operands = {
+      {m.x()},  {m.l1.weight()}, {m.l1.bias()}, {m.l2.weight()}, {m.l2.bias()},
+      lnScale,  lnBias,          {},            {}};
+  // Out, Dropout1Mask, Dropout2Mask, Ln1Mean, Ln1Variance, Ln2Mean,
+  // Ln2Variance, Linear1Out, Ln1Out, Dropout1Out, Dropout2Out.
+  std::vector<std::string> names = {variableName(m.out()),
+                                    nameOfResult(m.drop1, 1),
+                                    nameOfResult(m.drop2, 1),
+                                    nameOfResult(m.ln, 1),
+                                    nameOfResult(m.ln, 2),
+                                    "",
+                                    "",
+                                    variableName(m.l1.out()),
+                                    variableName(m.ln->getResult(0)),
+                                    variableName(m.dropped1()),
+                                    ""};
+  OpBuilder builder(last);
+  FailureOr<Operation *> fused = pd::buildCatalogOp(builder, last->getLoc(), "fused_feedforward",
+                                                    operands, fusedAttrs(m, last, true), names);
+  if (failed(fused))
+    return failure();
+  deferReaders(m.forward(), *fused);
+  auto result = [&](unsigned i) { return (*fused)->getResult(i); };
+
+  if (m.lnGrad) {
+    log.fused(m.backward(), "fused_feedforward_grad");
+    Operation *first = m.backward().front();
+    Value dOut = m.residual ? m.residualGrad->getOperand(2)
+                 : m.drop2  ? m.drop2Grad->getOperand(1)
+                            : m.l2.addGrad->getOperand(2);
+    // Out@GRAD, X, Linear1Weight, Linear1Bias, Linear2Weight, Linear2Bias,
+    // Dropout1Mask, Dropout2Mask, Linear1Out, Dropout1Out, Dropout2Out,
+    // Ln1Scale, Ln1Bias, Ln1Out, Ln1Mean, Ln1Variance, Ln2*.
+    SmallVector<SmallVector<Value, 1>> gradOperands = {
+        {dOut},       {m.x()},     {m.l1.weight()}, {m.l1.bias()}, {m.l2.weight()},
+        {m.l2.bias()}, {result(1)}, {result(2)},     {result(7)},   {result(9)},
+        {},           lnScale,     lnBias,          {result(8)},   {result(3)},
+        {result(4)},  {},          {},              {},            {}};
+    // X@GRAD, Ln1Scale@GRAD, Ln1Bias@GRAD, Ln2Scale@GRAD, Ln2Bias@GRAD,
+    // Linear1Weight@GRAD, Linear1Bias@GRAD, Linear2Weight@GRAD,
+    // Linear2Bias@GRAD.
+    SmallVector<Value> replaced = {m.sum ? m.sum->getResult(0) : m.lnGrad->getResult(0),
+                                   m.lnGrad->getResult(1),
+                                   m.lnGrad->getResult(2),
+                                   Value(),
+                                   Value(),
+                                   m.l1.matmulGrad->getResult(1),
+                                   m.l1.addGrad->getResult(1),
+                                   m.l2.matmulGrad->getResult(1),
+                                   m.l2.addGrad->getResult(1)};
+    std::vector<std::string> gradNames;
+    for (Value v : replaced)
+      gradNames.push_back(v ? variableName(v) : "");
+    // At the chain's first op: the parameters' gradients may be read (by
+    // their all-reduce) between the gradients the op replaces.
+    OpBuilder gradBuilder(first);
+    FailureOr<Operation *> grad =
+        pd::buildCatalogOp(gradBuilder, first->getLoc(), "fused_feedforward_grad", gradOperands,
+                           fusedAttrs(m, m.l1.matmulGrad, false), gradNames);
+    if (failed(grad))
+      return failure();
+    for (auto [i, v] : llvm::enumerate(replaced))
+      if (v)
+        v.replaceAllUsesWith((*grad)->getResult(i));
+  }
+  m.out().replaceAllUsesWith(result(0));
+  SmallVector<Operation *> replacedOps = m.forward();
+  replacedOps.append(m.backward());
+  for (Operation *op : llvm::reverse(replacedOps))
+    op->erase();
+  return success();
+}
+
+struct FusedFeedforwardPass : impl::FusedFeedforwardBase<FusedFeedforwardPass> {
+  using FusedFeedforwardBase::FusedFeedforwardBase;
+  void runOnOperation() override {
+    FusionLog log("fused_feedforward", explain);
+    LogicalResult result =
+        forEachCandidate(getOperation(), {"layer_norm"}, [&](Operation *ln) -> LogicalResult {
+          std::string why;
+          FailureOr<Ffn> m = matchForward(ln, why);
+          if (succeeded(m) && succeeded(matchBackward(*m, why)) &&
+              (why = whyInsideReadOutside(*m)).empty())
+            return rewrite(*m, log);
+          if (!why.empty())
+            log.left(ln, why);
+          return success();
+        });
+    if (failed(result))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace distc::fusion
