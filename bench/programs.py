@@ -175,7 +175,7 @@ def _attention_split(main, names, q, k, v, seq, d, heads, dropout):
 
 
 def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape",
-                sparse_embedding=False, residual_dropout=0.0):
+                sparse_embedding=False, residual_dropout=0.0, normalize_before=True):
     """examples/transformer's pre-LN encoder block (token embedding,
     layer_norm, 4-head self-attention with dropout on the attention weights,
     residual, layer_norm, GELU FFN, residual) with a classification head:
@@ -185,7 +185,10 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     servers). `residual_dropout` > 0 drops out the attention's and the
     FFN's outputs before their residual adds and the FFN's activation, as
     Paddle's TransformerEncoderLayer does (dropout1, dropout2, and
-    act_dropout, whose rate defaults to theirs)."""
+    act_dropout, whose rate defaults to theirs). `normalize_before` False
+    makes it a post-layer-norm block (Paddle's normalize_before): each
+    layer_norm follows its residual add instead of starting its
+    sublayer."""
     main, startup = Program(), Program()
     names = Namer()
     main.feed("src_ids", [-1, seq], "INT64")
@@ -198,7 +201,7 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
             {"padding_idx": ("LONG", -1), "is_sparse": ("BOOLEAN", sparse_embedding),
              "is_distributed": ("BOOLEAN", False), "remote_prefetch": ("BOOLEAN", False)})
 
-    ln = _layer_norm(main, startup, names, emb, seq, d)
+    ln = _layer_norm(main, startup, names, emb, seq, d) if normalize_before else emb
     rows = [-1, seq]
     q = gp.linear(main, startup, names, ln, rows, d, d, seed=12)
     k = gp.linear(main, startup, names, ln, rows, d, d, seed=13)
@@ -213,8 +216,10 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     proj = _dropout(main, names, proj, [-1, seq, d], residual_dropout)
     res1 = main.var(names.layer("tmp") + ".tmp_0", [-1, seq, d])
     main.op("elementwise_add", {"X": [emb], "Y": [proj]}, {"Out": [res1]}, {"axis": ("INT", -1)})
+    if not normalize_before:
+        res1 = _layer_norm(main, startup, names, res1, seq, d)
 
-    ln2 = _layer_norm(main, startup, names, res1, seq, d)
+    ln2 = _layer_norm(main, startup, names, res1, seq, d) if normalize_before else res1
     hidden = gp.linear(main, startup, names, ln2, rows, d, ffn, seed=16)
     act = main.var(names.layer("gelu") + ".tmp_0", [-1, seq, ffn])
     main.op("gelu", {"X": [hidden]}, {"Out": [act]}, {"approximate": ("BOOLEAN", False)})
@@ -223,6 +228,8 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     out_ffn = _dropout(main, names, out_ffn, [-1, seq, d], residual_dropout)
     out = main.var(names.layer("tmp") + ".tmp_0", [-1, seq, d])
     main.op("elementwise_add", {"X": [res1], "Y": [out_ffn]}, {"Out": [out]}, {"axis": ("INT", -1)})
+    if not normalize_before:
+        out = _layer_norm(main, startup, names, out, seq, d)
 
     pooled = main.var(names.layer("reduce_mean") + ".tmp_0", [-1, d])
     main.op("reduce_mean", {"X": [out]}, {"Out": [pooled]},

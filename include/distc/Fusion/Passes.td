@@ -165,15 +165,17 @@ def FuseGemmEpilogue : Pass<"distc-fuse-gemm-epilogue", "mlir::ModuleOp"> {
 def FusedFeedforward : Pass<"distc-fused-feedforward", "mlir::ModuleOp"> {
   let summary = "A transformer's feed-forward block as one op (fused_feedforward)";
   let description = [{
-    BuildStrategy's `fused_feedforward`, as Paddle's fused_feedforward_pass
-    in its pre-layer-norm forms: `layer_norm` (of the last dim) ->
-    `matmul_v2` -> bias `elementwise_add` -> `gelu` or `relu` ->
-    [`dropout`] -> `matmul_v2` -> bias `elementwise_add` -> [`dropout`] ->
-    [`elementwise_add` of the block's input], with at least one dropout,
-    becomes one `fused_feedforward`; in a train program the gradients of
-    those ops, and the `sum` of the block input's two gradient shares,
-    become one `fused_feedforward_grad`. Every value inside the block must
-    be read by the block's ops and their gradients alone.
+    BuildStrategy's `fused_feedforward`, as Paddle's fused_feedforward_pass:
+    `layer_norm` (of the last dim) -> `matmul_v2` -> bias `elementwise_add`
+    -> `gelu` or `relu` -> [`dropout`] -> `matmul_v2` -> bias
+    `elementwise_add` -> [`dropout`] -> [`elementwise_add` of the block's
+    input] (pre layer norm), or the same without the first `layer_norm`
+    and with the residual add followed by a `layer_norm` (post layer norm),
+    with at least one dropout, becomes one `fused_feedforward`; in a train
+    program the gradients of those ops, and the `sum` of the block input's
+    two gradient shares, become one `fused_feedforward_grad`. Every value
+    inside the block must be read by the block's ops and their gradients
+    alone.
 
     Before:
     ```mlir

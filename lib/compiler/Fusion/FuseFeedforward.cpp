@@ -1,11 +1,14 @@
 //===- FuseFeedforward.cpp - a transformer's FFN block as one op ----------===//
 //
-// BuildStrategy.fused_feedforward, as Paddle's fused_feedforward_pass in its
-// pre-layer-norm forms:
+// BuildStrategy.fused_feedforward, as Paddle's fused_feedforward_pass:
 //
-//   forward   layer_norm -> matmul_v2 -> elementwise_add (bias) ->
-//             gelu | relu -> [dropout] -> matmul_v2 -> elementwise_add ->
-//             [dropout] -> [elementwise_add of the block's input]
+//   forward   pre layer norm:
+//               layer_norm -> matmul_v2 -> elementwise_add (bias) ->
+//               gelu | relu -> [dropout] -> matmul_v2 -> elementwise_add ->
+//               [dropout] -> [elementwise_add of the block's input]
+//             post layer norm:
+//               matmul_v2 -> ... -> [dropout] -> elementwise_add of the
+//               block's input -> layer_norm
 //                                                   =>  fused_feedforward
 //   backward  their gradients, and the sum of the input's two gradient
 //             shares                                =>  fused_feedforward_grad
@@ -50,28 +53,32 @@ struct Linear {
 
 /// One match.
 struct Ffn {
-  Operation *ln = nullptr, *act = nullptr, *drop1 = nullptr, *drop2 = nullptr,
-            *residual = nullptr;
+  Operation *ln = nullptr, *act = nullptr, *drop1 = nullptr, *drop2 = nullptr, *residual = nullptr;
   Linear l1, l2;
   Operation *lnGrad = nullptr, *actGrad = nullptr, *drop1Grad = nullptr, *drop2Grad = nullptr,
             *residualGrad = nullptr, *sum = nullptr;
   unsigned residualSide = 0; // which operand of the residual add is the branch
+  bool pre = true;           // the layer norm comes first; else last
 
-  Value x() const { return ln->getOperand(0); }
+  Value x() const { return pre ? ln->getOperand(0) : l1.matmul->getOperand(0); }
   Value dropped1() const { return drop1 ? drop1->getResult(0) : act->getResult(0); }
   Value branch() const { return drop2 ? drop2->getResult(0) : l2.out(); }
-  Value out() const { return residual ? residual->getResult(0) : branch(); }
+  Value out() const {
+    return !pre ? ln->getResult(0) : residual ? residual->getResult(0) : branch();
+  }
   SmallVector<Operation *> forward() const {
-    SmallVector<Operation *> ops = {ln, l1.matmul, l1.add, act};
-    for (Operation *op : {drop1, l2.matmul, l2.add, drop2, residual})
+    SmallVector<Operation *> ops;
+    for (Operation *op : {pre ? ln : nullptr, l1.matmul, l1.add, act, drop1, l2.matmul, l2.add,
+                          drop2, residual, pre ? nullptr : ln})
       if (op)
         ops.push_back(op);
     return ops;
   }
   SmallVector<Operation *> backward() const {
     SmallVector<Operation *> ops;
-    for (Operation *op : {residualGrad, drop2Grad, l2.addGrad, l2.matmulGrad, drop1Grad, actGrad,
-                          l1.addGrad, l1.matmulGrad, lnGrad, sum})
+    for (Operation *op :
+         {pre ? nullptr : lnGrad, residualGrad, drop2Grad, l2.addGrad, l2.matmulGrad, drop1Grad,
+          actGrad, l1.addGrad, l1.matmulGrad, pre ? lnGrad : nullptr, sum})
       if (op)
         ops.push_back(op);
     return ops;
@@ -102,27 +109,49 @@ Operation *nextOp(Value value, StringRef type, unsigned index = 0) {
   return next;
 }
 
-/// Matches matmul_v2 (no transposes, 2-D weight) of `in` and the bias add
-/// after it.
+/// Whether `l` is a matmul_v2 (no transposes, 2-D weight) and the add of
+/// a bias row to its result.
+bool isLinear(const Linear &l) {
+  if (!isType(l.matmul, "matmul_v2") || !isType(l.add, "elementwise_add") ||
+      l.add->getOperand(0) != l.matmul->getResult(0))
+    return false;
+  pd::OpAttributes attrs(l.matmul);
+  if (attrs.getBool("trans_x") || attrs.getBool("trans_y") ||
+      cast<RankedTensorType>(l.weight().getType()).getRank() != 2)
+    return false;
+  auto out = cast<RankedTensorType>(l.out().getType());
+  auto bias = cast<RankedTensorType>(l.bias().getType());
+  int64_t axis = pd::OpAttributes(l.add).getInt("axis");
+  return bias.getRank() == 1 && bias.getDimSize(0) == out.getShape().back() &&
+         (axis == -1 || axis == out.getRank() - 1);
+}
+
+/// Matches the linear reading `in`.
 FailureOr<Linear> matchLinear(Value in) {
   Linear l;
   l.matmul = nextOp(in, "matmul_v2");
   if (!l.matmul)
     return failure();
-  pd::OpAttributes attrs(l.matmul);
-  if (attrs.getBool("trans_x") || attrs.getBool("trans_y") ||
-      cast<RankedTensorType>(l.weight().getType()).getRank() != 2)
-    return failure();
   l.add = nextOp(l.matmul->getResult(0), "elementwise_add");
-  if (!l.add)
-    return failure();
-  auto out = cast<RankedTensorType>(l.out().getType());
-  auto bias = cast<RankedTensorType>(l.bias().getType());
-  int64_t axis = pd::OpAttributes(l.add).getInt("axis");
-  if (bias.getRank() != 1 || bias.getDimSize(0) != out.getShape().back() ||
-      (axis != -1 && axis != out.getRank() - 1))
+  if (!l.add || !isLinear(l))
     return failure();
   return l;
+}
+
+/// The linear whose bias add defines `out`.
+FailureOr<Linear> linearDefining(Value out) {
+  Linear l;
+  l.add = out.getDefiningOp();
+  l.matmul = l.add && l.add->getNumOperands() == 2 ? l.add->getOperand(0).getDefiningOp() : nullptr;
+  if (!l.matmul || !isLinear(l))
+    return failure();
+  return l;
+}
+
+/// The dropout defining `value`, if any.
+Operation *dropoutDefining(Value value) {
+  Operation *def = value.getDefiningOp();
+  return isType(def, "dropout") && def->getResult(0) == value ? def : nullptr;
 }
 
 /// The dropout reading `value`, if any.
@@ -141,8 +170,10 @@ std::string whySeveralReaders(Value value) {
          describeOp(readers[1]);
 }
 
-/// Matches the forward ops from layer_norm `ln`. Fails with `why` empty
-/// when `ln` starts no FFN block.
+LogicalResult checkForward(const Ffn &m, std::string &why);
+
+/// Matches the pre-layer-norm forward ops from layer_norm `ln`. Fails with
+/// `why` empty when `ln` starts no FFN block.
 FailureOr<Ffn> matchForward(Operation *ln, std::string &why) {
   Ffn m;
   m.ln = ln;
@@ -170,6 +201,49 @@ FailureOr<Ffn> matchForward(Operation *ln, std::string &why) {
     }
   }
 
+  if (failed(checkForward(m, why)))
+    return failure();
+  return m;
+}
+
+/// Matches the post-layer-norm forward ops ending in layer_norm `ln`,
+/// tracing them back from its input. Fails with `why` empty when `ln`
+/// ends no FFN block.
+FailureOr<Ffn> matchPostForward(Operation *ln, std::string &why) {
+  Ffn m;
+  m.pre = false;
+  m.ln = ln;
+  m.residual = ln->getOperand(0).getDefiningOp();
+  if (!isType(m.residual, "elementwise_add"))
+    return failure();
+  for (unsigned side : {0u, 1u}) {
+    Ffn t = m;
+    t.residualSide = side;
+    Value b = m.residual->getOperand(side);
+    t.drop2 = dropoutDefining(b);
+    FailureOr<Linear> l2 = linearDefining(t.drop2 ? t.drop2->getOperand(0) : b);
+    if (failed(l2))
+      continue;
+    t.l2 = *l2;
+    Value d1 = t.l2.matmul->getOperand(0);
+    t.drop1 = dropoutDefining(d1);
+    t.act = (t.drop1 ? t.drop1->getOperand(0) : d1).getDefiningOp();
+    if (!isType(t.act, "gelu") && !isType(t.act, "relu"))
+      continue;
+    FailureOr<Linear> l1 = linearDefining(t.act->getOperand(0));
+    if (failed(l1) || l1->matmul->getOperand(0) != m.residual->getOperand(1 - side))
+      continue;
+    t.l1 = *l1;
+    if (failed(checkForward(t, why)))
+      return failure();
+    return t;
+  }
+  return failure();
+}
+
+/// What Paddle's pattern requires of a matched block beyond its shape.
+LogicalResult checkForward(const Ffn &m, std::string &why) {
+  Operation *ln = m.ln, *act = m.act;
   auto x = cast<RankedTensorType>(m.x().getType());
   if (pd::OpAttributes(ln).getInt("begin_norm_axis") != x.getRank() - 1) {
     why = "its layer_norm does not normalize the last dim alone";
@@ -188,11 +262,12 @@ FailureOr<Ffn> matchForward(Operation *ln, std::string &why) {
     return failure();
   }
   if (m.drop1 && m.drop2 &&
-      pd::OpAttributes(m.drop1).getBool("is_test") != pd::OpAttributes(m.drop2).getBool("is_test")) {
+      pd::OpAttributes(m.drop1).getBool("is_test") !=
+          pd::OpAttributes(m.drop2).getBool("is_test")) {
     why = "its dropouts differ in is_test";
     return failure();
   }
-  return m;
+  return success();
 }
 
 /// The layer_norm_grad of `ln`: the one reading its Mean.
@@ -213,7 +288,7 @@ bool feeds(Value value, Operation *grad, unsigned index) {
 /// when it is there but not chained as the fused gradient needs.
 LogicalResult matchBackward(Ffn &m, std::string &why) {
   m.lnGrad = layerNormGradOf(m.ln);
-  m.l1.matmulGrad = userOfType(m.ln->getResult(0), "matmul_v2_grad", 0);
+  m.l1.matmulGrad = userOfType(m.l1.matmul->getOperand(0), "matmul_v2_grad", 0);
   m.l1.addGrad = userOfType(m.l1.matmul->getResult(0), "elementwise_add_grad", 0);
   m.actGrad = isType(m.act, "gelu") ? userOfType(m.l1.out(), "gelu_grad", 0)
                                     : userOfType(m.act->getResult(0), "relu_grad", 0);
@@ -235,14 +310,17 @@ LogicalResult matchBackward(Ffn &m, std::string &why) {
     return failure();
   // Each gradient feeds the next one alone: Out@GRAD is the last operand
   // of the add, dropout and activation gradients, and operand 2 of
-  // matmul_v2_grad.
-  Value d = m.residual ? m.residualGrad->getResult(m.residualSide) : Value();
+  // matmul_v2_grad. The post form starts at the layer norm.
+  Value d = m.pre && m.residual ? m.residualGrad->getResult(m.residualSide) : Value();
   auto step = [&](Operation *grad, unsigned index, Value result) -> bool {
     if (d && !feeds(d, grad, index))
       return false;
     d = result;
     return true;
   };
+  if (!m.pre && (!step(m.lnGrad, m.lnGrad->getNumOperands() - 1, m.lnGrad->getResult(0)) ||
+                 !step(m.residualGrad, 2, m.residualGrad->getResult(m.residualSide))))
+    return failure();
   if ((m.drop2 && !step(m.drop2Grad, 1, m.drop2Grad->getResult(0))) ||
       !step(m.l2.addGrad, 2, m.l2.addGrad->getResult(0)) ||
       !step(m.l2.matmulGrad, 2, m.l2.matmulGrad->getResult(0)) ||
@@ -250,12 +328,13 @@ LogicalResult matchBackward(Ffn &m, std::string &why) {
       !step(m.actGrad, 1, m.actGrad->getResult(0)) ||
       !step(m.l1.addGrad, 2, m.l1.addGrad->getResult(0)) ||
       !step(m.l1.matmulGrad, 2, m.l1.matmulGrad->getResult(0)) ||
-      !feeds(d, m.lnGrad, m.lnGrad->getNumOperands() - 1))
+      (m.pre && !feeds(d, m.lnGrad, m.lnGrad->getNumOperands() - 1)))
     return failure();
   if (m.residual) {
-    // X@GRAD: the sum of the residual's share and the layer norm's.
+    // X@GRAD: the sum of the residual's share and the branch's (through
+    // the pre form's layer norm, or the first linear).
     Value viaResidual = m.residualGrad->getResult(1 - m.residualSide);
-    Value viaNorm = m.lnGrad->getResult(0);
+    Value viaNorm = m.pre ? m.lnGrad->getResult(0) : m.l1.matmulGrad->getResult(0);
     Operation *sum = viaNorm.hasOneUse() ? *viaNorm.getUsers().begin() : nullptr;
     if (!sum || !isType(sum, "sum") || sum->getNumOperands() != 2 || !viaResidual.hasOneUse() ||
         *viaResidual.getUsers().begin() != sum) {
@@ -292,8 +371,8 @@ SmallVector<NamedAttribute> fusedAttrs(const Ffn &m, Operation *roleOf, bool for
   MLIRContext *ctx = m.ln->getContext();
   Builder b(ctx);
   SmallVector<NamedAttribute> attrs = {
-      namedAttr(ctx, "pre_layer_norm", b.getBoolAttr(true)),
-      namedAttr(ctx, "ln1_epsilon",
+      namedAttr(ctx, "pre_layer_norm", b.getBoolAttr(m.pre)),
+      namedAttr(ctx, m.pre ? "ln1_epsilon" : "ln2_epsilon",
                 b.getF32FloatAttr(pd::OpAttributes(m.ln).getFloat("epsilon"))),
       namedAttr(ctx, "act_method", b.getStringAttr(m.act->getName().stripDialect())),
       namedAttr(ctx, "add_residual", b.getBoolAttr(m.residual != nullptr))};
@@ -311,8 +390,8 @@ SmallVector<NamedAttribute> fusedAttrs(const Ffn &m, Operation *roleOf, bool for
                               b.getStringAttr(d.getString("dropout_implementation"))));
     if (forward) {
       attrs.push_back(namedAttr(ctx, k + "_fix_seed", b.getBoolAttr(d.getBool("fix_seed"))));
-      attrs.push_back(namedAttr(ctx, k + "_seed",
-                                b.getI32IntegerAttr(static_cast<int32_t>(d.getInt("seed")))));
+      attrs.push_back(
+          namedAttr(ctx, k + "_seed", b.getI32IntegerAttr(static_cast<int32_t>(d.getInt("seed")))));
       attrs.push_back(
           namedAttr(ctx, k + "_seed_name", b.getStringAttr(variableName(drop->getResult(0)))));
     }
@@ -340,22 +419,31 @@ LogicalResult rewrite(Ffn &m, FusionLog &log) {
     lnScale.push_back(m.ln->getOperand(1));
   if (segments && segments[2] > 0)
     lnBias.push_back(m.ln->getOperand(1 + segments[1]));
-  SmallVector<SmallVector<Value, 1>> operands = {
-      {m.x()},  {m.l1.weight()}, {m.l1.bias()}, {m.l2.weight()}, {m.l2.bias()},
-      lnScale,  lnBias,          {},            {}};
+  SmallVector<Value, 1> none;
+  SmallVector<SmallVector<Value, 1>> operands = {{m.x()},
+                                                 {m.l1.weight()},
+                                                 {m.l1.bias()},
+                                                 {m.l2.weight()},
+                                                 {m.l2.bias()},
+                                                 m.pre ? lnScale : none,
+                                                 m.pre ? lnBias : none,
+                                                 m.pre ? none : lnScale,
+                                                 m.pre ? none : lnBias};
   // Out, Dropout1Mask, Dropout2Mask, Ln1Mean, Ln1Variance, Ln2Mean,
-  // Ln2Variance, Linear1Out, Ln1Out, Dropout1Out, Dropout2Out.
+  // Ln2Variance, Linear1Out, Ln1Out, Dropout1Out, Dropout2Out (the post
+  // form's layer norm input).
+  std::string mean = nameOfResult(m.ln, 1), variance = nameOfResult(m.ln, 2);
   std::vector<std::string> names = {variableName(m.out()),
                                     nameOfResult(m.drop1, 1),
                                     nameOfResult(m.drop2, 1),
-                                    nameOfResult(m.ln, 1),
-                                    nameOfResult(m.ln, 2),
-                                    "",
-                                    "",
+                                    m.pre ? mean : "",
+                                    m.pre ? variance : "",
+                                    m.pre ? "" : mean,
+                                    m.pre ? "" : variance,
                                     variableName(m.l1.out()),
-                                    variableName(m.ln->getResult(0)),
+                                    m.pre ? variableName(m.ln->getResult(0)) : "",
                                     variableName(m.dropped1()),
-                                    ""};
+                                    m.pre ? "" : variableName(m.residual->getResult(0))};
   OpBuilder builder(last);
   FailureOr<Operation *> fused = pd::buildCatalogOp(builder, last->getLoc(), "fused_feedforward",
                                                     operands, fusedAttrs(m, last, true), names);
@@ -367,25 +455,43 @@ LogicalResult rewrite(Ffn &m, FusionLog &log) {
   if (m.lnGrad) {
     log.fused(m.backward(), "fused_feedforward_grad");
     Operation *first = m.backward().front();
-    Value dOut = m.residual ? m.residualGrad->getOperand(2)
-                 : m.drop2  ? m.drop2Grad->getOperand(1)
-                            : m.l2.addGrad->getOperand(2);
+    Value dOut = !m.pre       ? m.lnGrad->getOperand(m.lnGrad->getNumOperands() - 1)
+                 : m.residual ? m.residualGrad->getOperand(2)
+                 : m.drop2    ? m.drop2Grad->getOperand(1)
+                              : m.l2.addGrad->getOperand(2);
     // Out@GRAD, X, Linear1Weight, Linear1Bias, Linear2Weight, Linear2Bias,
     // Dropout1Mask, Dropout2Mask, Linear1Out, Dropout1Out, Dropout2Out,
     // Ln1Scale, Ln1Bias, Ln1Out, Ln1Mean, Ln1Variance, Ln2*.
     SmallVector<SmallVector<Value, 1>> gradOperands = {
-        {dOut},       {m.x()},     {m.l1.weight()}, {m.l1.bias()}, {m.l2.weight()},
-        {m.l2.bias()}, {result(1)}, {result(2)},     {result(7)},   {result(9)},
-        {},           lnScale,     lnBias,          {result(8)},   {result(3)},
-        {result(4)},  {},          {},              {},            {}};
+        {dOut},
+        {m.x()},
+        {m.l1.weight()},
+        {m.l1.bias()},
+        {m.l2.weight()},
+        {m.l2.bias()},
+        {result(1)},
+        {result(2)},
+        {result(7)},
+        {result(9)},
+        m.pre ? none : SmallVector<Value, 1>{result(10)},
+        m.pre ? lnScale : none,
+        m.pre ? lnBias : none,
+        m.pre ? SmallVector<Value, 1>{result(8)} : none,
+        m.pre ? SmallVector<Value, 1>{result(3)} : none,
+        m.pre ? SmallVector<Value, 1>{result(4)} : none,
+        m.pre ? none : lnScale,
+        m.pre ? none : lnBias,
+        m.pre ? none : SmallVector<Value, 1>{result(5)},
+        m.pre ? none : SmallVector<Value, 1>{result(6)}};
     // X@GRAD, Ln1Scale@GRAD, Ln1Bias@GRAD, Ln2Scale@GRAD, Ln2Bias@GRAD,
     // Linear1Weight@GRAD, Linear1Bias@GRAD, Linear2Weight@GRAD,
     // Linear2Bias@GRAD.
+    Value dScale = m.lnGrad->getResult(1), dBias = m.lnGrad->getResult(2);
     SmallVector<Value> replaced = {m.sum ? m.sum->getResult(0) : m.lnGrad->getResult(0),
-                                   m.lnGrad->getResult(1),
-                                   m.lnGrad->getResult(2),
-                                   Value(),
-                                   Value(),
+                                   m.pre ? dScale : Value(),
+                                   m.pre ? dBias : Value(),
+                                   m.pre ? Value() : dScale,
+                                   m.pre ? Value() : dBias,
                                    m.l1.matmulGrad->getResult(1),
                                    m.l1.addGrad->getResult(1),
                                    m.l2.matmulGrad->getResult(1),
@@ -413,17 +519,33 @@ LogicalResult rewrite(Ffn &m, FusionLog &log) {
   return success();
 }
 
+/// The whole match, in the pre or the post form.
+FailureOr<Ffn> match(Operation *ln, bool pre, std::string &why) {
+  FailureOr<Ffn> m = pre ? matchForward(ln, why) : matchPostForward(ln, why);
+  if (failed(m) || failed(matchBackward(*m, why)))
+    return failure();
+  if (why = whyInsideReadOutside(*m); !why.empty())
+    return failure();
+  return m;
+}
+
 struct FusedFeedforwardPass : impl::FusedFeedforwardBase<FusedFeedforwardPass> {
   using FusedFeedforwardBase::FusedFeedforwardBase;
   void runOnOperation() override {
     FusionLog log("fused_feedforward", explain);
     LogicalResult result =
         forEachCandidate(getOperation(), {"layer_norm"}, [&](Operation *ln) -> LogicalResult {
-          std::string why;
-          FailureOr<Ffn> m = matchForward(ln, why);
-          if (succeeded(m) && succeeded(matchBackward(*m, why)) &&
-              (why = whyInsideReadOutside(*m)).empty())
+          // A layer_norm starts a pre-layer-norm block or ends a post one:
+          // the reason given for one left is the post form's when that
+          // has one.
+          std::string why, postWhy;
+          FailureOr<Ffn> m = match(ln, /*pre=*/true, why);
+          if (failed(m))
+            m = match(ln, /*pre=*/false, postWhy);
+          if (succeeded(m))
             return rewrite(*m, log);
+          if (!postWhy.empty())
+            why = postWhy;
           if (!why.empty())
             log.left(ln, why);
           return success();

@@ -31,9 +31,8 @@ const std::vector<FusionOption> &fusionOptions() {
   using namespace fusion;
   static const std::vector<FusionOption> options = {
       {"fused_feedforward", "--fused-feedforward",
-       "A transformer's pre-layer-norm feed-forward block (layer_norm, two linears, the "
-       "activation, dropouts, the residual add) as one op, forward and backward "
-       "(fused_feedforward)",
+       "A transformer's feed-forward block (layer_norm, two linears, the activation, "
+       "dropouts, the residual add) as one op, forward and backward (fused_feedforward)",
        explained<FusedFeedforwardOptions, createFusedFeedforward>},
       {"fuse_bn_act_ops", "--fuse-bn-act-ops",
        "batch_norm (training form) and the relu after it as one op, forward and backward "

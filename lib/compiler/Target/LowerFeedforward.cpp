@@ -121,8 +121,8 @@ LogicalResult ProgramLowering::lowerFusedFeedforward(Operation *op) {
 
   int32_t lnOut = x;
   if (pre) {
-    if (failed(layerNorm(x, ffn.getLn1Scale(), ffn.getLn1Bias(), ffn.getLn1Out(),
-                         ffn.getLn1Mean(), ffn.getLn1Variance(), attrs.getFloat("ln1_epsilon"))))
+    if (failed(layerNorm(x, ffn.getLn1Scale(), ffn.getLn1Bias(), ffn.getLn1Out(), ffn.getLn1Mean(),
+                         ffn.getLn1Variance(), attrs.getFloat("ln1_epsilon"))))
       return failure();
     lnOut = bufferOf(ffn.getLn1Out());
   }
@@ -158,8 +158,9 @@ LogicalResult ProgramLowering::lowerFusedFeedforward(Operation *op) {
   if (isNeeded(ffn.getDropout2Out()) && pre)
     return error(op) << "Dropout2Out is computed in the post layer_norm form only";
   Value dropped2Value = pre ? ffn.getOut() : ffn.getDropout2Out();
-  FailureOr<int32_t> dropped2 = dropout(2, linear2, residual ? x : -1, ffn.getDropout2Mask(),
-                                        dims->x, [&] { return defineResult(dropped2Value, dims->x); });
+  FailureOr<int32_t> dropped2 =
+      dropout(2, linear2, residual ? x : -1, ffn.getDropout2Mask(), dims->x,
+              [&] { return defineResult(dropped2Value, dims->x); });
   if (failed(dropped2))
     return failure();
   if (*dropped2 == linear2 && failed(defineView(dropped2Value, linear2, dims->x)))
@@ -207,8 +208,8 @@ LogicalResult ProgramLowering::lowerFusedFeedforwardGrad(Operation *op) {
     return dx;
   };
   // The gradients of one linear (and the activation before it when given).
-  auto linearGrad = [&](int32_t dy, int32_t in, const SymShape &inView, Value w, Value dw,
-                        Value db, int32_t dIn, const std::string &activation,
+  auto linearGrad = [&](int32_t dy, int32_t in, const SymShape &inView, Value w, Value dw, Value db,
+                        int32_t dIn, const std::string &activation,
                         int32_t preAct) -> LogicalResult {
     FailureOr<int32_t> dwBuf = defineIfNeeded(dw, dimsOf(w));
     FailureOr<int32_t> dbBuf = defineIfNeeded(db, {dimsOf(w).back()});
@@ -242,16 +243,16 @@ LogicalResult ProgramLowering::lowerFusedFeedforwardGrad(Operation *op) {
   // dropout1.
   int32_t dLinear2 = dropoutGrad(2, dSum, grad.getDropout2Mask(), dims->x);
   int32_t dDropped1 = temp(name + ".dropout1_out_grad", dOut, dims->hidden);
-  if (failed(linearGrad(dLinear2, bufferOf(grad.getDropout1Out()), rowsF,
-                        grad.getLinear2Weight(), grad.getLinear2Weight_GRAD(),
-                        grad.getLinear2Bias_GRAD(), view(dDropped1, rowsF), "none", -1)))
+  if (failed(linearGrad(dLinear2, bufferOf(grad.getDropout1Out()), rowsF, grad.getLinear2Weight(),
+                        grad.getLinear2Weight_GRAD(), grad.getLinear2Bias_GRAD(),
+                        view(dDropped1, rowsF), "none", -1)))
     return failure();
   int32_t dAct = dropoutGrad(1, dDropped1, grad.getDropout1Mask(), dims->hidden);
   int32_t lnOut = pre ? bufferOf(grad.getLn1Out()) : bufferOf(grad.getX());
   int32_t dLnOut = temp(name + ".ln1_out_grad", dOut, dims->x);
-  if (failed(linearGrad(dAct, lnOut, rowsD, grad.getLinear1Weight(),
-                        grad.getLinear1Weight_GRAD(), grad.getLinear1Bias_GRAD(),
-                        view(dLnOut, rowsD), attrs.getString("act_method"),
+  if (failed(linearGrad(dAct, lnOut, rowsD, grad.getLinear1Weight(), grad.getLinear1Weight_GRAD(),
+                        grad.getLinear1Bias_GRAD(), view(dLnOut, rowsD),
+                        attrs.getString("act_method"),
                         view(bufferOf(grad.getLinear1Out()), rowsF))))
     return failure();
 

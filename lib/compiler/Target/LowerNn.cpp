@@ -2,6 +2,8 @@
 
 #include "ProgramLowering.h"
 
+#include "distc/Dialect/Pd/PdOps.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include <cmath>
@@ -10,22 +12,6 @@
 using namespace mlir;
 
 namespace distc::target {
-
-/// Operands grouped by the op's ODS operand groups (optional slots such as
-/// layer_norm's Scale/Bias may be absent).
-static std::vector<std::vector<Value>> operandGroups(Operation *op, size_t slots) {
-  std::vector<std::vector<Value>> groups(slots);
-  if (auto sizes = op->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes")) {
-    unsigned next = 0;
-    for (size_t i = 0; i < slots && i < sizes.size(); ++i)
-      for (int32_t j = 0; j < sizes[i]; ++j)
-        groups[i].push_back(op->getOperand(next++));
-    return groups;
-  }
-  for (size_t i = 0; i < slots && i < op->getNumOperands(); ++i)
-    groups[i].push_back(op->getOperand(i));
-  return groups;
-}
 
 static SymShape staticDims(Value value) {
   SymShape dims;
@@ -109,8 +95,8 @@ LogicalResult ProgramLowering::lowerLookupTable(Operation *op) {
 }
 
 LogicalResult ProgramLowering::lowerLayerNorm(Operation *op) {
-  auto groups = operandGroups(op, 3);
-  Value x = groups[0].front();
+  auto layerNorm = cast<pd::LayerNormOp>(op);
+  Value x = layerNorm.getX();
   const SymShape &xd = dimsOf(x);
   pd::OpAttributes attrs(op);
   int64_t begin = attrs.getInt("begin_norm_axis");
@@ -124,8 +110,8 @@ LogicalResult ProgramLowering::lowerLayerNorm(Operation *op) {
   FailureOr<int32_t> variance = defineResult(op->getResult(2), {*left});
   if (failed(y) || failed(mean) || failed(variance))
     return failure();
-  int32_t scale = groups[1].empty() ? -1 : bufferOf(groups[1].front());
-  int32_t bias = groups[2].empty() ? -1 : bufferOf(groups[2].front());
+  int32_t scale = layerNorm.getScale() ? bufferOf(layerNorm.getScale()) : -1;
+  int32_t bias = layerNorm.getBias() ? bufferOf(layerNorm.getBias()) : -1;
   emit("layer_norm", {bufferOf(x), scale, bias}, {*y, *mean, *variance},
        {AttrDesc::ofFloat("epsilon", attrs.getFloat("epsilon")),
         AttrDesc::ofInt("begin_norm_axis", begin)});

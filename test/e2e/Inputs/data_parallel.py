@@ -1,10 +1,11 @@
 """Inputs and checks of the data-parallel equivalence tests.
 
-    data_parallel.py transformer OUT_DIR [--dropout P]
+    data_parallel.py transformer OUT_DIR [--dropout P] [--post-layer-norm]
         writes a small trainable transformer block (bench/programs.py's,
         without dropout, or with P on the attention weights, the FFN's
-        activation and before both residual adds) as OUT_DIR/main.json + startup.json, and
-        src_ids.npy, label.npy (48 rows)
+        activation and before both residual adds; with --post-layer-norm
+        each layer_norm after its residual add) as OUT_DIR/main.json +
+        startup.json, and src_ids.npy, label.npy (48 rows)
     data_parallel.py compare SERIAL.jsonl OTHER.jsonl [--rtol R]
                      [--checkpoints SERIAL_DIR OTHER_DIR]
         checks that OTHER (an N-rank run) is the serial run: the same steps,
@@ -28,7 +29,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
-def transformer(out, dropout=0.0):
+def transformer(out, dropout=0.0, post_layer_norm=False):
     path = os.path.join(ROOT, "bench", "programs.py")
     spec = importlib.util.spec_from_file_location("programs", path)
     programs = importlib.util.module_from_spec(spec)
@@ -36,7 +37,8 @@ def transformer(out, dropout=0.0):
     seq, vocab, classes = 8, 50, 4
     main, startup, _ = programs.transformer(seq=seq, d=16, heads=2, ffn=32, vocab=vocab,
                                             classes=classes, dropout=dropout,
-                                            residual_dropout=dropout)
+                                            residual_dropout=dropout,
+                                            normalize_before=not post_layer_norm)
     programs.save(main, os.path.join(out, "main.json"))
     programs.save(startup, os.path.join(out, "startup.json"))
     rng = np.random.default_rng(5)
@@ -136,6 +138,7 @@ def main():
     t = sub.add_parser("transformer")
     t.add_argument("out")
     t.add_argument("--dropout", type=float, default=0.0)
+    t.add_argument("--post-layer-norm", action="store_true")
     c = sub.add_parser("compare")
     c.add_argument("serial")
     c.add_argument("other")
@@ -152,7 +155,7 @@ def main():
         return 0 if same_metrics(args) else 1
     if args.command == "transformer":
         os.makedirs(args.out, exist_ok=True)
-        transformer(args.out, args.dropout)
+        transformer(args.out, args.dropout, args.post_layer_norm)
         return 0
     return 0 if compare(args) else 1
 
