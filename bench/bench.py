@@ -53,6 +53,11 @@ def parse_args():
                    help="how the encoder's distc program forms attention heads: reshape2 + "
                    "transpose2 as Paddle does, split + concat, or auto (default): reshape "
                    "when distc can train it, else split")
+    p.add_argument("--encoder-dropout", default="attention", choices=("attention", "all"),
+                   help="where the encoder drops out: the attention weights (default), or all "
+                   "of Paddle's TransformerEncoderLayer dropouts (also the FFN's activation and "
+                   "both sublayers' outputs before their residual adds, which fuse_dropout_add "
+                   "and fused_feedforward fuse)")
     p.add_argument("--fusion", default="none",
                    help="comma-separated BuildStrategy fusion variants to time distc with: none "
                    "(no fusion), a fusion key (fuse_gemm_epilogue, ...), bn (the batch-norm "
@@ -238,7 +243,9 @@ def run(work):
         # Paddle's own head layout (reshape2 + transpose2, as in
         # examples/transformer) unless distc cannot train it: then split/concat.
         via = "reshape" if ARGS.encoder_heads == "auto" else ARGS.encoder_heads
-        main, startup, loss = programs.transformer(*shape, e["dropout"], via)
+        residual = e["dropout"] if ARGS.encoder_dropout == "all" else 0.0
+        main, startup, loss = programs.transformer(*shape, e["dropout"], via,
+                                                   residual_dropout=residual)
         if ARGS.encoder_heads == "auto":
             _, err = b.compile("encoder-reshape-probe", main, startup, loss, "sgd")
             if err:
@@ -247,12 +254,14 @@ def run(work):
                                "\n  so the encoder's distc program splits q, k, v into heads "
                                "with split and joins them with concat (same arithmetic).")
                 via = "split"
-                main, startup, loss = programs.transformer(*shape, e["dropout"], via)
+                main, startup, loss = programs.transformer(*shape, e["dropout"], via,
+                                                           residual_dropout=residual)
         check = programs.transformer(*shape, 0.0, via)
         cases.append(dict(
-            name="encoder-s%d-d%d-h%d-ffn%d%s" % (shape[:4] + ("" if via == "reshape" else "-split",)),
+            name="encoder-s%d-d%d-h%d-ffn%d%s%s" % (shape[:4] + ("" if via == "reshape" else "-split",
+                                                          "-dropall" if residual else "")),
             main=main, startup=startup, loss=loss,
-            make_model=lambda: torch_models.EncoderClassifier(**ENC),
+            make_model=lambda: torch_models.EncoderClassifier(**ENC, residual_dropout=residual),
             make_check_model=lambda: torch_models.EncoderClassifier(**dict(ENC, dropout=0.0)),
             data={"src_ids": b.path("src_ids.npy"), "label": b.path("label.npy")},
             feeds=[ids, labels], warmup=3, steps=8 if ARGS.quick else 10, check=check,

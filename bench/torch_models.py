@@ -35,11 +35,15 @@ class MLP(nn.Module):
 
 
 class EncoderClassifier(nn.Module):
-    """Pre-LN encoder block + mean pooling + linear classifier."""
+    """Pre-LN encoder block + mean pooling + linear classifier. `dropout`
+    drops attention weights; `residual_dropout` the attention's and the
+    FFN's outputs and the FFN's activation (Paddle's dropout1, dropout2 and
+    act_dropout), as bench/programs.py's transformer."""
 
-    def __init__(self, seq, d, heads, ffn, vocab, classes, dropout):
+    def __init__(self, seq, d, heads, ffn, vocab, classes, dropout, residual_dropout=0.0):
         super().__init__()
         self.heads, self.hd, self.dropout = heads, d // heads, dropout
+        self.residual_dropout = residual_dropout
         self.emb = nn.Embedding(vocab, d)
         self.ln1 = nn.LayerNorm(d, eps=1e-5)
         self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
@@ -59,8 +63,10 @@ class EncoderClassifier(nn.Module):
         w = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(self.hd)), dim=-1)
         w = F.dropout(w, self.dropout, self.training)
         ctx = torch.matmul(w, v).transpose(1, 2).reshape(b, s, -1)
-        r1 = e + self.o(ctx)
-        out = r1 + self.ffn2(F.gelu(self.ffn1(self.ln2(r1))))
+        p = self.residual_dropout
+        r1 = e + F.dropout(self.o(ctx), p, self.training)
+        act = F.dropout(F.gelu(self.ffn1(self.ln2(r1))), p, self.training)
+        out = r1 + F.dropout(self.ffn2(act), p, self.training)
         return F.cross_entropy(self.head(out.mean(dim=1)), label)
 
     def paddle_params(self):
