@@ -150,10 +150,6 @@ FailureOr<BnAct> match(Operation *bn, bool withAdd, std::string &why) {
   return m;
 }
 
-NamedAttribute namedAttr(MLIRContext *ctx, StringRef name, Attribute value) {
-  return NamedAttribute(StringAttr::get(ctx, name), value);
-}
-
 /// The fused ops' attributes: bn's, act_type, and `roleOf`'s op_role.
 SmallVector<NamedAttribute> fusedAttrs(Operation *bn, Operation *roleOf) {
   MLIRContext *ctx = bn->getContext();

@@ -95,10 +95,6 @@ FailureOr<DropoutAdd> match(Operation *dropout, std::string &why) {
   return m;
 }
 
-NamedAttribute namedAttr(MLIRContext *ctx, StringRef name, Attribute value) {
-  return NamedAttribute(StringAttr::get(ctx, name), value);
-}
-
 /// The fused ops' attributes, dropout's in Paddle's fused spelling, and
 /// `roleOf`'s op_role. The forward also takes `seed` and `seed_name`.
 SmallVector<NamedAttribute> fusedAttrs(Operation *dropout, Operation *roleOf, bool forward) {

@@ -362,10 +362,6 @@ std::string whyInsideReadOutside(const Ffn &m) {
   return "";
 }
 
-NamedAttribute namedAttr(MLIRContext *ctx, StringRef name, Attribute value) {
-  return NamedAttribute(StringAttr::get(ctx, name), value);
-}
-
 /// The attributes the two fused ops share, and the forward's own.
 SmallVector<NamedAttribute> fusedAttrs(const Ffn &m, Operation *roleOf, bool forward) {
   MLIRContext *ctx = m.ln->getContext();

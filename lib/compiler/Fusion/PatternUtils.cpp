@@ -65,6 +65,10 @@ void deferReaders(ArrayRef<Operation *> members, Operation *fused) {
     reader->moveAfter(fused);
 }
 
+NamedAttribute namedAttr(MLIRContext *ctx, StringRef name, Attribute value) {
+  return NamedAttribute(StringAttr::get(ctx, name), value);
+}
+
 LogicalResult forEachCandidate(ModuleOp module, ArrayRef<StringRef> types,
                                function_ref<LogicalResult(Operation *)> visit) {
   bool failedAny = false;

@@ -40,6 +40,9 @@ std::string whyReadersCannotWait(mlir::Operation *member, mlir::Operation *at,
 /// themselves, to just after it, in their order.
 void deferReaders(llvm::ArrayRef<mlir::Operation *> members, mlir::Operation *fused);
 
+/// The attribute `name` = `value`, as the fused ops' builders list them.
+mlir::NamedAttribute namedAttr(mlir::MLIRContext *ctx, llvm::StringRef name, mlir::Attribute value);
+
 /// Calls `visit` on every op of one of `types` in each main program, in
 /// program order (collected first, so `visit` may rewrite). Fails when a
 /// visit does.

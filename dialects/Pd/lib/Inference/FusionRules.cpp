@@ -150,6 +150,16 @@ struct FeedforwardSlots {
   const char *lnScaleName, *lnBiasName;
 };
 
+/// The FFN's input slots of fused_feedforward (`grad` false) or its
+/// gradient, with the layer norm's of the pre or the post form.
+static FeedforwardSlots feedforwardSlots(InferContext &c, bool grad) {
+  bool pre = c.getBool("pre_layer_norm");
+  const char *scale = pre ? "Ln1Scale" : "Ln2Scale", *bias = pre ? "Ln1Bias" : "Ln2Bias";
+  if (grad)
+    return {1, 2, 3, 4, 5, pre ? 11u : 16u, pre ? 12u : 17u, scale, bias};
+  return {0, 1, 2, 3, 4, pre ? 5u : 7u, pre ? 6u : 8u, scale, bias};
+}
+
 /// Checks the FFN's attributes and shapes: X [..., d] (rank >= 2),
 /// Linear1Weight [d, f], Linear2Weight [f, d], biases [f] and [d], the
 /// layer norm's scale and bias [d]. Returns f.
@@ -202,9 +212,7 @@ static FailureOr<int64_t> requireFeedforward(InferContext &c, const FeedforwardS
 /// value per row, in f32 for f16/bf16 as layer_norm's.
 LogicalResult inferFusedFeedforward(InferContext &c) {
   bool pre = c.getBool("pre_layer_norm");
-  FeedforwardSlots slots = {0, 1, 2, 3, 4, pre ? 5u : 7u, pre ? 6u : 8u,
-                            pre ? "Ln1Scale" : "Ln2Scale", pre ? "Ln1Bias" : "Ln2Bias"};
-  FailureOr<int64_t> f = requireFeedforward(c, slots);
+  FailureOr<int64_t> f = requireFeedforward(c, feedforwardSlots(c, /*grad=*/false));
   if (failed(f))
     return failure();
   if (!pre && !c.getBool("add_residual"))
@@ -233,9 +241,7 @@ LogicalResult inferFusedFeedforward(InferContext &c) {
 /// input (an unused result) the type it would have.
 LogicalResult inferFusedFeedforwardGrad(InferContext &c) {
   bool pre = c.getBool("pre_layer_norm");
-  FeedforwardSlots slots = {1, 2, 3, 4, 5, pre ? 11u : 16u, pre ? 12u : 17u,
-                            pre ? "Ln1Scale" : "Ln2Scale", pre ? "Ln1Bias" : "Ln2Bias"};
-  FailureOr<int64_t> f = requireFeedforward(c, slots);
+  FailureOr<int64_t> f = requireFeedforward(c, feedforwardSlots(c, /*grad=*/true));
   if (failed(f))
     return failure();
   RankedTensorType x = c.input(1);
