@@ -142,6 +142,47 @@ def _attention_reshape(main, names, q, k, v, seq, d, heads, dropout):
     return merged
 
 
+def _attention_fused_qkv(main, names, qkv, seq, d, heads, dropout):
+    """Multi-head attention from one fused QKV projection [B, S, 3d], in the
+    layout Paddle's fused_attention pass matches: reshape2 to [B, S, H, 3hd],
+    transpose2 to [B, H, S, 3hd], split into q, k, v along the last axis,
+    then the batched matmuls and transpose2 + reshape2 back."""
+    hd = d // heads
+    r = names.layer("reshape2")
+    heads_qkv = main.var(r + ".tmp_0", [-1, seq, heads, 3 * hd])
+    main.op("reshape2", {"X": [qkv]}, {"Out": [heads_qkv], "XShape": [main.var(r + ".tmp_1", [0, -1, seq, 3 * d])]},
+            {"shape": ("INTS", [0, 0, heads, 3 * hd])})
+    t = names.layer("transpose2")
+    per_head = main.var(t + ".tmp_0", [-1, heads, seq, 3 * hd])
+    main.op("transpose2", {"X": [heads_qkv]},
+            {"Out": [per_head], "XShape": [main.var(t + ".tmp_1", [0, -1, seq, heads, 3 * hd])]},
+            {"axis": ("INTS", [0, 2, 1, 3])})
+    sp = names.layer("split")
+    q, k, v = (main.var("%s.tmp_%d" % (sp, i), [-1, heads, seq, hd]) for i in range(3))
+    main.op("split", {"X": [per_head]}, {"Out": [q, k, v]},
+            {"axis": ("INT", -1), "num": ("INT", 3), "sections": ("INTS", [])})
+    mm = names.layer("matmul_v2")
+    scores = main.var(mm + ".tmp_0", [-1, heads, seq, seq])
+    main.op("matmul_v2", {"X": [q], "Y": [k]}, {"Out": [scores]},
+            {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", True)})
+    weights = _softmax_dropout(main, names, scores, [-1, heads, seq, seq], hd, dropout)
+    mm = names.layer("matmul_v2")
+    ctx = main.var(mm + ".tmp_0", [-1, heads, seq, hd])
+    main.op("matmul_v2", {"X": [weights], "Y": [v]}, {"Out": [ctx]},
+            {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", False)})
+    t = names.layer("transpose2")
+    merged_t = main.var(t + ".tmp_0", [-1, seq, heads, hd])
+    main.op("transpose2", {"X": [ctx]},
+            {"Out": [merged_t], "XShape": [main.var(t + ".tmp_1", [0, -1, heads, seq, hd])]},
+            {"axis": ("INTS", [0, 2, 1, 3])})
+    r = names.layer("reshape2")
+    merged = main.var(r + ".tmp_0", [-1, seq, d])
+    main.op("reshape2", {"X": [merged_t]},
+            {"Out": [merged], "XShape": [main.var(r + ".tmp_1", [0, -1, seq, heads, hd])]},
+            {"shape": ("INTS", [0, 0, d])})
+    return merged
+
+
 def _attention_split(main, names, q, k, v, seq, d, heads, dropout):
     """The same multi-head attention without reshape2/transpose2: split q, k
     and v into heads along the feature axis ([B, S, hd] each), one batched
@@ -188,7 +229,10 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     act_dropout, whose rate defaults to theirs). `normalize_before` False
     makes it a post-layer-norm block (Paddle's normalize_before): each
     layer_norm follows its residual add instead of starting its
-    sublayer."""
+    sublayer. `heads_via` forms the attention heads from q, k, v
+    projections with reshape2 + transpose2 ("reshape") or split + concat
+    ("split"), or from one fused QKV projection in the layout of Paddle's
+    fused_attention pattern ("fused_qkv")."""
     main, startup = Program(), Program()
     names = Namer()
     main.feed("src_ids", [-1, seq], "INT64")
@@ -203,15 +247,19 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
 
     ln = _layer_norm(main, startup, names, emb, seq, d) if normalize_before else emb
     rows = [-1, seq]
-    q = gp.linear(main, startup, names, ln, rows, d, d, seed=12)
-    k = gp.linear(main, startup, names, ln, rows, d, d, seed=13)
-    v = gp.linear(main, startup, names, ln, rows, d, d, seed=14)
-    if heads_via == "reshape":
-        merged = _attention_reshape(main, names, q, k, v, seq, d, heads, dropout)
-    elif heads_via == "split":
-        merged = _attention_split(main, names, q, k, v, seq, d, heads, dropout)
+    if heads_via == "fused_qkv":
+        qkv = gp.linear(main, startup, names, ln, rows, d, 3 * d, seed=12)
+        merged = _attention_fused_qkv(main, names, qkv, seq, d, heads, dropout)
     else:
-        raise ValueError("heads_via must be 'reshape' or 'split'")
+        q = gp.linear(main, startup, names, ln, rows, d, d, seed=12)
+        k = gp.linear(main, startup, names, ln, rows, d, d, seed=13)
+        v = gp.linear(main, startup, names, ln, rows, d, d, seed=14)
+        if heads_via == "reshape":
+            merged = _attention_reshape(main, names, q, k, v, seq, d, heads, dropout)
+        elif heads_via == "split":
+            merged = _attention_split(main, names, q, k, v, seq, d, heads, dropout)
+        else:
+            raise ValueError("heads_via must be 'reshape', 'split' or 'fused_qkv'")
     proj = gp.linear(main, startup, names, merged, rows, d, d, seed=15)
     proj = _dropout(main, names, proj, [-1, seq, d], residual_dropout)
     res1 = main.var(names.layer("tmp") + ".tmp_0", [-1, seq, d])

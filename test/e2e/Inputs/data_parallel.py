@@ -1,10 +1,13 @@
 """Inputs and checks of the data-parallel equivalence tests.
 
     data_parallel.py transformer OUT_DIR [--dropout P] [--post-layer-norm]
+                     [--fused-qkv]
         writes a small trainable transformer block (bench/programs.py's,
         without dropout, or with P on the attention weights, the FFN's
         activation and before both residual adds; with --post-layer-norm
-        each layer_norm after its residual add) as OUT_DIR/main.json +
+        each layer_norm after its residual add; with --fused-qkv one QKV
+        projection in the layout of Paddle's fused_attention pattern) as
+        OUT_DIR/main.json +
         startup.json, and src_ids.npy, label.npy (48 rows)
     data_parallel.py compare SERIAL.jsonl OTHER.jsonl [--rtol R]
                      [--checkpoints SERIAL_DIR OTHER_DIR]
@@ -29,7 +32,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
-def transformer(out, dropout=0.0, post_layer_norm=False):
+def transformer(out, dropout=0.0, post_layer_norm=False, fused_qkv=False):
     path = os.path.join(ROOT, "bench", "programs.py")
     spec = importlib.util.spec_from_file_location("programs", path)
     programs = importlib.util.module_from_spec(spec)
@@ -37,6 +40,7 @@ def transformer(out, dropout=0.0, post_layer_norm=False):
     seq, vocab, classes = 8, 50, 4
     main, startup, _ = programs.transformer(seq=seq, d=16, heads=2, ffn=32, vocab=vocab,
                                             classes=classes, dropout=dropout,
+                                            heads_via="fused_qkv" if fused_qkv else "reshape",
                                             residual_dropout=dropout,
                                             normalize_before=not post_layer_norm)
     programs.save(main, os.path.join(out, "main.json"))
@@ -139,6 +143,7 @@ def main():
     t.add_argument("out")
     t.add_argument("--dropout", type=float, default=0.0)
     t.add_argument("--post-layer-norm", action="store_true")
+    t.add_argument("--fused-qkv", action="store_true")
     c = sub.add_parser("compare")
     c.add_argument("serial")
     c.add_argument("other")
@@ -155,7 +160,7 @@ def main():
         return 0 if same_metrics(args) else 1
     if args.command == "transformer":
         os.makedirs(args.out, exist_ok=True)
-        transformer(args.out, args.dropout, args.post_layer_norm)
+        transformer(args.out, args.dropout, args.post_layer_norm, args.fused_qkv)
         return 0
     return 0 if compare(args) else 1
 
