@@ -151,6 +151,47 @@ TEST(FusedElementwiseKernel, ABiasChainMatchesTheUnfusedKernels) {
     }
 }
 
+TEST(FusedElementwiseKernel, AnOutputOverAnInputKeepsTheInputForLaterInstructions) {
+  // out0 = relu(x + b) written over x's own buffer (as the compiler plans
+  // element-wise results in place), out1 = 2x + 1 computed after it from
+  // the same x: the loop must not write out0 into x while a later
+  // instruction of the tile still reads x. Large enough for several tiles
+  // and threads; out1 is written straight into its own buffer.
+  std::mt19937_64 rng(11);
+  const Shape shape = {300, 130}, row = {130};
+  ArtifactBuilder builder;
+  int x = builder.buffer("x", DType::Float32, shape, BufferKind::Feed);
+  int b = builder.buffer("b", DType::Float32, row, BufferKind::Feed);
+  int y = builder.buffer("y", DType::Float32, shape);
+  auto &p = builder.program("predict");
+  p.feeds = {{"x", x}, {"b", b}};
+  p.fetches = {{"x", x}, {"y", y}};
+  builder.call(p, "fused_elementwise", {x, b}, {x, y},
+               program(concat({instr(LoopOp::Add, 0, 1), instr(LoopOp::Relu, 2),
+                               instr(LoopOp::Scale, 0, -1, 0)}),
+                       {2, 1, 1}, {3, 4}));
+  auto session = builder.session();
+  ASSERT_TRUE(session);
+  TensorMap feeds = {{"x", randomTensor(DType::Float32, shape, rng)},
+                     {"b", randomTensor(DType::Float32, row, rng)}};
+  Shape aligned = {1, 130};
+  Tensor sum = run1("binary", {feeds["x"], Tensor::view(feeds["b"], aligned)},
+                    {DType::Float32, shape}, {AttrDesc::ofString("op", "add")});
+  Tensor want0 = run1("unary", {sum}, {DType::Float32, shape}, {AttrDesc::ofString("op", "relu")});
+  Tensor want1 = run1("scale", {feeds["x"]}, {DType::Float32, shape},
+                      {AttrDesc::ofFloat("scale", 2), AttrDesc::ofFloat("bias", 1)});
+  for (int threads : {1, 3}) {
+    KernelThreads scope(threads);
+    TensorMap run = {{"x", randomTensor(DType::Float32, shape, rng)}, {"b", feeds["b"]}};
+    std::memcpy(run["x"].data<float>(), feeds["x"].data<float>(), 300 * 130 * sizeof(float));
+    TensorMap fetches;
+    Status s = session->run("predict", run, fetches);
+    ASSERT_TRUE(s.ok()) << s.message();
+    expectSameBits(fetches["x"], want0, "relu(x + b) over x");
+    expectSameBits(fetches["y"], want1, "2x + 1");
+  }
+}
+
 TEST(FusedElementwiseKernel, AScalarInputIsBroadcast) {
   Tensor x = tensorOf(DType::Float32, {2, 2}, {1, 2, 3, 4});
   Tensor s = tensorOf(DType::Float32, {1}, {10});

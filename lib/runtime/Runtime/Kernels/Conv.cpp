@@ -187,24 +187,6 @@ template <typename T> void col2im(const ConvShape &s, const T *col, int64_t r0, 
   vectorized([s, col, r0, r1, x] { col2imLoops(s, col, r0, r1, x); });
 }
 
-/// `elements` of scratch for the convolution cores, kept from one call to
-/// the next on the calling thread: megabytes allocated per call came from
-/// fresh pages each time (1-2 % of a ResNet-50 inference in page faults).
-/// The contents are not kept. A thread holds the largest size it asked for.
-template <typename T> T *scratchBuffer(size_t elements) {
-  thread_local std::unique_ptr<T[]> buffer;
-  thread_local size_t capacity = 0;
-  if (elements > capacity) {
-    // The old buffer goes first: never both at once, and a failed
-    // allocation leaves none rather than one smaller than `capacity`.
-    buffer.reset();
-    capacity = 0;
-    buffer.reset(new T[elements]);
-    capacity = elements;
-  }
-  return buffer.get();
-}
-
 /// Runs body(item, scratch) for every item in [0, items), in pieces of
 /// consecutive items on the kernel threads, each piece with its own
 /// scratch of `scratchSize` elements (allocated before the threads start:

@@ -6,7 +6,9 @@
 // for the tile from registers already computed, then the output registers
 // are stored. A tile's registers stay in L1, so a group of n ops reads its
 // inputs and writes its outputs once, where n separate kernels would make n
-// round trips through memory.
+// round trips through memory. An instruction whose register is an output
+// writes the output's memory directly, unless that memory is also an input
+// (an in-place loop), and the tiles live in scratch kept from call to call.
 //
 // Each opcode applies the same per-element formula as the kernel of the op
 // it stands for (ActivationMath.h, the `unary`, `binary`, `scale` and
@@ -169,12 +171,13 @@ template <typename T> bool runsScalar(LoopOp op) {
 }
 
 /// Runs the program over elements [begin, end) of the loop. `scratch`
-/// holds a tile per register; `regs` the registers' current pointers.
+/// holds a tile per register; `regs` the registers' current pointers;
+/// `inPlaceOutput[r]` the output register r writes directly, or -1.
 template <typename T>
 void runTiles(const std::vector<Instruction> &program, const std::vector<double> &imms,
               const std::vector<LoopInput<T>> &inputs, const std::vector<int64_t> &outputRegs,
-              const std::vector<T *> &outputs, int64_t total, int64_t begin, int64_t end,
-              T *scratch, const T **regs) {
+              const std::vector<T *> &outputs, const std::vector<int64_t> &inPlaceOutput,
+              int64_t total, int64_t begin, int64_t end, T *scratch, const T **regs) {
   const int64_t numInputs = int64_t(inputs.size());
   const T geluK = act::geluTanhK<T>();
   for (int64_t t = begin; t < end; t += kTile) {
@@ -199,7 +202,8 @@ void runTiles(const std::vector<Instruction> &program, const std::vector<double>
     }
     for (size_t p = 0; p < program.size(); ++p) {
       const Instruction &in = program[p];
-      T *dst = scratch + (numInputs + int64_t(p)) * kTile;
+      const int64_t reg = numInputs + int64_t(p);
+      T *dst = inPlaceOutput[reg] >= 0 ? outputs[inPlaceOutput[reg]] + t : scratch + reg * kTile;
       const T *a = regs[in.a], *b = in.b >= 0 ? regs[in.b] : nullptr;
       const double *imm = in.imm >= 0 ? imms.data() + in.imm : nullptr;
       if (runsScalar<T>(in.op))
@@ -207,10 +211,11 @@ void runTiles(const std::vector<Instruction> &program, const std::vector<double>
       else
         vectorized(
             [&in, a, b, imm, dst, n, geluK] { runInstruction<T>(in, a, b, imm, dst, n, geluK); });
-      regs[numInputs + int64_t(p)] = dst;
+      regs[reg] = dst;
     }
     for (size_t o = 0; o < outputs.size(); ++o)
-      std::memcpy(outputs[o] + t, regs[outputRegs[o]], size_t(n) * sizeof(T));
+      if (inPlaceOutput[outputRegs[o]] != int64_t(o))
+        std::memcpy(outputs[o] + t, regs[outputRegs[o]], size_t(n) * sizeof(T));
   }
 }
 
@@ -277,15 +282,34 @@ void fusedElementwiseKernel(KernelContext &ctx) {
     for (int o = 0; o < ctx.numOutputs(); ++o)
       outputs.push_back(ctx.output(o).template data<T>());
     const size_t numRegs = inputs.size() + program.size();
-    // Each piece handed to a thread is a whole number of tiles, so that
-    // every tile but the last starts at a multiple of kTile.
+    // An instruction writes its output's memory directly unless an input
+    // overlaps it (a later instruction of the tile may still read that
+    // input there) or an earlier output already took the register.
+    std::vector<int64_t> inPlaceOutput(numRegs, -1);
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      const int64_t reg = outputRegs[o];
+      const T *begin = outputs[o], *end = outputs[o] + total;
+      bool overlaps = std::any_of(inputs.begin(), inputs.end(), [&](const LoopInput<T> &in) {
+        return in.data < end && begin < in.data + in.period;
+      });
+      if (reg >= int64_t(inputs.size()) && !overlaps && inPlaceOutput[reg] < 0)
+        inPlaceOutput[reg] = int64_t(o);
+    }
+    // Pieces of whole tiles (every tile but the last starts at a multiple
+    // of kTile), their scratch taken before the threads start.
     const int64_t tiles = (total + kTile - 1) / kTile;
     const int64_t grain = std::max<int64_t>(1, kCostlyGrain / kTile);
-    parallelFor(tiles, grain, [&](int64_t b, int64_t e) {
-      std::vector<T> scratch(numRegs * kTile);
-      std::vector<const T *> regs(numRegs);
-      runTiles<T>(program, imms, inputs, outputRegs, outputs, total, b * kTile,
-                  std::min(total, e * kTile), scratch.data(), regs.data());
+    const int64_t pieces = std::clamp<int64_t>(tiles / grain, 1, 2 * int64_t(kernelThreads()));
+    const int64_t pieceSize = int64_t(numRegs) * kTile;
+    struct Tiles {};
+    T *scratch = scratchBuffer<T, Tiles>(size_t(pieces * pieceSize));
+    const T **regs = scratchBuffer<const T *, Tiles>(size_t(pieces) * numRegs);
+    parallelFor(pieces, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p)
+        runTiles<T>(program, imms, inputs, outputRegs, outputs, inPlaceOutput, total,
+                    std::min(total, p * tiles / pieces * kTile),
+                    std::min(total, (p + 1) * tiles / pieces * kTile), scratch + p * pieceSize,
+                    regs + p * numRegs);
     });
   });
 }
