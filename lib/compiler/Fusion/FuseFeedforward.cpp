@@ -174,7 +174,7 @@ LogicalResult checkForward(const Ffn &m, std::string &why);
 
 /// Matches the pre-layer-norm forward ops from layer_norm `ln`. Fails with
 /// `why` empty when `ln` starts no FFN block.
-FailureOr<Ffn> matchForward(Operation *ln, std::string &why) {
+FailureOr<Ffn> matchPreForward(Operation *ln, std::string &why) {
   Ffn m;
   m.ln = ln;
   FailureOr<Linear> l1 = matchLinear(ln->getResult(0));
@@ -517,7 +517,7 @@ LogicalResult rewrite(Ffn &m, FusionLog &log) {
 
 /// The whole match, in the pre or the post form.
 FailureOr<Ffn> match(Operation *ln, bool pre, std::string &why) {
-  FailureOr<Ffn> m = pre ? matchForward(ln, why) : matchPostForward(ln, why);
+  FailureOr<Ffn> m = pre ? matchPreForward(ln, why) : matchPostForward(ln, why);
   if (failed(m) || failed(matchBackward(*m, why)))
     return failure();
   if (why = whyInsideReadOutside(*m); !why.empty())
