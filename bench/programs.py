@@ -116,11 +116,11 @@ def _dropout(main, names, x, shape, p):
     return dropped
 
 
-def _attention_reshape(main, names, q, k, v, seq, d, heads, dropout):
-    """Paddle's MultiHeadAttention: reshape2 + transpose2 to [B, H, S, hd],
-    batched matmuls, transpose2 + reshape2 back (examples/transformer)."""
+def _heads_attention(main, names, q, k, v, seq, d, heads, dropout):
+    """Attention over heads q, k, v [B, H, S, hd]: the batched matmuls
+    around softmax (and dropout), then transpose2 + reshape2 back to
+    [B, S, d]."""
     hd = d // heads
-    q, k, v = (_split_heads(main, names, t, seq, d, heads) for t in (q, k, v))
     mm = names.layer("matmul_v2")
     scores = main.var(mm + ".tmp_0", [-1, heads, seq, seq])
     main.op("matmul_v2", {"X": [q], "Y": [k]}, {"Out": [scores]},
@@ -142,6 +142,13 @@ def _attention_reshape(main, names, q, k, v, seq, d, heads, dropout):
     return merged
 
 
+def _attention_reshape(main, names, q, k, v, seq, d, heads, dropout):
+    """Paddle's MultiHeadAttention: reshape2 + transpose2 to [B, H, S, hd],
+    batched matmuls, transpose2 + reshape2 back (examples/transformer)."""
+    q, k, v = (_split_heads(main, names, t, seq, d, heads) for t in (q, k, v))
+    return _heads_attention(main, names, q, k, v, seq, d, heads, dropout)
+
+
 def _attention_fused_qkv(main, names, qkv, seq, d, heads, dropout):
     """Multi-head attention from one fused QKV projection [B, S, 3d], in the
     layout Paddle's fused_attention pass matches: reshape2 to [B, S, H, 3hd],
@@ -161,26 +168,7 @@ def _attention_fused_qkv(main, names, qkv, seq, d, heads, dropout):
     q, k, v = (main.var("%s.tmp_%d" % (sp, i), [-1, heads, seq, hd]) for i in range(3))
     main.op("split", {"X": [per_head]}, {"Out": [q, k, v]},
             {"axis": ("INT", -1), "num": ("INT", 3), "sections": ("INTS", [])})
-    mm = names.layer("matmul_v2")
-    scores = main.var(mm + ".tmp_0", [-1, heads, seq, seq])
-    main.op("matmul_v2", {"X": [q], "Y": [k]}, {"Out": [scores]},
-            {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", True)})
-    weights = _softmax_dropout(main, names, scores, [-1, heads, seq, seq], hd, dropout)
-    mm = names.layer("matmul_v2")
-    ctx = main.var(mm + ".tmp_0", [-1, heads, seq, hd])
-    main.op("matmul_v2", {"X": [weights], "Y": [v]}, {"Out": [ctx]},
-            {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", False)})
-    t = names.layer("transpose2")
-    merged_t = main.var(t + ".tmp_0", [-1, seq, heads, hd])
-    main.op("transpose2", {"X": [ctx]},
-            {"Out": [merged_t], "XShape": [main.var(t + ".tmp_1", [0, -1, heads, seq, hd])]},
-            {"axis": ("INTS", [0, 2, 1, 3])})
-    r = names.layer("reshape2")
-    merged = main.var(r + ".tmp_0", [-1, seq, d])
-    main.op("reshape2", {"X": [merged_t]},
-            {"Out": [merged], "XShape": [main.var(r + ".tmp_1", [0, -1, seq, heads, hd])]},
-            {"shape": ("INTS", [0, 0, d])})
-    return merged
+    return _heads_attention(main, names, q, k, v, seq, d, heads, dropout)
 
 
 def _attention_split(main, names, q, k, v, seq, d, heads, dropout):
