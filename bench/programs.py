@@ -204,7 +204,8 @@ def _attention_split(main, names, q, k, v, seq, d, heads, dropout):
 
 
 def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape",
-                sparse_embedding=False, residual_dropout=0.0, normalize_before=True):
+                sparse_embedding=False, residual_dropout=0.0, normalize_before=True,
+                act_dropout=None):
     """examples/transformer's pre-LN encoder block (token embedding,
     layer_norm, 4-head self-attention with dropout on the attention weights,
     residual, layer_norm, GELU FFN, residual) with a classification head:
@@ -214,7 +215,7 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     servers). `residual_dropout` > 0 drops out the attention's and the
     FFN's outputs before their residual adds and the FFN's activation, as
     Paddle's TransformerEncoderLayer does (dropout1, dropout2, and
-    act_dropout, whose rate defaults to theirs). `normalize_before` False
+    `act_dropout`, whose rate defaults to theirs). `normalize_before` False
     makes it a post-layer-norm block (Paddle's normalize_before): each
     layer_norm follows its residual add instead of starting its
     sublayer. `heads_via` forms the attention heads from q, k, v
@@ -259,7 +260,8 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     hidden = gp.linear(main, startup, names, ln2, rows, d, ffn, seed=16)
     act = main.var(names.layer("gelu") + ".tmp_0", [-1, seq, ffn])
     main.op("gelu", {"X": [hidden]}, {"Out": [act]}, {"approximate": ("BOOLEAN", False)})
-    act = _dropout(main, names, act, [-1, seq, ffn], residual_dropout)
+    act = _dropout(main, names, act, [-1, seq, ffn],
+                   residual_dropout if act_dropout is None else act_dropout)
     out_ffn = gp.linear(main, startup, names, act, rows, ffn, d, seed=17)
     out_ffn = _dropout(main, names, out_ffn, [-1, seq, d], residual_dropout)
     out = main.var(names.layer("tmp") + ".tmp_0", [-1, seq, d])

@@ -1,10 +1,11 @@
 """Inputs and checks of the data-parallel equivalence tests.
 
-    data_parallel.py transformer OUT_DIR [--dropout P] [--post-layer-norm]
-                     [--fused-qkv]
+    data_parallel.py transformer OUT_DIR [--dropout P] [--act-dropout P]
+                     [--post-layer-norm] [--fused-qkv]
         writes a small trainable transformer block (bench/programs.py's,
         without dropout, or with P on the attention weights, the FFN's
-        activation and before both residual adds; with --post-layer-norm
+        activation (--act-dropout if given) and before both residual adds;
+        with --post-layer-norm
         each layer_norm after its residual add; with --fused-qkv one QKV
         projection in the layout of Paddle's fused_attention pattern) as
         OUT_DIR/main.json +
@@ -32,7 +33,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
-def transformer(out, dropout=0.0, post_layer_norm=False, fused_qkv=False):
+def transformer(out, dropout=0.0, post_layer_norm=False, fused_qkv=False, act_dropout=None):
     path = os.path.join(ROOT, "bench", "programs.py")
     spec = importlib.util.spec_from_file_location("programs", path)
     programs = importlib.util.module_from_spec(spec)
@@ -42,7 +43,8 @@ def transformer(out, dropout=0.0, post_layer_norm=False, fused_qkv=False):
                                             classes=classes, dropout=dropout,
                                             heads_via="fused_qkv" if fused_qkv else "reshape",
                                             residual_dropout=dropout,
-                                            normalize_before=not post_layer_norm)
+                                            normalize_before=not post_layer_norm,
+                                            act_dropout=act_dropout)
     programs.save(main, os.path.join(out, "main.json"))
     programs.save(startup, os.path.join(out, "startup.json"))
     rng = np.random.default_rng(5)
@@ -144,6 +146,7 @@ def main():
     t.add_argument("--dropout", type=float, default=0.0)
     t.add_argument("--post-layer-norm", action="store_true")
     t.add_argument("--fused-qkv", action="store_true")
+    t.add_argument("--act-dropout", type=float)
     c = sub.add_parser("compare")
     c.add_argument("serial")
     c.add_argument("other")
@@ -160,7 +163,8 @@ def main():
         return 0 if same_metrics(args) else 1
     if args.command == "transformer":
         os.makedirs(args.out, exist_ok=True)
-        transformer(args.out, args.dropout, args.post_layer_norm, args.fused_qkv)
+        transformer(args.out, args.dropout, args.post_layer_norm, args.fused_qkv,
+                    args.act_dropout)
         return 0
     return 0 if compare(args) else 1
 
