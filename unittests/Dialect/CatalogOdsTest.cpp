@@ -46,7 +46,7 @@ bool isSegmentAttr(StringRef name) {
 /// Checks that `op` has ODS's count trait for `numFixed` fixed groups plus
 /// (when `variable`) some optional or variadic ones. Ops have at most
 /// kMaxGroups fixed groups.
-constexpr unsigned kMaxGroups = 12;
+constexpr unsigned kMaxGroups = 20;
 
 template <template <typename> class Zero, template <typename> class One,
           template <unsigned> class N, template <unsigned> class AtLeast,

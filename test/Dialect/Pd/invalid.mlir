@@ -1046,3 +1046,33 @@ pd.program @main {
   // expected-error @below {{pd.fused_feedforward: attribute 'ring_id' = 0: tensor-parallel feed-forward blocks are not supported}}
   %r:11 = pd.fused_feedforward %x, %w1, %w2 {ring_id = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 0, 1, 0, 0, 0, 0, 0>} : (tensor<2x3x4xf32>, tensor<4x8xf32>, tensor<8x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x8xui8>, tensor<2x3x4xui8>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<2x3x8xf32>, tensor<2x3x4xf32>, tensor<2x3x8xf32>, tensor<2x3x4xf32>)
 }
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<?x5x8xf32>
+  %w = pd.feed {pd.out_names = ["w"]} : tensor<3x2x4x8xf32>
+  %o = pd.feed {pd.out_names = ["o"]} : tensor<8x8xf32>
+  // expected-error @below {{pd.fused_attention: attribute 'transpose_qkv_wb': the transposed QKV weight form is not supported}}
+  %r:19 = pd.fused_attention %x, %w, %o {transpose_qkv_wb = true, operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 1, 0, 0, 0>} : (tensor<?x5x8xf32>, tensor<3x2x4x8xf32>, tensor<8x8xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x3x2x4xf32>, tensor<?x5x3x2x4xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xf32>, tensor<?x5x8xui8>, tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x8xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<?x5x8xf32>
+  %w = pd.feed {pd.out_names = ["w"]} : tensor<3x2x4x8xf32>
+  %o = pd.feed {pd.out_names = ["o"]} : tensor<8x8xf32>
+  // expected-error @below {{pd.fused_attention: attribute 'ring_id' = 1: tensor-parallel attention is not supported}}
+  %r:19 = pd.fused_attention %x, %w, %o {ring_id = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 1, 0, 0, 0>} : (tensor<?x5x8xf32>, tensor<3x2x4x8xf32>, tensor<8x8xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x3x2x4xf32>, tensor<?x5x3x2x4xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xf32>, tensor<?x5x8xui8>, tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x8xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<?x5x8xf32>
+  %w = pd.feed {pd.out_names = ["w"]} : tensor<3x2x3x8xf32>
+  %o = pd.feed {pd.out_names = ["o"]} : tensor<8x8xf32>
+  // expected-error @below {{pd.fused_attention: input slot 'QKVW' 'tensor<3x2x3x8xf32>' must be [3, heads, head_dim, 8] with heads·head_dim = 8}}
+  %r:19 = pd.fused_attention %x, %w, %o {operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 1, 0, 0, 0>} : (tensor<?x5x8xf32>, tensor<3x2x3x8xf32>, tensor<8x8xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x3x2x4xf32>, tensor<?x5x3x2x4xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xf32>, tensor<?x5x8xui8>, tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x8xf32>)
+}

@@ -266,4 +266,89 @@ LogicalResult inferFusedFeedforwardGrad(InferContext &c) {
   return success();
 }
 
+/// X [B, S, d]; QKVW [3, H, hd, d] with H·hd = d, QKVBias [3, H, hd];
+/// SrcMask broadcast to [B, H, S, S]; OutLinearW [d, d], OutLinearBias and
+/// the layer norms' scale and bias [d]. The results are the intermediate
+/// values of Paddle's fused_attention (see PdFusionOps.td) and Y like X.
+LogicalResult inferFusedAttention(InferContext &c) {
+  if (failed(c.requireStringIn("attn_dropout_implementation",
+                               {"upscale_in_train", "downgrade_in_infer"})) ||
+      failed(
+          c.requireStringIn("dropout_implementation", {"upscale_in_train", "downgrade_in_infer"})))
+    return failure();
+  for (const char *rate : {"attn_dropout_rate", "dropout_rate"}) {
+    double p = c.getFloat(rate);
+    if (!(p >= 0 && p <= 1))
+      return c.error() << "attribute '" << rate << "' = " << p << " must be in [0, 1]";
+  }
+  if (c.getBool("transpose_qkv_wb"))
+    return c.error() << "attribute 'transpose_qkv_wb': the transposed QKV weight form is not "
+                        "supported";
+  if (c.getInt("ring_id") != -1)
+    return c.error() << "attribute 'ring_id' = " << c.getInt("ring_id")
+                     << ": tensor-parallel attention is not supported";
+  if (!c.getBool("pre_layer_norm") && !c.getBool("add_residual"))
+    return c.error() << "pre_layer_norm and add_residual cannot both be false";
+  RankedTensorType x = c.input(0), w = c.input(3), wOut = c.input(6);
+  if (x.getRank() != 3)
+    return c.error() << "input slot 'X' " << x << " must be [batch, seq, embed]";
+  int64_t d = x.getDimSize(2), s = x.getDimSize(1);
+  if (w.getRank() != 4 || w.getDimSize(0) != 3 || !mergeEqualDim(w.getDimSize(3), d) ||
+      !mergeEqualDim(w.getDimSize(1) * w.getDimSize(2), d))
+    return c.error() << "input slot 'QKVW' " << w << " must be [3, heads, head_dim, " << d
+                     << "] with heads·head_dim = " << d;
+  int64_t h = w.getDimSize(1), hd = w.getDimSize(2);
+  if (RankedTensorType b = c.input(4);
+      b && (b.getRank() != 3 || b.getShape() != ArrayRef<int64_t>{3, h, hd}))
+    return c.error() << "input slot 'QKVBias' " << b << " must be [3, " << h << ", " << hd << "]";
+  if (wOut.getRank() != 2 || !mergeEqualDim(wOut.getDimSize(0), d) ||
+      !mergeEqualDim(wOut.getDimSize(1), d))
+    return c.error() << "input slot 'OutLinearW' " << wOut << " must be [" << d << ", " << d << "]";
+  static constexpr std::pair<unsigned, const char *> kVectors[] = {
+      {1, "LnScale"}, {2, "LnBias"}, {7, "OutLinearBias"}, {8, "Ln2Scale"}, {9, "Ln2Bias"}};
+  for (auto [slot, name] : kVectors)
+    if (RankedTensorType t = c.input(slot);
+        t && (t.getRank() != 1 || !mergeEqualDim(t.getDimSize(0), d)))
+      return c.error() << "input slot '" << name << "' " << t << " must be [" << d << "]";
+  for (unsigned slot : {3u, 6u})
+    if (c.input(slot).getElementType() != x.getElementType())
+      return c.error() << "the weights must have the element type of input slot 'X' " << x;
+  int64_t batch = x.getDimSize(0);
+  Dims scores = {batch, h, s, s};
+  if (RankedTensorType mask = c.input(5)) {
+    if (mask.getRank() != 4 || mask.getElementType() != x.getElementType())
+      return c.error() << "input slot 'SrcMask' " << mask << " must be a 4-D " << x.getElementType()
+                       << " tensor broadcast to [batch, " << h << ", " << s << ", " << s << "]";
+    for (int i = 0; i < 4; ++i)
+      if (mask.getDimSize(i) != 1 && !mergeEqualDim(mask.getDimSize(i), scores[i]))
+        return c.error() << "input slot 'SrcMask' " << mask << " does not broadcast to [batch, "
+                         << h << ", " << s << ", " << s << "]";
+  }
+  Type t = x.getElementType();
+  Type u8 = IntegerType::get(c.getContext(), 8, IntegerType::Unsigned);
+  Type statType = t.isF16() || t.isBF16() ? Type(Float32Type::get(c.getContext())) : t;
+  Dims rows = {product(x.getShape().take_front(2))};
+  Dims qkv = {batch, s, 3, h, hd};
+  c.setResult(0, rows, statType);
+  c.setResult(1, rows, statType);
+  c.setResult(2, x);
+  c.setResult(3, qkv, t);
+  c.setResult(4, qkv, t);
+  c.setResult(5, {3, batch, h, s, hd}, t);
+  c.setResult(6, scores, t);
+  c.setResult(7, {batch, h, s, hd}, t);
+  c.setResult(8, scores, t);
+  c.setResult(9, scores, u8);
+  c.setResult(10, scores, t);
+  c.setResult(11, scores, t);
+  c.setResult(12, {batch, s, h, hd}, t);
+  c.setResult(13, x);
+  c.setResult(14, x.getShape(), u8);
+  c.setResult(15, rows, statType);
+  c.setResult(16, rows, statType);
+  c.setResult(17, x);
+  c.setResult(18, x);
+  return success();
+}
+
 } // namespace distc::pd::infer

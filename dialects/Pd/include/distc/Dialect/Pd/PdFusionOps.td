@@ -368,6 +368,65 @@ def Pd_FusedFeedforwardGradOp
   let spmdRule = "replicated";
 }
 
+// --- fused_attention ---------------------------------------------------------
+
+def Pd_FusedAttentionOp : Pd_CatalogOp<"fused_attention", [AttrSizedOperandSegments]> {
+  let summary = "A transformer's multi-head self-attention block as one op";
+  let description = [{
+    Paddle's fused_attention (incubate fused_multi_head_attention), as its
+    documentation defines it, with QKVW [3, H, hd, d] and QKVBias
+    [3, H, hd]:
+
+    ```
+    residual = X
+    out = pre_layer_norm ? layer_norm(X) : X        (LnOut, LnMean, LnVariance)
+    qkv = out · QKVWᵀ + QKVBias, as [B, S, 3, H, hd]    (QKVOut, QKVBiasOut)
+    q, k, v = transpose(qkv, [2, 0, 3, 1, 4])        (TransposeOut2)
+    w = softmax(q·hd^-0.5 · kᵀ [+ SrcMask])          (QKOut, SrcMaskOut, SoftmaxOut)
+    w = dropout(w, attn_dropout_rate)                (AttnDropoutOut, its mask)
+    o = transpose(w·v, [0, 2, 1, 3]) as [B, S, d]    (QKTVOut, FMHAOut)
+    o = o · OutLinearW + OutLinearBias               (OutLinearOut)
+    o = dropout(o, dropout_rate) [+ residual]        (DropoutMaskOut, BiasDropoutResidualOut)
+    Y = pre_layer_norm ? o : layer_norm(o)           (Ln2Mean, Ln2Variance)
+    ```
+
+    distc runs it in inference programs (and without a gradient):
+    Paddle's transposed-weight form (`transpose_qkv_wb`), the cache for
+    generation (CacheKV) and tensor-parallel `ring_id` are refused.
+  }];
+  let arguments = (ins PdTensor:$X, Optional<PdTensor>:$LnScale, Optional<PdTensor>:$LnBias,
+                       PdTensor:$QKVW, Optional<PdTensor>:$QKVBias, Optional<PdTensor>:$SrcMask,
+                       PdTensor:$OutLinearW, Optional<PdTensor>:$OutLinearBias,
+                       Optional<PdTensor>:$Ln2Scale, Optional<PdTensor>:$Ln2Bias,
+                       PdInt<"-1">:$num_heads, PdBool<"false">:$transpose_qkv_wb,
+                       PdBool<"false">:$pre_layer_norm, PdFloat<"1e-05">:$epsilon,
+                       PdFloat<"0.5">:$attn_dropout_rate, PdBool<"false">:$is_test,
+                       PdBool<"true">:$attn_dropout_fix_seed, PdInt<"0">:$attn_dropout_seed,
+                       PdStr<"downgrade_in_infer">:$attn_dropout_implementation,
+                       PdFloat<"0.5">:$dropout_rate, PdBool<"true">:$dropout_fix_seed,
+                       PdInt<"0">:$dropout_seed,
+                       PdStr<"downgrade_in_infer">:$dropout_implementation,
+                       PdFloat<"1e-05">:$ln_epsilon, PdBool<"true">:$add_residual,
+                       PdInt<"-1">:$ring_id);
+  let results = (outs PdTensor:$LnMean, PdTensor:$LnVariance, PdTensor:$LnOut,
+                      PdTensor:$QKVOut, PdTensor:$QKVBiasOut, PdTensor:$TransposeOut2,
+                      PdTensor:$QKOut, PdTensor:$QKTVOut, PdTensor:$SoftmaxOut,
+                      PdTensor:$AttnDropoutMaskOut, PdTensor:$AttnDropoutOut,
+                      PdTensor:$SrcMaskOut, PdTensor:$FMHAOut, PdTensor:$OutLinearOut,
+                      PdTensor:$DropoutMaskOut, PdTensor:$Ln2Mean, PdTensor:$Ln2Variance,
+                      PdTensor:$BiasDropoutResidualOut, PdTensor:$Y);
+  let optionalOutputs = ["LnMean", "LnVariance", "LnOut", "QKVOut", "QKVBiasOut",
+                         "TransposeOut2", "QKOut", "QKTVOut", "SoftmaxOut",
+                         "AttnDropoutMaskOut", "AttnDropoutOut", "SrcMaskOut", "FMHAOut",
+                         "OutLinearOut", "DropoutMaskOut", "Ln2Mean", "Ln2Variance",
+                         "BiasDropoutResidualOut"];
+  let unsupportedInputs = ["CacheKV"];
+  let hasPirForm = 0;
+  let inferRule = "inferFusedAttention";
+  let lowering = [{ lowerFusedAttention(op) }];
+  let spmdRule = "replicated";
+}
+
 // --- fuse_all_optimizer_ops -------------------------------------------------
 
 // One multi-tensor update of several parameters: slot S holds the S of every
