@@ -35,45 +35,16 @@ LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
                 hd = DimDesc::fixed(headDim), three = DimDesc::fixed(3);
   const SymShape scores = {b, h, s, s}, perHead = {b, h, s, hd};
   const std::string name = nameOf(att.getY());
-  const bool training = isTrainingDropout(op);
 
   // Each step's result: the op's result of that name (defined whether or
   // not another op reads it: the next step does).
   auto result = [&](Value v, SymShape dims) { return defineResult(v, std::move(dims)); };
-  auto layerNorm = [&](int32_t in, Value scale, Value bias, Value y, Value mean, Value variance,
-                       double epsilon) -> LogicalResult {
-    FailureOr<int32_t> out = result(y, xd), m = result(mean, {*rows}),
-                       v = result(variance, {*rows});
-    if (failed(out) || failed(m) || failed(v))
-      return failure();
-    emit("layer_norm", {in, scale ? bufferOf(scale) : -1, bias ? bufferOf(bias) : -1},
-         {*out, *m, *v},
-         {AttrDesc::ofFloat("epsilon", epsilon), AttrDesc::ofInt("begin_norm_axis", 2)});
-    return success();
-  };
-  // Dropout `prefix` ("attn_dropout" or "dropout") of `in`, `y` added.
+  // Dropout `prefix` ("attn_dropout" or "dropout") of `in`, `y` added,
+  // into result `out` (a view of `in` when it is the identity).
   auto dropout = [&](const std::string &prefix, int32_t in, int32_t y, Value mask,
                      const SymShape &dims, Value out) -> FailureOr<int32_t> {
-    DropoutCall call;
-    call.x = in;
-    call.y = y;
-    call.p = attrs.getFloat(prefix + "_rate");
-    call.upscale = attrs.getString(prefix + "_implementation") == "upscale_in_train";
-    call.training = training && call.p > 0;
-    if (call.p == 0)
-      call.upscale = true;
-    if (call.training) {
-      call.seed = dropoutSeed(attrs.getBool(prefix + "_fix_seed"), attrs.getInt(prefix + "_seed"),
-                              nameOf(mask));
-      FailureOr<int32_t> m = result(mask, dims);
-      if (failed(m))
-        return failure();
-      call.mask = *m;
-    } else if (failed(fillMaskIfRead(mask, dims))) {
-      return failure();
-    }
     FailureOr<int32_t> dropped =
-        emitDropout(call, name + "." + prefix, [&] { return result(out, dims); });
+        emitFusedDropout(op, prefix, in, y, mask, dims, [&] { return result(out, dims); });
     if (succeeded(dropped) && *dropped == in && failed(defineView(out, in, dims)))
       return failure();
     return dropped;
@@ -89,8 +60,8 @@ LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
 
   int32_t in = bufferOf(x);
   if (pre) {
-    if (failed(layerNorm(in, att.getLnScale(), att.getLnBias(), att.getLnOut(), att.getLnMean(),
-                         att.getLnVariance(), attrs.getFloat("epsilon"))))
+    if (failed(emitLayerNorm(in, att.getLnScale(), att.getLnBias(), att.getLnOut(), att.getLnMean(),
+                             att.getLnVariance(), xd, *rows, attrs.getFloat("epsilon"))))
       return failure();
     in = bufferOf(att.getLnOut());
   }
@@ -185,8 +156,8 @@ LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
     return failure();
   if (pre)
     return success();
-  return layerNorm(*out, att.getLn2Scale(), att.getLn2Bias(), att.getY(), att.getLn2Mean(),
-                   att.getLn2Variance(), attrs.getFloat("ln_epsilon"));
+  return emitLayerNorm(*out, att.getLn2Scale(), att.getLn2Bias(), att.getY(), att.getLn2Mean(),
+                       att.getLn2Variance(), xd, *rows, attrs.getFloat("ln_epsilon"));
 }
 
 } // namespace distc::target

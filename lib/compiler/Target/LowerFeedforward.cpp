@@ -74,55 +74,21 @@ LogicalResult ProgramLowering::lowerFusedFeedforward(Operation *op) {
   if (failed(dims))
     return failure();
   const bool pre = attrs.getBool("pre_layer_norm"), residual = attrs.getBool("add_residual");
-  const bool training = isTrainingDropout(op);
-  const int64_t rank = static_cast<int64_t>(dims->x.size());
   const std::string name = nameOf(ffn.getOut());
   const int32_t x = bufferOf(ffn.getX());
 
-  // A layer norm over the last dim of `in`.
-  auto layerNorm = [&](int32_t in, Value scale, Value bias, Value y, Value mean, Value variance,
-                       double epsilon) -> LogicalResult {
-    FailureOr<int32_t> out = defineResult(y, dims->x);
-    FailureOr<int32_t> m = defineResult(mean, {dims->rows});
-    FailureOr<int32_t> v = defineResult(variance, {dims->rows});
-    if (failed(out) || failed(m) || failed(v))
-      return failure();
-    emit("layer_norm", {in, scale ? bufferOf(scale) : -1, bias ? bufferOf(bias) : -1},
-         {*out, *m, *v},
-         {AttrDesc::ofFloat("epsilon", epsilon), AttrDesc::ofInt("begin_norm_axis", rank - 1)});
-    return success();
-  };
-  // Dropout `which` (1 or 2) of `in`, `y` added; its result goes to
-  // `defineOut`'s buffer. Rate 0 is the identity.
+  // Dropout `which` (1 or 2) of `in`, `y` added.
   auto dropout = [&](int which, int32_t in, int32_t y, Value mask, const SymShape &maskDims,
-                     llvm::function_ref<FailureOr<int32_t>()> defineOut) -> FailureOr<int32_t> {
-    std::string k = "dropout" + std::to_string(which);
-    DropoutCall call;
-    call.x = in;
-    call.y = y;
-    call.p = attrs.getFloat(k + "_rate");
-    call.upscale = attrs.getString(k + "_implementation") == "upscale_in_train";
-    call.training = training && call.p > 0;
-    if (call.p == 0)
-      call.upscale = true; // x·(1 − 0) is x
-    if (call.training) {
-      std::string seedName = attrs.getString(k + "_seed_name");
-      call.seed = dropoutSeed(attrs.getBool(k + "_fix_seed"), attrs.getInt(k + "_seed"),
-                              seedName.empty() ? nameOf(mask) : seedName);
-      FailureOr<int32_t> m = defineResult(mask, maskDims);
-      if (failed(m))
-        return failure();
-      call.mask = *m;
-    } else if (failed(fillMaskIfRead(mask, maskDims))) {
-      return failure();
-    }
-    return emitDropout(call, name + "." + k, defineOut);
+                     llvm::function_ref<FailureOr<int32_t>()> defineOut) {
+    return emitFusedDropout(op, "dropout" + std::to_string(which), in, y, mask, maskDims,
+                            defineOut);
   };
 
   int32_t lnOut = x;
   if (pre) {
-    if (failed(layerNorm(x, ffn.getLn1Scale(), ffn.getLn1Bias(), ffn.getLn1Out(), ffn.getLn1Mean(),
-                         ffn.getLn1Variance(), attrs.getFloat("ln1_epsilon"))))
+    if (failed(emitLayerNorm(x, ffn.getLn1Scale(), ffn.getLn1Bias(), ffn.getLn1Out(),
+                             ffn.getLn1Mean(), ffn.getLn1Variance(), dims->x, dims->rows,
+                             attrs.getFloat("ln1_epsilon"))))
       return failure();
     lnOut = bufferOf(ffn.getLn1Out());
   }
@@ -167,8 +133,9 @@ LogicalResult ProgramLowering::lowerFusedFeedforward(Operation *op) {
     return failure();
   if (pre)
     return success();
-  return layerNorm(*dropped2, ffn.getLn2Scale(), ffn.getLn2Bias(), ffn.getOut(), ffn.getLn2Mean(),
-                   ffn.getLn2Variance(), attrs.getFloat("ln2_epsilon"));
+  return emitLayerNorm(*dropped2, ffn.getLn2Scale(), ffn.getLn2Bias(), ffn.getOut(),
+                       ffn.getLn2Mean(), ffn.getLn2Variance(), dims->x, dims->rows,
+                       attrs.getFloat("ln2_epsilon"));
 }
 
 LogicalResult ProgramLowering::lowerFusedFeedforwardGrad(Operation *op) {

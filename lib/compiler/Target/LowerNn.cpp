@@ -181,6 +181,48 @@ int64_t ProgramLowering::dropoutSeed(bool fixSeed, int64_t seed, const std::stri
 }
 
 FailureOr<int32_t>
+ProgramLowering::emitFusedDropout(Operation *op, const std::string &prefix, int32_t in, int32_t y,
+                                  Value mask, const SymShape &maskDims,
+                                  llvm::function_ref<FailureOr<int32_t>()> defineOut) {
+  pd::OpAttributes attrs(op);
+  DropoutCall call;
+  call.x = in;
+  call.y = y;
+  call.p = attrs.getFloat(prefix + "_rate");
+  call.upscale = attrs.getString(prefix + "_implementation") == "upscale_in_train";
+  call.training = isTrainingDropout(op) && call.p > 0;
+  if (call.p == 0)
+    call.upscale = true; // x·(1 − 0) is x
+  if (call.training) {
+    auto seedName = op->getAttrOfType<StringAttr>(prefix + "_seed_name");
+    call.seed =
+        dropoutSeed(attrs.getBool(prefix + "_fix_seed"), attrs.getInt(prefix + "_seed"),
+                    seedName && !seedName.getValue().empty() ? seedName.str() : nameOf(mask));
+    FailureOr<int32_t> m = defineResult(mask, maskDims);
+    if (failed(m))
+      return failure();
+    call.mask = *m;
+  } else if (failed(fillMaskIfRead(mask, maskDims))) {
+    return failure();
+  }
+  return emitDropout(call, nameOf(op->getResult(0)) + "." + prefix, defineOut);
+}
+
+LogicalResult ProgramLowering::emitLayerNorm(int32_t in, Value scale, Value bias, Value y,
+                                             Value mean, Value variance, const SymShape &dims,
+                                             DimDesc rows, double epsilon) {
+  FailureOr<int32_t> out = defineResult(y, dims);
+  FailureOr<int32_t> m = defineResult(mean, {rows});
+  FailureOr<int32_t> v = defineResult(variance, {rows});
+  if (failed(out) || failed(m) || failed(v))
+    return failure();
+  emit("layer_norm", {in, scale ? bufferOf(scale) : -1, bias ? bufferOf(bias) : -1}, {*out, *m, *v},
+       {AttrDesc::ofFloat("epsilon", epsilon),
+        AttrDesc::ofInt("begin_norm_axis", static_cast<int64_t>(dims.size()) - 1)});
+  return success();
+}
+
+FailureOr<int32_t>
 ProgramLowering::emitDropout(const DropoutCall &call, const std::string &name,
                              llvm::function_ref<FailureOr<int32_t>()> defineOut) {
   if (call.training) {

@@ -181,6 +181,19 @@ public:
   /// x itself; returns the buffer holding it. `name` names temporaries.
   mlir::FailureOr<int32_t> emitDropout(const DropoutCall &call, const std::string &name,
                                        llvm::function_ref<mlir::FailureOr<int32_t>()> defineOut);
+  /// A fused op's dropout whose attributes are `prefix`_rate,
+  /// _implementation, _fix_seed, _seed (and _seed_name, the name an unfixed
+  /// seed derives from, else `mask`'s): of `in`, `y` (when >= 0) added, the
+  /// result in `defineOut`'s buffer (emitDropout). Rate 0 is the identity.
+  mlir::FailureOr<int32_t>
+  emitFusedDropout(mlir::Operation *op, const std::string &prefix, int32_t in, int32_t y,
+                   mlir::Value mask, const SymShape &maskDims,
+                   llvm::function_ref<mlir::FailureOr<int32_t>()> defineOut);
+  /// layer_norm of `in` ([rows, last dim] over `dims`) into results `y`,
+  /// `mean`, `variance`, with the optional `scale` and `bias`.
+  mlir::LogicalResult emitLayerNorm(int32_t in, mlir::Value scale, mlir::Value bias, mlir::Value y,
+                                    mlir::Value mean, mlir::Value variance, const SymShape &dims,
+                                    DimDesc rows, double epsilon);
   /// In an inference form, a dropout's mask is all ones: written when
   /// some op reads `mask`.
   mlir::LogicalResult fillMaskIfRead(mlir::Value mask, const SymShape &dims);
