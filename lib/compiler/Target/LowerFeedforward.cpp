@@ -158,21 +158,15 @@ LogicalResult ProgramLowering::lowerFusedFeedforwardGrad(Operation *op) {
     return defineResult(result, std::move(shape));
   };
   // dropout `which`'s gradient of `dy` (the identity at rate 0).
-  auto dropoutGrad = [&](int which, int32_t dy, Value mask, const SymShape &shape) -> int32_t {
+  auto dropoutGrad = [&](int which, int32_t dy, Value mask,
+                         const SymShape &shape) -> FailureOr<int32_t> {
     std::string k = "dropout" + std::to_string(which);
     double p = attrs.getFloat(k + "_rate");
-    bool upscale = attrs.getString(k + "_implementation") == "upscale_in_train";
-    if (p == 0 || (!training && upscale))
+    if (p == 0)
       return dy;
-    int32_t dx = temp(name + "." + k + "_grad", dy, shape);
-    if (training)
-      emit("dropout_grad", {bufferOf(mask), dy}, {dx},
-           {AttrDesc::ofFloat("p", p), AttrDesc::ofInt("upscale", upscale)});
-    else
-      emit("scale", {dy}, {dx},
-           {AttrDesc::ofFloat("scale", 1.0 - p), AttrDesc::ofFloat("bias", 0.0),
-            AttrDesc::ofInt("bias_after_scale", 1)});
-    return dx;
+    return emitDropoutGradOf(
+        mask, dy, p, attrs.getString(k + "_implementation") == "upscale_in_train", training,
+        [&]() -> FailureOr<int32_t> { return temp(name + "." + k + "_grad", dy, shape); });
   };
   // The gradients of one linear (and the activation before it when given).
   auto linearGrad = [&](int32_t dy, int32_t in, const SymShape &inView, Value w, Value dw, Value db,
@@ -208,16 +202,20 @@ LogicalResult ProgramLowering::lowerFusedFeedforwardGrad(Operation *op) {
 
   // linear2 through dropout2, then the activation and linear1 through
   // dropout1.
-  int32_t dLinear2 = dropoutGrad(2, dSum, grad.getDropout2Mask(), dims->x);
+  FailureOr<int32_t> dLinear2 = dropoutGrad(2, dSum, grad.getDropout2Mask(), dims->x);
+  if (failed(dLinear2))
+    return failure();
   int32_t dDropped1 = temp(name + ".dropout1_out_grad", dOut, dims->hidden);
-  if (failed(linearGrad(dLinear2, bufferOf(grad.getDropout1Out()), rowsF, grad.getLinear2Weight(),
+  if (failed(linearGrad(*dLinear2, bufferOf(grad.getDropout1Out()), rowsF, grad.getLinear2Weight(),
                         grad.getLinear2Weight_GRAD(), grad.getLinear2Bias_GRAD(),
                         view(dDropped1, rowsF), "none", -1)))
     return failure();
-  int32_t dAct = dropoutGrad(1, dDropped1, grad.getDropout1Mask(), dims->hidden);
+  FailureOr<int32_t> dAct = dropoutGrad(1, dDropped1, grad.getDropout1Mask(), dims->hidden);
+  if (failed(dAct))
+    return failure();
   int32_t lnOut = pre ? bufferOf(grad.getLn1Out()) : bufferOf(grad.getX());
   int32_t dLnOut = temp(name + ".ln1_out_grad", dOut, dims->x);
-  if (failed(linearGrad(dAct, lnOut, rowsD, grad.getLinear1Weight(), grad.getLinear1Weight_GRAD(),
+  if (failed(linearGrad(*dAct, lnOut, rowsD, grad.getLinear1Weight(), grad.getLinear1Weight_GRAD(),
                         grad.getLinear1Bias_GRAD(), view(dLnOut, rowsD),
                         attrs.getString("act_method"),
                         view(bufferOf(grad.getLinear1Out()), rowsF))))

@@ -463,24 +463,33 @@ LogicalResult ProgramLowering::lowerFusedDropoutAddGrad(Operation *op) {
 
 LogicalResult ProgramLowering::emitDropoutGrad(Operation *op, Value mask, Value dout, Value dx,
                                                double p, StringRef impl) {
-  bool upscale = impl == "upscale_in_train";
-  if (!isTrainingDropout(op)) {
-    if (upscale)
-      return failed(defineView(dx, bufferOf(dout), dimsOf(dout))) ? failure() : success();
-    FailureOr<int32_t> result = defineResult(dx, dimsOf(dout));
-    if (failed(result))
-      return failure();
-    emit("scale", {bufferOf(dout)}, {*result},
-         {AttrDesc::ofFloat("scale", 1.0 - p), AttrDesc::ofFloat("bias", 0.0),
-          AttrDesc::ofInt("bias_after_scale", 1)});
-    return success();
-  }
-  FailureOr<int32_t> result = defineResult(dx, dimsOf(dout));
+  int32_t dy = bufferOf(dout);
+  FailureOr<int32_t> result =
+      emitDropoutGradOf(mask, dy, p, impl == "upscale_in_train", isTrainingDropout(op),
+                        [&] { return defineResult(dx, dimsOf(dout)); });
   if (failed(result))
     return failure();
-  emit("dropout_grad", {bufferOf(mask), bufferOf(dout)}, {*result},
-       {AttrDesc::ofFloat("p", p), AttrDesc::ofInt("upscale", upscale)});
+  if (*result == dy && failed(defineView(dx, dy, dimsOf(dout))))
+    return failure();
   return success();
+}
+
+FailureOr<int32_t>
+ProgramLowering::emitDropoutGradOf(Value mask, int32_t dy, double p, bool upscale, bool training,
+                                   llvm::function_ref<FailureOr<int32_t>()> defineOut) {
+  if (!training && upscale)
+    return dy;
+  FailureOr<int32_t> dx = defineOut();
+  if (failed(dx))
+    return failure();
+  if (training)
+    emit("dropout_grad", {bufferOf(mask), dy}, {*dx},
+         {AttrDesc::ofFloat("p", p), AttrDesc::ofInt("upscale", upscale)});
+  else
+    emit("scale", {dy}, {*dx},
+         {AttrDesc::ofFloat("scale", 1.0 - p), AttrDesc::ofFloat("bias", 0.0),
+          AttrDesc::ofInt("bias_after_scale", 1)});
+  return *dx;
 }
 
 LogicalResult ProgramLowering::lowerSoftmaxCrossEntropyGrad(Operation *op) {

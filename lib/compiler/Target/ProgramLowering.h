@@ -246,6 +246,12 @@ public:
   /// fused_dropout_add_grad `op`.
   mlir::LogicalResult emitDropoutGrad(mlir::Operation *op, mlir::Value mask, mlir::Value dout,
                                       mlir::Value dx, double p, llvm::StringRef impl);
+  /// The same over buffers: dropout's gradient of `dy`, into the buffer
+  /// `defineOut` defines, except in the inference form of upscale_in_train,
+  /// which is `dy` itself; returns the buffer holding it.
+  mlir::FailureOr<int32_t>
+  emitDropoutGradOf(mlir::Value mask, int32_t dy, double p, bool upscale, bool training,
+                    llvm::function_ref<mlir::FailureOr<int32_t>()> defineOut);
   mlir::LogicalResult lowerSoftmaxCrossEntropyGrad(mlir::Operation *op);
   mlir::LogicalResult lowerSum(mlir::Operation *op);
   mlir::LogicalResult lowerOptimizer(mlir::Operation *op);
