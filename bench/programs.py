@@ -126,6 +126,12 @@ def _heads_attention(main, names, q, k, v, seq, d, heads, dropout):
     main.op("matmul_v2", {"X": [q], "Y": [k]}, {"Out": [scores]},
             {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", True)})
     weights = _softmax_dropout(main, names, scores, [-1, heads, seq, seq], hd, dropout)
+    return _merge_heads(main, names, weights, v, seq, d, heads)
+
+
+def _merge_heads(main, names, weights, v, seq, d, heads):
+    """weights·v [B, H, S, hd], transpose2 + reshape2 back to [B, S, d]."""
+    hd = d // heads
     mm = names.layer("matmul_v2")
     ctx = main.var(mm + ".tmp_0", [-1, heads, seq, hd])
     main.op("matmul_v2", {"X": [weights], "Y": [v]}, {"Out": [ctx]},
@@ -149,26 +155,59 @@ def _attention_reshape(main, names, q, k, v, seq, d, heads, dropout):
     return _heads_attention(main, names, q, k, v, seq, d, heads, dropout)
 
 
-def _attention_fused_qkv(main, names, qkv, seq, d, heads, dropout):
+def _attention_fused_qkv(main, names, qkv, seq, d, heads, dropout, mask=None):
     """Multi-head attention from one fused QKV projection [B, S, 3d], in the
-    layout Paddle's fused_attention pass matches: reshape2 to [B, S, H, 3hd],
-    transpose2 to [B, H, S, 3hd], split into q, k, v along the last axis,
-    then the batched matmuls and transpose2 + reshape2 back."""
+    layout Paddle's fused_attention pass matches: reshape2 to [B, S, 3H, hd],
+    transpose2 to [B, 3H, S, hd], split into q, k, v along axis 1, q scaled
+    by hd^-0.5, the batched matmuls around softmax (`mask` added before it,
+    dropout after), transpose2 + reshape2 back."""
     hd = d // heads
     r = names.layer("reshape2")
-    heads_qkv = main.var(r + ".tmp_0", [-1, seq, heads, 3 * hd])
+    heads_qkv = main.var(r + ".tmp_0", [-1, seq, 3 * heads, hd])
     main.op("reshape2", {"X": [qkv]}, {"Out": [heads_qkv], "XShape": [main.var(r + ".tmp_1", [0, -1, seq, 3 * d])]},
-            {"shape": ("INTS", [0, 0, heads, 3 * hd])})
+            {"shape": ("INTS", [0, 0, 3 * heads, hd])})
     t = names.layer("transpose2")
-    per_head = main.var(t + ".tmp_0", [-1, heads, seq, 3 * hd])
+    per_head = main.var(t + ".tmp_0", [-1, 3 * heads, seq, hd])
     main.op("transpose2", {"X": [heads_qkv]},
-            {"Out": [per_head], "XShape": [main.var(t + ".tmp_1", [0, -1, seq, heads, 3 * hd])]},
+            {"Out": [per_head], "XShape": [main.var(t + ".tmp_1", [0, -1, seq, 3 * heads, hd])]},
             {"axis": ("INTS", [0, 2, 1, 3])})
     sp = names.layer("split")
     q, k, v = (main.var("%s.tmp_%d" % (sp, i), [-1, heads, seq, hd]) for i in range(3))
     main.op("split", {"X": [per_head]}, {"Out": [q, k, v]},
-            {"axis": ("INT", -1), "num": ("INT", 3), "sections": ("INTS", [])})
-    return _heads_attention(main, names, q, k, v, seq, d, heads, dropout)
+            {"axis": ("INT", 1), "num": ("INT", 3), "sections": ("INTS", [])})
+    scaled = main.var(names.layer("scale") + ".tmp_0", [-1, heads, seq, hd])
+    main.op("scale", {"X": [q]}, {"Out": [scaled]},
+            {"scale": ("FLOAT", hd ** -0.5), "bias": ("FLOAT", 0.0),
+             "bias_after_scale": ("BOOLEAN", True)})
+    shape = [-1, heads, seq, seq]
+    mm = names.layer("matmul_v2")
+    scores = main.var(mm + ".tmp_0", shape)
+    main.op("matmul_v2", {"X": [scaled], "Y": [k]}, {"Out": [scores]},
+            {"trans_x": ("BOOLEAN", False), "trans_y": ("BOOLEAN", True)})
+    if mask is not None:
+        masked = main.var(names.layer("tmp") + ".tmp_0", shape)
+        main.op("elementwise_add", {"X": [scores], "Y": [mask]}, {"Out": [masked]},
+                {"axis": ("INT", -1)})
+        scores = masked
+    weights = main.var(names.layer("softmax") + ".tmp_0", shape)
+    main.op("softmax", {"X": [scores]}, {"Out": [weights]}, {"axis": ("INT", -1)})
+    weights = _dropout(main, names, weights, shape, dropout)
+    return _merge_heads(main, names, weights, v, seq, d, heads)
+
+
+def _key_mask(main, names, ids, seq):
+    """An additive attention mask [B, 1, 1, S] from the token ids (-0.05 per
+    id: a bias that differs per key, with no gradient)."""
+    c = main.var(names.layer("cast") + ".tmp_0", [-1, seq])
+    main.op("cast", {"X": [ids]}, {"Out": [c]}, {"in_dtype": ("INT", 3), "out_dtype": ("INT", 5)})
+    s = main.var(names.layer("scale") + ".tmp_0", [-1, seq])
+    main.op("scale", {"X": [c]}, {"Out": [s]},
+            {"scale": ("FLOAT", -0.05), "bias": ("FLOAT", 0.0), "bias_after_scale": ("BOOLEAN", True)})
+    u = names.layer("unsqueeze2")
+    mask = main.var(u + ".tmp_0", [-1, 1, 1, seq])
+    main.op("unsqueeze2", {"X": [s]}, {"Out": [mask], "XShape": [main.var(u + ".tmp_1", [0, -1, seq])]},
+            {"axes": ("INTS", [1, 2])})
+    return mask
 
 
 def _attention_split(main, names, q, k, v, seq, d, heads, dropout):
@@ -205,7 +244,7 @@ def _attention_split(main, names, q, k, v, seq, d, heads, dropout):
 
 def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape",
                 sparse_embedding=False, residual_dropout=0.0, normalize_before=True,
-                act_dropout=None):
+                act_dropout=None, attn_mask=False):
     """examples/transformer's pre-LN encoder block (token embedding,
     layer_norm, 4-head self-attention with dropout on the attention weights,
     residual, layer_norm, GELU FFN, residual) with a classification head:
@@ -221,7 +260,8 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     sublayer. `heads_via` forms the attention heads from q, k, v
     projections with reshape2 + transpose2 ("reshape") or split + concat
     ("split"), or from one fused QKV projection in the layout of Paddle's
-    fused_attention pattern ("fused_qkv")."""
+    fused_attention pattern ("fused_qkv"; `attn_mask` adds a mask derived
+    from the ids to its attention scores)."""
     main, startup = Program(), Program()
     names = Namer()
     main.feed("src_ids", [-1, seq], "INT64")
@@ -238,7 +278,8 @@ def transformer(seq, d, heads, ffn, vocab, classes, dropout, heads_via="reshape"
     rows = [-1, seq]
     if heads_via == "fused_qkv":
         qkv = gp.linear(main, startup, names, ln, rows, d, 3 * d, seed=12)
-        merged = _attention_fused_qkv(main, names, qkv, seq, d, heads, dropout)
+        mask = _key_mask(main, names, "src_ids", seq) if attn_mask else None
+        merged = _attention_fused_qkv(main, names, qkv, seq, d, heads, dropout, mask)
     else:
         q = gp.linear(main, startup, names, ln, rows, d, d, seed=12)
         k = gp.linear(main, startup, names, ln, rows, d, d, seed=13)

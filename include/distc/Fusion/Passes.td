@@ -162,6 +162,55 @@ def FuseGemmEpilogue : Pass<"distc-fuse-gemm-epilogue", "mlir::ModuleOp"> {
   ];
 }
 
+def FusedAttention : Pass<"distc-fused-attention", "mlir::ModuleOp"> {
+  let summary = "A transformer's self-attention block as one op (fused_attention)";
+  let description = [{
+    BuildStrategy's `fused_attention`, as Paddle's fused_attention_pass:
+    [`layer_norm` (of the last dim)] -> `matmul_v2` -> bias
+    `elementwise_add` (one QKV linear, weight [d, 3d]) -> `reshape2` to
+    [B, S, 3H, hd] -> `transpose2` [0, 2, 1, 3] -> `split` into q, k, v
+    along axis 1 -> `scale` of q by hd^-0.5 -> `matmul_v2` (q, k, trans_y)
+    -> [`elementwise_add` of a mask] -> `softmax` -> [`dropout`] ->
+    `matmul_v2` (·, v) -> `transpose2` [0, 2, 1, 3] -> `reshape2` to
+    [B, S, d] -> `matmul_v2` -> bias `elementwise_add` -> [`dropout`] ->
+    [`elementwise_add` of the block's input] (pre layer norm), or the same
+    without the first `layer_norm` and with the residual add followed by a
+    `layer_norm` (post layer norm), becomes one `fused_attention` in its
+    transpose_qkv_wb form; in a train program the gradients of those ops
+    (`concat` for split's, `scale` for scale's), and the `sum` of the block
+    input's two gradient shares, become one `fused_attention_grad`. Every
+    value inside the block must be read by the block's ops and their
+    gradients alone, and the mask must need no gradient. Paddle's pass
+    takes the pre-layer-norm form with a mask, both dropouts and the
+    residual add; this one takes its variations too.
+
+    Before:
+    ```mlir
+    %ln, %m, %v = pd.layer_norm %x scale %s bias %b : ...
+    %qkv = pd.matmul_v2 %ln, %w : ...
+    %qkvb = pd.elementwise_add %qkv, %bias : ...
+    %r, %rs = pd.reshape2 %qkvb {shape = [0, 0, 6, 8]} : ...
+    %t, %ts = pd.transpose2 %r {axis = [0, 2, 1, 3]} : ...
+    %q, %k, %v = pd.split %t {axis = 1, num = 3} : ...
+    %qs = pd.scale %q {scale = 0.353553385 : f32} : ...
+    ... softmax, dropout, the matmul with %v, transpose2, reshape2 ...
+    %o = pd.matmul_v2 %merged, %wo : ...
+    %ob = pd.elementwise_add %o, %bo : ...
+    %d, %mask = pd.dropout %ob : ...
+    %y = pd.elementwise_add %x, %d : ...
+    ```
+    After:
+    ```mlir
+    %ln_mean, ..., %y = pd.fused_attention %x, %s, %b, %w, %bias, %wo, %bo
+        {transpose_qkv_wb = true, num_heads = 2, pre_layer_norm = true, ...} : ...
+    ```
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Write each fused block and each candidate left to stderr">,
+  ];
+}
+
 def FusedFeedforward : Pass<"distc-fused-feedforward", "mlir::ModuleOp"> {
   let summary = "A transformer's feed-forward block as one op (fused_feedforward)";
   let description = [{

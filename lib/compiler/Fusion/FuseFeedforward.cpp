@@ -22,6 +22,7 @@
 
 #include "distc/Fusion/Passes.h"
 
+#include "BlockPatterns.h"
 #include "FusionLog.h"
 #include "LoopInstructions.h"
 #include "PatternUtils.h"
@@ -41,15 +42,6 @@ using namespace mlir;
 
 namespace distc::fusion {
 namespace {
-
-/// matmul_v2 + elementwise_add of a bias row, and their gradients.
-struct Linear {
-  Operation *matmul = nullptr, *add = nullptr;
-  Operation *matmulGrad = nullptr, *addGrad = nullptr;
-  Value weight() const { return matmul->getOperand(1); }
-  Value bias() const { return add->getOperand(1); }
-  Value out() const { return add->getResult(0); }
-};
 
 /// One match.
 struct Ffn {
@@ -85,90 +77,8 @@ struct Ffn {
   }
 };
 
-bool isBackwardOp(Operation *op) { return opRole(op) & pd::OpRole::Backward; }
-
-/// The one forward reader of `value`, or null.
-Operation *forwardReader(Value value) {
-  Operation *found = nullptr;
-  for (Operation *user : value.getUsers()) {
-    if (isBackwardOp(user) || user == found)
-      continue;
-    if (found)
-      return nullptr;
-    found = user;
-  }
-  return found;
-}
-
-/// The forward op of `type` alone reading `value`, as operand `index`.
-Operation *nextOp(Value value, StringRef type, unsigned index = 0) {
-  Operation *next = forwardReader(value);
-  if (!next || !isType(next, type) || next->getNumOperands() <= index ||
-      next->getOperand(index) != value)
-    return nullptr;
-  return next;
-}
-
-/// Whether `l` is a matmul_v2 (no transposes, 2-D weight) and the add of
-/// a bias row to its result.
-bool isLinear(const Linear &l) {
-  if (!isType(l.matmul, "matmul_v2") || !isType(l.add, "elementwise_add") ||
-      l.add->getOperand(0) != l.matmul->getResult(0))
-    return false;
-  pd::OpAttributes attrs(l.matmul);
-  if (attrs.getBool("trans_x") || attrs.getBool("trans_y") ||
-      cast<RankedTensorType>(l.weight().getType()).getRank() != 2)
-    return false;
-  auto out = cast<RankedTensorType>(l.out().getType());
-  auto bias = cast<RankedTensorType>(l.bias().getType());
-  int64_t axis = pd::OpAttributes(l.add).getInt("axis");
-  return bias.getRank() == 1 && bias.getDimSize(0) == out.getShape().back() &&
-         (axis == -1 || axis == out.getRank() - 1);
-}
-
-/// Matches the linear reading `in`.
-FailureOr<Linear> matchLinear(Value in) {
-  Linear l;
-  l.matmul = nextOp(in, "matmul_v2");
-  if (!l.matmul)
-    return failure();
-  l.add = nextOp(l.matmul->getResult(0), "elementwise_add");
-  if (!l.add || !isLinear(l))
-    return failure();
-  return l;
-}
-
-/// The linear whose bias add defines `out`.
-FailureOr<Linear> linearDefining(Value out) {
-  Linear l;
-  l.add = out.getDefiningOp();
-  l.matmul = l.add && l.add->getNumOperands() == 2 ? l.add->getOperand(0).getDefiningOp() : nullptr;
-  if (!l.matmul || !isLinear(l))
-    return failure();
-  return l;
-}
-
-/// The dropout defining `value`, if any.
-Operation *dropoutDefining(Value value) {
-  Operation *def = value.getDefiningOp();
-  return isType(def, "dropout") && def->getResult(0) == value ? def : nullptr;
-}
-
 /// The dropout reading `value`, if any.
 Operation *optionalDropout(Value value) { return nextOp(value, "dropout"); }
-
-/// "V is read by A and B" when several forward ops read `value`, else "".
-std::string whySeveralReaders(Value value) {
-  SmallVector<Operation *> readers;
-  for (Operation *user : value.getUsers())
-    if (!isBackwardOp(user) && !llvm::is_contained(readers, user))
-      readers.push_back(user);
-  if (readers.size() < 2)
-    return "";
-  llvm::sort(readers, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return variableName(value) + " is read by " + describeOp(readers[0]) + " and " +
-         describeOp(readers[1]);
-}
 
 LogicalResult checkForward(const Ffn &m, std::string &why);
 
@@ -270,20 +180,6 @@ LogicalResult checkForward(const Ffn &m, std::string &why) {
   return success();
 }
 
-/// The layer_norm_grad of `ln`: the one reading its Mean.
-Operation *layerNormGradOf(Operation *ln) {
-  for (Operation *user : ln->getResult(1).getUsers())
-    if (isType(user, "layer_norm_grad"))
-      return user;
-  return nullptr;
-}
-
-/// Whether `value` is `grad`'s operand `index` and read by nothing else.
-bool feeds(Value value, Operation *grad, unsigned index) {
-  return grad && value.hasOneUse() && grad->getNumOperands() > index &&
-         grad->getOperand(index) == value;
-}
-
 /// Matches the backward of forward match `m`, if any: fails with `why`
 /// when it is there but not chained as the fused gradient needs.
 LogicalResult matchBackward(Ffn &m, std::string &why) {
@@ -294,10 +190,8 @@ LogicalResult matchBackward(Ffn &m, std::string &why) {
                                     : userOfType(m.act->getResult(0), "relu_grad", 0);
   m.l2.matmulGrad = userOfType(m.dropped1(), "matmul_v2_grad", 0);
   m.l2.addGrad = userOfType(m.l2.matmul->getResult(0), "elementwise_add_grad", 0);
-  if (m.drop1 && m.drop1->getNumResults() > 1)
-    m.drop1Grad = userOfType(m.drop1->getResult(1), "dropout_grad", 0);
-  if (m.drop2 && m.drop2->getNumResults() > 1)
-    m.drop2Grad = userOfType(m.drop2->getResult(1), "dropout_grad", 0);
+  m.drop1Grad = dropoutGradOf(m.drop1);
+  m.drop2Grad = dropoutGradOf(m.drop2);
   if (m.residual)
     m.residualGrad = userOfType(m.branch(), "elementwise_add_grad", m.residualSide);
   SmallVector<Operation *> found = m.backward();
@@ -335,9 +229,8 @@ LogicalResult matchBackward(Ffn &m, std::string &why) {
     // the pre form's layer norm, or the first linear).
     Value viaResidual = m.residualGrad->getResult(1 - m.residualSide);
     Value viaNorm = m.pre ? m.lnGrad->getResult(0) : m.l1.matmulGrad->getResult(0);
-    Operation *sum = viaNorm.hasOneUse() ? *viaNorm.getUsers().begin() : nullptr;
-    if (!sum || !isType(sum, "sum") || sum->getNumOperands() != 2 || !viaResidual.hasOneUse() ||
-        *viaResidual.getUsers().begin() != sum) {
+    Operation *sum = sumOfShares(viaNorm, viaResidual);
+    if (!sum) {
       why = "the block input's gradient is not the sum of its two shares alone";
       return failure();
     }
@@ -345,21 +238,6 @@ LogicalResult matchBackward(Ffn &m, std::string &why) {
   }
   why.clear();
   return success();
-}
-
-/// Why a value inside the block is read outside it, or "".
-std::string whyInsideReadOutside(const Ffn &m) {
-  SmallVector<Operation *> members = m.forward();
-  members.append(m.backward());
-  for (Operation *op : m.forward())
-    for (Value result : op->getResults()) {
-      if (result == m.out())
-        continue;
-      for (Operation *user : result.getUsers())
-        if (!llvm::is_contained(members, user))
-          return variableName(result) + " is read by " + describeOp(user);
-    }
-  return "";
 }
 
 /// The attributes the two fused ops share, and the forward's own.
@@ -398,23 +276,12 @@ SmallVector<NamedAttribute> fusedAttrs(const Ffn &m, Operation *roleOf, bool for
   return attrs;
 }
 
-/// The name of `op`'s result `index` when it has one, else "".
-std::string nameOfResult(Operation *op, unsigned index) {
-  return op && op->getNumResults() > index ? variableName(op->getResult(index)) : "";
-}
-
 LogicalResult rewrite(Ffn &m, FusionLog &log) {
   log.fused(m.forward(), "fused_feedforward");
   Operation *last = m.forward().back();
   // X, Linear1Weight, Linear1Bias, Linear2Weight, Linear2Bias, Ln1Scale,
-  // Ln1Bias, Ln2Scale, Ln2Bias: layer_norm's Scale and Bias are its
-  // optional operand groups 1 and 2.
-  auto segments = m.ln->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes");
-  SmallVector<Value, 1> lnScale, lnBias;
-  if (segments && segments[1] > 0)
-    lnScale.push_back(m.ln->getOperand(1));
-  if (segments && segments[2] > 0)
-    lnBias.push_back(m.ln->getOperand(1 + segments[1]));
+  // Ln1Bias, Ln2Scale, Ln2Bias.
+  auto [lnScale, lnBias] = layerNormParams(m.ln);
   SmallVector<Value, 1> none;
   SmallVector<SmallVector<Value, 1>> operands = {{m.x()},
                                                  {m.l1.weight()},
@@ -520,7 +387,7 @@ FailureOr<Ffn> match(Operation *ln, bool pre, std::string &why) {
   FailureOr<Ffn> m = pre ? matchPreForward(ln, why) : matchPostForward(ln, why);
   if (failed(m) || failed(matchBackward(*m, why)))
     return failure();
-  if (why = whyInsideReadOutside(*m); !why.empty())
+  if (why = whyInsideReadOutside(m->forward(), m->backward(), m->out()); !why.empty())
     return failure();
   return m;
 }

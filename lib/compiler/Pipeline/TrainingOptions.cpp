@@ -30,6 +30,11 @@ const std::vector<FusionOption> &fusionOptions() {
   // (GEMM epilogues, dropout + add) other options fuse.
   using namespace fusion;
   static const std::vector<FusionOption> options = {
+      {"fused_attention", "--fused-attention",
+       "A transformer's self-attention block (layer_norm, the QKV linear, the heads' "
+       "attention, the output linear, dropouts, the residual add) as one op, forward and "
+       "backward (fused_attention)",
+       explained<FusedAttentionOptions, createFusedAttention>},
       {"fused_feedforward", "--fused-feedforward",
        "A transformer's feed-forward block (layer_norm, two linears, the activation, "
        "dropouts, the residual add) as one op, forward and backward (fused_feedforward)",

@@ -1,4 +1,4 @@
-//===- LowerAttention.cpp - fused_attention --------------------------------===//
+//===- LowerAttention.cpp - fused_attention and its gradient ---------------===//
 //
 // Paddle's fused_attention runs as a sequence of distc's kernels, one per
 // step of the computation its documentation gives (PdFusionOps.td), each
@@ -7,6 +7,16 @@
 // v, the scale of q, the batched QKᵀ matmul, the mask add, softmax,
 // dropout, the matmul with v, transpose back, the output matmul and bias
 // add, dropout adding the residual, and the post form's layer_norm.
+//
+// The kernels are those the unfused ops the pass replaces lower to, called
+// as those lowerings call them (the matmuls' operand views, the scale in
+// the element type), so a fused block computes the unfused block's bits;
+// only data movement differs (one transpose and three slices where the
+// unfused program has transpose2 and split). The gradient mirrors it:
+// the layer norms' and dropouts' gradients, matmul_v2_grad's GEMMs, the
+// bias gradients reduced as elementwise_add_grad reduces them, softmax's
+// gradient, and q, k and v's gradients written into one [3, B, H, S, hd]
+// buffer that one transpose turns into the QKV bias output's gradient.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +30,20 @@ using namespace mlir;
 
 namespace distc::target {
 
+namespace {
+
+/// hd^-0.5 rounded to `x`'s element type, as the unfused program's scale
+/// op (whose kernel rounds its attribute so) applies it.
+double attentionScale(Value x, int64_t headDim) {
+  double alpha = 1.0 / std::sqrt(double(headDim));
+  Type t = cast<RankedTensorType>(x.getType()).getElementType();
+  return t.isF32() ? double(float(alpha)) : alpha;
+}
+
+AttrDesc matmulAttr(const char *name, bool value) { return AttrDesc::ofInt(name, value); }
+
+} // namespace
+
 LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
   auto att = cast<pd::FusedAttentionOp>(op);
   pd::OpAttributes attrs(op);
@@ -27,7 +51,10 @@ LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
   Value x = att.getX();
   const SymShape &xd = dimsOf(x);
   auto w = cast<RankedTensorType>(att.getQKVW().getType());
-  const int64_t heads = w.getDimSize(1), headDim = w.getDimSize(2), embed = w.getDimSize(3);
+  const bool transposedW = attrs.getBool("transpose_qkv_wb");
+  const int64_t embed = cast<RankedTensorType>(x.getType()).getDimSize(2);
+  const int64_t heads = transposedW ? attrs.getInt("num_heads") : w.getDimSize(1),
+                headDim = embed / heads;
   std::optional<DimDesc> rows = product(SymShape(xd.begin(), xd.begin() + 2));
   if (!rows)
     return error(op) << "cannot flatten the leading dims of " << describe(xd);
@@ -67,15 +94,21 @@ LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
   }
 
   // q, k, v: [rows, d]·QKVWᵀ (+ bias) as [B, S, 3, H, hd], transposed to
-  // [3, B, H, S, hd], and one slice each, q scaled by hd^-0.5.
-  const SymShape qkvDims = {b, s, three, h, hd};
+  // [3, B, H, S, hd], and one slice each, q scaled by hd^-0.5. The
+  // transpose_qkv_wb form multiplies by QKVW [d, 3d] as matmul_v2 does.
+  const DimDesc threeD = DimDesc::fixed(3 * embed);
+  const SymShape qkvDims = transposedW ? SymShape{b, s, threeD} : SymShape{b, s, three, h, hd};
   FailureOr<int32_t> qkv = result(att.getQKVOut(), qkvDims);
   if (failed(qkv))
     return failure();
-  const SymShape qkvRows = {*rows, DimDesc::fixed(3 * embed)};
-  emit("matmul",
-       {view(in, {*rows, d}), view(bufferOf(att.getQKVW()), {DimDesc::fixed(3 * embed), d})},
-       {view(*qkv, qkvRows)}, {AttrDesc::ofInt("trans_b", 1)});
+  const SymShape qkvRows = {*rows, threeD};
+  if (transposedW)
+    emit("matmul", {view(in, xd), view(bufferOf(att.getQKVW()), {DimDesc::fixed(1), d, threeD})},
+         {view(*qkv, {b, s, threeD})},
+         {matmulAttr("trans_a", false), matmulAttr("trans_b", false)});
+  else
+    emit("matmul", {view(in, {*rows, d}), view(bufferOf(att.getQKVW()), {threeD, d})},
+         {view(*qkv, qkvRows)}, {AttrDesc::ofInt("trans_b", 1)});
   int32_t biased = *qkv;
   if (att.getQKVBias()) {
     FailureOr<int32_t> withBias = result(att.getQKVBiasOut(), qkvDims);
@@ -92,7 +125,8 @@ LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
   FailureOr<int32_t> transposed = result(att.getTransposeOut2(), {three, b, h, s, hd});
   if (failed(transposed))
     return failure();
-  emit("transpose", {biased}, {*transposed}, {AttrDesc::ofInts("perm", {2, 0, 3, 1, 4})});
+  emit("transpose", {view(biased, {b, s, three, h, hd})}, {*transposed},
+       {AttrDesc::ofInts("perm", {2, 0, 3, 1, 4})});
   int32_t part[3];
   for (int64_t i = 0; i < 3; ++i) {
     part[i] = temp(name + ".qkv" + std::to_string(i), biased, {DimDesc::fixed(1), b, h, s, hd});
@@ -102,14 +136,15 @@ LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
   }
   int32_t q = temp(name + ".q", biased, perHead);
   emit("scale", {view(part[0], perHead)}, {q},
-       {AttrDesc::ofFloat("scale", 1.0 / std::sqrt(double(headDim))),
-        AttrDesc::ofFloat("bias", 0.0), AttrDesc::ofInt("bias_after_scale", 1)});
+       {AttrDesc::ofFloat("scale", attentionScale(x, headDim)), AttrDesc::ofFloat("bias", 0.0),
+        AttrDesc::ofInt("bias_after_scale", 1)});
 
   // The attention weights and their product with v.
   FailureOr<int32_t> qk = result(att.getQKOut(), scores);
   if (failed(qk))
     return failure();
-  emit("matmul", {q, view(part[1], perHead)}, {*qk}, {AttrDesc::ofInt("trans_b", 1)});
+  emit("matmul", {q, view(part[1], perHead)}, {*qk},
+       {matmulAttr("trans_a", false), matmulAttr("trans_b", true)});
   int32_t logits = *qk;
   if (Value mask = att.getSrcMask()) {
     FailureOr<int32_t> masked = result(att.getSrcMaskOut(), scores);
@@ -131,7 +166,8 @@ LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
   FailureOr<int32_t> context = result(att.getQKTVOut(), perHead);
   if (failed(context))
     return failure();
-  emit("matmul", {*dropped, view(part[2], perHead)}, {*context});
+  emit("matmul", {*dropped, view(part[2], perHead)}, {*context},
+       {matmulAttr("trans_a", false), matmulAttr("trans_b", false)});
   FailureOr<int32_t> merged = result(att.getFMHAOut(), {b, s, h, hd});
   if (failed(merged))
     return failure();
@@ -141,8 +177,9 @@ LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
   FailureOr<int32_t> linear = result(att.getOutLinearOut(), xd);
   if (failed(linear))
     return failure();
-  emit("matmul", {view(*merged, {*rows, d}), bufferOf(att.getOutLinearW())},
-       {view(*linear, {*rows, d})});
+  emit("matmul",
+       {view(*merged, xd), view(bufferOf(att.getOutLinearW()), {DimDesc::fixed(1), d, d})},
+       {*linear}, {matmulAttr("trans_a", false), matmulAttr("trans_b", false)});
   int32_t withBias = *linear;
   if (Value bias = att.getOutLinearBias()) {
     withBias = temp(name + ".out_linear_bias", *linear, xd);
@@ -158,6 +195,171 @@ LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
     return success();
   return emitLayerNorm(*out, att.getLn2Scale(), att.getLn2Bias(), att.getY(), att.getLn2Mean(),
                        att.getLn2Variance(), xd, *rows, attrs.getFloat("ln_epsilon"));
+}
+
+LogicalResult ProgramLowering::lowerFusedAttentionGrad(Operation *op) {
+  auto grad = cast<pd::FusedAttentionGradOp>(op);
+  pd::OpAttributes attrs(op);
+  const bool pre = attrs.getBool("pre_layer_norm"), residual = attrs.getBool("add_residual");
+  const bool training = isTrainingDropout(op);
+  Value x = grad.getX();
+  const SymShape &xd = dimsOf(x);
+  const int64_t embed = cast<RankedTensorType>(x.getType()).getDimSize(2);
+  const int64_t heads = attrs.getInt("num_heads"), headDim = embed / heads;
+  std::optional<DimDesc> rows = product(SymShape(xd.begin(), xd.begin() + 2));
+  if (!rows)
+    return error(op) << "cannot flatten the leading dims of " << describe(xd);
+  const DimDesc b = xd[0], s = xd[1], d = DimDesc::fixed(embed), h = DimDesc::fixed(heads),
+                hd = DimDesc::fixed(headDim), one = DimDesc::fixed(1),
+                threeD = DimDesc::fixed(3 * embed);
+  const SymShape scores = {b, h, s, s}, perHead = {b, h, s, hd}, rowsD = {*rows, d};
+  const int64_t rank = static_cast<int64_t>(xd.size());
+  const std::string name = nameOf(grad.getX_GRAD());
+
+  auto matmul = [&](int32_t a, bool ta, int32_t bb, bool tb, int32_t out) {
+    emit("matmul", {a, bb}, {out}, {matmulAttr("trans_a", ta), matmulAttr("trans_b", tb)});
+  };
+  auto defineIfNeeded = [&](Value result, SymShape shape) -> FailureOr<int32_t> {
+    if (!result || !isNeeded(result))
+      return -1;
+    return defineResult(result, std::move(shape));
+  };
+  // Dropout `prefix`'s gradient of `dy` (the identity at rate 0).
+  auto dropoutGrad = [&](const std::string &prefix, int32_t dy, Value mask,
+                         const SymShape &shape) -> FailureOr<int32_t> {
+    double p = attrs.getFloat(prefix + "_rate");
+    if (p == 0)
+      return dy;
+    return emitDropoutGradOf(
+        mask, dy, p, attrs.getString(prefix + "_implementation") == "upscale_in_train", training,
+        [&]() -> FailureOr<int32_t> { return temp(name + "." + prefix + "_grad", dy, shape); });
+  };
+  // A linear's gradients, as matmul_v2_grad (a 2-D weight: the batch
+  // flattened into rows) and elementwise_add_grad (the bias's reduced
+  // over the rows) emit them: dIn = dy·Wᵀ, dW = inᵀ·dy, db = Σ dy.
+  auto linearGrad = [&](int32_t dy, const SymShape &dyDims, int32_t in, Value w, Value bias,
+                        Value dw, Value db, int32_t dIn) -> LogicalResult {
+    const DimDesc n = dyDims.back();
+    if (bias && isNeeded(db) && failed(emitReduceTo(dy, dyDims, {one, one, n}, dimsOf(bias), db)))
+      return failure();
+    if (dIn >= 0)
+      matmul(view(dy, {*rows, n}), false, bufferOf(w), true, view(dIn, rowsD));
+    FailureOr<int32_t> dwBuf = defineIfNeeded(dw, dimsOf(w));
+    if (failed(dwBuf))
+      return failure();
+    if (*dwBuf >= 0)
+      matmul(view(in, rowsD), true, view(dy, {*rows, n}), false, *dwBuf);
+    return success();
+  };
+  auto layerNormGrad = [&](int32_t in, Value scale, int32_t dy, int32_t dIn, Value dScale,
+                           Value dBias, double epsilon) -> LogicalResult {
+    FailureOr<int32_t> ds = defineIfNeeded(scale ? dScale : Value(), {d});
+    FailureOr<int32_t> db = defineIfNeeded(dBias, {d});
+    if (failed(ds) || failed(db))
+      return failure();
+    emit("layer_norm_grad", {in, scale ? bufferOf(scale) : -1, dy}, {dIn, *ds, *db},
+         {AttrDesc::ofInt("begin_norm_axis", rank - 1), AttrDesc::ofFloat("epsilon", epsilon)});
+    return success();
+  };
+
+  // The post form's layer norm; the residual add passes its gradient to
+  // both operands.
+  const int32_t dY = bufferOf(grad.getY_GRAD());
+  int32_t dSum = dY;
+  if (!pre) {
+    dSum = temp(name + ".ln2_grad", dY, xd);
+    if (failed(layerNormGrad(bufferOf(grad.getBiasDropoutResidualOut()), grad.getLn2Scale(), dY,
+                             dSum, grad.getLn2Scale_GRAD(), grad.getLn2Bias_GRAD(),
+                             attrs.getFloat("ln_epsilon"))))
+      return failure();
+  }
+
+  // The output linear through its dropout, then back to the heads.
+  FailureOr<int32_t> dLinear = dropoutGrad("dropout", dSum, grad.getDropoutMaskOut(), xd);
+  if (failed(dLinear))
+    return failure();
+  int32_t dMerged = temp(name + ".fmha_out_grad", dY, {b, s, h, hd});
+  if (failed(linearGrad(*dLinear, xd, bufferOf(grad.getFMHAOut()), grad.getOutLinearW(),
+                        grad.getOutLinearBias(), grad.getOutLinearW_GRAD(),
+                        grad.getOutLinearBias_GRAD(), dMerged)))
+    return failure();
+  int32_t dContext = temp(name + ".qktv_out_grad", dY, perHead);
+  emit("transpose", {dMerged}, {dContext}, {AttrDesc::ofInts("perm", {0, 2, 1, 3})});
+
+  // q, k, v from TransposeOut2 (q scaled again, as the forward did); their
+  // gradients go to one buffer in the same layout.
+  const int32_t qkv = bufferOf(grad.getTransposeOut2());
+  int32_t dQkv = temp(name + ".transpose_out2_grad", dY, {DimDesc::fixed(3), b, h, s, hd});
+  // (A slice of a [3, B, ...] buffer starts at i·B·H·S·hd, symbolic with
+  // the batch: the slice kernel copies each out, and concat puts the
+  // gradients together.)
+  int32_t q = -1, k = -1, v = -1, dq = -1, dk = -1, dv = -1;
+  for (int64_t i = 0; i < 3; ++i) {
+    int32_t in = temp(name + ".qkv" + std::to_string(i), qkv, {one, b, h, s, hd});
+    emit("slice", {qkv}, {in},
+         {AttrDesc::ofInts("axes", {0}), AttrDesc::ofInts("starts", {i}),
+          AttrDesc::ofInts("ends", {i + 1})});
+    (i == 0 ? q : i == 1 ? k : v) = view(in, perHead);
+    (i == 0 ? dq : i == 1 ? dk : dv) = temp(name + ".d_qkv" + std::to_string(i), dY, perHead);
+  }
+
+  // w·v: the dropped weights' and v's gradients.
+  int32_t dDropped = temp(name + ".attn_dropout_out_grad", dY, scores);
+  matmul(dContext, false, v, true, dDropped);
+  matmul(bufferOf(grad.getAttnDropoutOut()), true, dContext, false, dv);
+  FailureOr<int32_t> dWeights =
+      dropoutGrad("attn_dropout", dDropped, grad.getAttnDropoutMaskOut(), scores);
+  if (failed(dWeights))
+    return failure();
+  int32_t dScores = temp(name + ".qk_out_grad", dY, scores);
+  emit("softmax_grad", {bufferOf(grad.getSoftmaxOut()), *dWeights}, {dScores},
+       {AttrDesc::ofInt("axis", 3)});
+
+  // The mask's add passes the gradient through; q·hd^-0.5·kᵀ's gradients.
+  const double alpha = attentionScale(x, headDim);
+  auto scaleBy = [&](int32_t in, int32_t out) {
+    emit("scale", {in}, {out},
+         {AttrDesc::ofFloat("scale", alpha), AttrDesc::ofFloat("bias", 0.0),
+          AttrDesc::ofInt("bias_after_scale", 1)});
+  };
+  int32_t scaledQ = temp(name + ".q", dY, perHead);
+  scaleBy(q, scaledQ);
+  int32_t dScaledQ = temp(name + ".scaled_q_grad", dY, perHead);
+  matmul(dScores, false, k, false, dScaledQ);
+  matmul(dScores, true, scaledQ, false, dk);
+  scaleBy(dScaledQ, dq);
+  const SymShape onePart = {one, b, h, s, hd};
+  emit("concat", {view(dq, onePart), view(dk, onePart), view(dv, onePart)}, {dQkv},
+       {AttrDesc::ofInt("axis", 0)});
+
+  // Back to [B, S, 3d], the QKV linear's output, and through it.
+  int32_t dQkvOut = temp(name + ".qkv_bias_out_grad", dY, {b, s, threeD});
+  emit("transpose", {dQkv}, {view(dQkvOut, {b, s, DimDesc::fixed(3), h, hd})},
+       {AttrDesc::ofInts("perm", {1, 3, 0, 2, 4})});
+  int32_t lnOut = pre ? bufferOf(grad.getLnOut()) : bufferOf(x);
+  int32_t dLnOut = temp(name + ".ln_out_grad", dY, xd);
+  if (failed(linearGrad(dQkvOut, {b, s, threeD}, lnOut, grad.getQKVW(), grad.getQKVBias(),
+                        grad.getQKVW_GRAD(), grad.getQKVBias_GRAD(), dLnOut)))
+    return failure();
+
+  // X@GRAD: the pre form's layer norm gradient (or the QKV linear's input
+  // gradient), plus the residual's share.
+  FailureOr<int32_t> dx = defineResult(grad.getX_GRAD(), xd);
+  if (failed(dx))
+    return failure();
+  int32_t dBranch = dLnOut;
+  if (pre) {
+    dBranch = residual ? temp(name + ".ln_grad", dY, xd) : *dx;
+    if (failed(layerNormGrad(bufferOf(x), grad.getLnScale(), dLnOut, dBranch,
+                             grad.getLnScale_GRAD(), grad.getLnBias_GRAD(),
+                             attrs.getFloat("epsilon"))))
+      return failure();
+  }
+  if (residual)
+    emit("binary", {dSum, dBranch}, {*dx}, {AttrDesc::ofString("op", "add")});
+  else if (dBranch != *dx)
+    emit("copy", {dBranch}, {*dx});
+  return success();
 }
 
 } // namespace distc::target

@@ -197,8 +197,9 @@ public:
   /// In an inference form, a dropout's mask is all ones: written when
   /// some op reads `mask`.
   mlir::LogicalResult fillMaskIfRead(mlir::Value mask, const SymShape &dims);
-  /// fused_attention, in the forward direction (LowerAttention.cpp).
+  /// fused_attention and its gradient (LowerAttention.cpp).
   mlir::LogicalResult lowerFusedAttention(mlir::Operation *op);
+  mlir::LogicalResult lowerFusedAttentionGrad(mlir::Operation *op);
   /// fused_feedforward and its gradient (LowerFeedforward.cpp).
   mlir::LogicalResult lowerFusedFeedforward(mlir::Operation *op);
   mlir::LogicalResult lowerFusedFeedforwardGrad(mlir::Operation *op);

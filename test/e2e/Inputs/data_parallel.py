@@ -1,13 +1,14 @@
 """Inputs and checks of the data-parallel equivalence tests.
 
     data_parallel.py transformer OUT_DIR [--dropout P] [--act-dropout P]
-                     [--post-layer-norm] [--fused-qkv]
+                     [--post-layer-norm] [--fused-qkv [--attn-mask]]
         writes a small trainable transformer block (bench/programs.py's,
         without dropout, or with P on the attention weights, the FFN's
         activation (--act-dropout if given) and before both residual adds;
         with --post-layer-norm
         each layer_norm after its residual add; with --fused-qkv one QKV
-        projection in the layout of Paddle's fused_attention pattern) as
+        projection in the layout of Paddle's fused_attention pattern, with
+        --attn-mask an additive mask from the ids on its scores) as
         OUT_DIR/main.json +
         startup.json, and src_ids.npy, label.npy (48 rows)
     data_parallel.py compare SERIAL.jsonl OTHER.jsonl [--rtol R]
@@ -33,7 +34,8 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
-def transformer(out, dropout=0.0, post_layer_norm=False, fused_qkv=False, act_dropout=None):
+def transformer(out, dropout=0.0, post_layer_norm=False, fused_qkv=False, act_dropout=None,
+                attn_mask=False):
     path = os.path.join(ROOT, "bench", "programs.py")
     spec = importlib.util.spec_from_file_location("programs", path)
     programs = importlib.util.module_from_spec(spec)
@@ -44,7 +46,7 @@ def transformer(out, dropout=0.0, post_layer_norm=False, fused_qkv=False, act_dr
                                             heads_via="fused_qkv" if fused_qkv else "reshape",
                                             residual_dropout=dropout,
                                             normalize_before=not post_layer_norm,
-                                            act_dropout=act_dropout)
+                                            act_dropout=act_dropout, attn_mask=attn_mask)
     programs.save(main, os.path.join(out, "main.json"))
     programs.save(startup, os.path.join(out, "startup.json"))
     rng = np.random.default_rng(5)
@@ -147,6 +149,7 @@ def main():
     t.add_argument("--post-layer-norm", action="store_true")
     t.add_argument("--fused-qkv", action="store_true")
     t.add_argument("--act-dropout", type=float)
+    t.add_argument("--attn-mask", action="store_true")
     c = sub.add_parser("compare")
     c.add_argument("serial")
     c.add_argument("other")
@@ -164,7 +167,7 @@ def main():
     if args.command == "transformer":
         os.makedirs(args.out, exist_ok=True)
         transformer(args.out, args.dropout, args.post_layer_norm, args.fused_qkv,
-                    args.act_dropout)
+                    args.act_dropout, args.attn_mask)
         return 0
     return 0 if compare(args) else 1
 

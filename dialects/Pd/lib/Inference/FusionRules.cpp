@@ -266,11 +266,43 @@ LogicalResult inferFusedFeedforwardGrad(InferContext &c) {
   return success();
 }
 
-/// X [B, S, d]; QKVW [3, H, hd, d] with H·hd = d, QKVBias [3, H, hd];
-/// SrcMask broadcast to [B, H, S, S]; OutLinearW [d, d], OutLinearBias and
-/// the layer norms' scale and bias [d]. The results are the intermediate
-/// values of Paddle's fused_attention (see PdFusionOps.td) and Y like X.
-LogicalResult inferFusedAttention(InferContext &c) {
+namespace {
+
+/// fused_attention's heads, head dim and embed dim from X and QKVW:
+/// [3, H, hd, d], or [d, 3d] with num_heads H in the transpose_qkv_wb form.
+struct AttentionDims {
+  int64_t heads, headDim, embed;
+};
+
+FailureOr<AttentionDims> attentionDims(InferContext &c, RankedTensorType x, RankedTensorType w) {
+  if (x.getRank() != 3)
+    return c.error() << "input slot 'X' " << x << " must be [batch, seq, embed]";
+  int64_t d = x.getDimSize(2);
+  if (ShapedType::isDynamic(d))
+    return c.error() << "input slot 'X' " << x << " needs a static embed dim";
+  if (c.getBool("transpose_qkv_wb")) {
+    int64_t h = c.getInt("num_heads");
+    if (h <= 0 || d % h != 0)
+      return c.error() << "attribute 'num_heads' = " << h << " must divide the embed dim " << d;
+    if (w.getRank() != 2 || !mergeEqualDim(w.getDimSize(0), d) ||
+        !mergeEqualDim(w.getDimSize(1), 3 * d))
+      return c.error() << "input slot 'QKVW' " << w << " must be [" << d << ", " << 3 * d
+                       << "] in the transpose_qkv_wb form";
+    return AttentionDims{h, d / h, d};
+  }
+  if (w.getRank() != 4 || w.getDimSize(0) != 3 || !mergeEqualDim(w.getDimSize(3), d) ||
+      !mergeEqualDim(w.getDimSize(1) * w.getDimSize(2), d))
+    return c.error() << "input slot 'QKVW' " << w << " must be [3, heads, head_dim, " << d
+                     << "] with heads·head_dim = " << d;
+  return AttentionDims{w.getDimSize(1), w.getDimSize(2), d};
+}
+
+/// The checks fused_attention and its gradient share: attributes, and the
+/// weights, biases and layer norm parameters against X (slots by name).
+FailureOr<AttentionDims>
+requireAttention(InferContext &c, RankedTensorType x, RankedTensorType w, RankedTensorType qkvBias,
+                 RankedTensorType wOut,
+                 ArrayRef<std::pair<RankedTensorType, const char *>> vectors) {
   if (failed(c.requireStringIn("attn_dropout_implementation",
                                {"upscale_in_train", "downgrade_in_infer"})) ||
       failed(
@@ -281,39 +313,55 @@ LogicalResult inferFusedAttention(InferContext &c) {
     if (!(p >= 0 && p <= 1))
       return c.error() << "attribute '" << rate << "' = " << p << " must be in [0, 1]";
   }
-  if (c.getBool("transpose_qkv_wb"))
-    return c.error() << "attribute 'transpose_qkv_wb': the transposed QKV weight form is not "
-                        "supported";
   if (c.getInt("ring_id") != -1)
     return c.error() << "attribute 'ring_id' = " << c.getInt("ring_id")
                      << ": tensor-parallel attention is not supported";
   if (!c.getBool("pre_layer_norm") && !c.getBool("add_residual"))
     return c.error() << "pre_layer_norm and add_residual cannot both be false";
-  RankedTensorType x = c.input(0), w = c.input(3), wOut = c.input(6);
-  if (x.getRank() != 3)
-    return c.error() << "input slot 'X' " << x << " must be [batch, seq, embed]";
-  int64_t d = x.getDimSize(2), s = x.getDimSize(1);
-  if (w.getRank() != 4 || w.getDimSize(0) != 3 || !mergeEqualDim(w.getDimSize(3), d) ||
-      !mergeEqualDim(w.getDimSize(1) * w.getDimSize(2), d))
-    return c.error() << "input slot 'QKVW' " << w << " must be [3, heads, head_dim, " << d
-                     << "] with heads·head_dim = " << d;
-  int64_t h = w.getDimSize(1), hd = w.getDimSize(2);
-  if (RankedTensorType b = c.input(4);
-      b && (b.getRank() != 3 || b.getShape() != ArrayRef<int64_t>{3, h, hd}))
-    return c.error() << "input slot 'QKVBias' " << b << " must be [3, " << h << ", " << hd << "]";
+  FailureOr<AttentionDims> dims = attentionDims(c, x, w);
+  if (failed(dims))
+    return failure();
+  auto [h, hd, d] = *dims;
+  if (qkvBias) {
+    SmallVector<int64_t> expected = c.getBool("transpose_qkv_wb") ? SmallVector<int64_t>{3 * d}
+                                                                  : SmallVector<int64_t>{3, h, hd};
+    if (qkvBias.getShape() != ArrayRef<int64_t>(expected)) {
+      InFlightDiagnostic diag = c.error();
+      diag << "input slot 'QKVBias' " << qkvBias << " must be [";
+      llvm::interleaveComma(expected, diag);
+      return diag << "]";
+    }
+  }
   if (wOut.getRank() != 2 || !mergeEqualDim(wOut.getDimSize(0), d) ||
       !mergeEqualDim(wOut.getDimSize(1), d))
     return c.error() << "input slot 'OutLinearW' " << wOut << " must be [" << d << ", " << d << "]";
-  static constexpr std::pair<unsigned, const char *> kVectors[] = {
-      {1, "LnScale"}, {2, "LnBias"}, {7, "OutLinearBias"}, {8, "Ln2Scale"}, {9, "Ln2Bias"}};
-  for (auto [slot, name] : kVectors)
-    if (RankedTensorType t = c.input(slot);
-        t && (t.getRank() != 1 || !mergeEqualDim(t.getDimSize(0), d)))
+  for (auto [t, name] : vectors)
+    if (t && (t.getRank() != 1 || !mergeEqualDim(t.getDimSize(0), d)))
       return c.error() << "input slot '" << name << "' " << t << " must be [" << d << "]";
-  for (unsigned slot : {3u, 6u})
-    if (c.input(slot).getElementType() != x.getElementType())
+  for (RankedTensorType weight : {w, wOut})
+    if (weight.getElementType() != x.getElementType())
       return c.error() << "the weights must have the element type of input slot 'X' " << x;
-  int64_t batch = x.getDimSize(0);
+  return dims;
+}
+
+} // namespace
+
+/// X [B, S, d]; QKVW [3, H, hd, d] with H·hd = d, QKVBias [3, H, hd] (or
+/// [d, 3d] and [3d] in the transpose_qkv_wb form); SrcMask broadcast to
+/// [B, H, S, S]; OutLinearW [d, d], OutLinearBias and the layer norms'
+/// scale and bias [d]. The results are the intermediate values of Paddle's
+/// fused_attention (see PdFusionOps.td) and Y like X.
+LogicalResult inferFusedAttention(InferContext &c) {
+  RankedTensorType x = c.input(0);
+  FailureOr<AttentionDims> dims = requireAttention(c, x, c.input(3), c.input(4), c.input(6),
+                                                   {{c.input(1), "LnScale"},
+                                                    {c.input(2), "LnBias"},
+                                                    {c.input(7), "OutLinearBias"},
+                                                    {c.input(8), "Ln2Scale"},
+                                                    {c.input(9), "Ln2Bias"}});
+  if (failed(dims))
+    return failure();
+  int64_t h = dims->heads, hd = dims->headDim, s = x.getDimSize(1), batch = x.getDimSize(0);
   Dims scores = {batch, h, s, s};
   if (RankedTensorType mask = c.input(5)) {
     if (mask.getRank() != 4 || mask.getElementType() != x.getElementType())
@@ -328,7 +376,8 @@ LogicalResult inferFusedAttention(InferContext &c) {
   Type u8 = IntegerType::get(c.getContext(), 8, IntegerType::Unsigned);
   Type statType = t.isF16() || t.isBF16() ? Type(Float32Type::get(c.getContext())) : t;
   Dims rows = {product(x.getShape().take_front(2))};
-  Dims qkv = {batch, s, 3, h, hd};
+  Dims qkv =
+      c.getBool("transpose_qkv_wb") ? Dims{batch, s, 3 * dims->embed} : Dims{batch, s, 3, h, hd};
   c.setResult(0, rows, statType);
   c.setResult(1, rows, statType);
   c.setResult(2, x);
@@ -348,6 +397,62 @@ LogicalResult inferFusedAttention(InferContext &c) {
   c.setResult(16, rows, statType);
   c.setResult(17, x);
   c.setResult(18, x);
+  return success();
+}
+
+/// Y@GRAD like X; the saved values as fused_attention gives them. The
+/// results: X@GRAD like X, each parameter's gradient like it (an absent
+/// one's [0], or [d] for a layer norm's).
+LogicalResult inferFusedAttentionGrad(InferContext &c) {
+  if (!c.getBool("transpose_qkv_wb"))
+    return c.error() << "the gradient takes the transpose_qkv_wb form only";
+  RankedTensorType x = c.input(1);
+  FailureOr<AttentionDims> dims = requireAttention(c, x, c.input(2), c.input(3), c.input(4),
+                                                   {{c.input(5), "OutLinearBias"},
+                                                    {c.input(6), "LnScale"},
+                                                    {c.input(7), "LnBias"},
+                                                    {c.input(9), "Ln2Scale"},
+                                                    {c.input(10), "Ln2Bias"}});
+  if (failed(dims))
+    return failure();
+  if (c.input(0) != x)
+    return c.error() << "input slot 'Y@GRAD' " << c.input(0)
+                     << " must have the type of input slot 'X' " << x;
+  bool pre = c.getBool("pre_layer_norm");
+  if (pre && !c.input(8))
+    return c.error() << "the pre_layer_norm form needs input slot 'LnOut'";
+  if (!pre && !c.input(11))
+    return c.error() << "the post layer_norm form needs input slot 'BiasDropoutResidualOut'";
+  int64_t h = dims->heads, hd = dims->headDim, s = x.getDimSize(1), batch = x.getDimSize(0);
+  auto expect = [&](unsigned slot, const char *name, ArrayRef<int64_t> shape) -> LogicalResult {
+    RankedTensorType t = c.input(slot);
+    if (t.getRank() != static_cast<int64_t>(shape.size()))
+      return c.error() << "input slot '" << name << "' " << t << " must have rank " << shape.size();
+    for (auto [have, want] : llvm::zip(t.getShape(), shape))
+      if (!mergeEqualDim(have, want))
+        return c.error() << "input slot '" << name << "' " << t << " does not match X " << x
+                         << " and " << h << " heads";
+    return success();
+  };
+  const int64_t scores[] = {batch, h, s, s};
+  if (failed(expect(12, "TransposeOut2", {3, batch, h, s, hd})) ||
+      failed(expect(13, "SoftmaxOut", scores)) ||
+      failed(expect(14, "AttnDropoutMaskOut", scores)) ||
+      failed(expect(15, "AttnDropoutOut", scores)) ||
+      failed(expect(16, "FMHAOut", {batch, s, h, hd})) ||
+      failed(expect(17, "DropoutMaskOut", x.getShape())))
+    return failure();
+  c.setResult(0, x);
+  int64_t d = dims->embed;
+  // Each result's input slot and, when that is absent, its size.
+  static constexpr unsigned kGradOf[] = {2, 3, 4, 5, 6, 7, 9, 10};
+  const int64_t absentSize[] = {0, 0, 0, 0, d, d, d, d};
+  for (auto [i, slot] : llvm::enumerate(kGradOf)) {
+    if (RankedTensorType t = c.input(slot))
+      c.setResult(1 + i, t);
+    else
+      c.setResult(1 + i, {absentSize[i]}, x.getElementType());
+  }
   return success();
 }
 

@@ -373,9 +373,10 @@ def Pd_FusedFeedforwardGradOp
 def Pd_FusedAttentionOp : Pd_CatalogOp<"fused_attention", [AttrSizedOperandSegments]> {
   let summary = "A transformer's multi-head self-attention block as one op";
   let description = [{
-    Paddle's fused_attention (incubate fused_multi_head_attention), as its
-    documentation defines it, with QKVW [3, H, hd, d] and QKVBias
-    [3, H, hd]:
+    Paddle's fused_attention (incubate fused_multi_head_attention), which
+    the fused_attention pass makes of a transformer block's self-attention.
+    With QKVW [3, H, hd, d] and QKVBias [3, H, hd], as its documentation
+    defines it:
 
     ```
     residual = X
@@ -390,9 +391,13 @@ def Pd_FusedAttentionOp : Pd_CatalogOp<"fused_attention", [AttrSizedOperandSegme
     Y = pre_layer_norm ? o : layer_norm(o)           (Ln2Mean, Ln2Variance)
     ```
 
-    distc runs it in inference programs (and without a gradient):
-    Paddle's transposed-weight form (`transpose_qkv_wb`), the cache for
-    generation (CacheKV) and tensor-parallel `ring_id` are refused.
+    In the `transpose_qkv_wb` form, the one the pass writes, QKVW is the
+    QKV linear's weight [d, 3d] (qkv = out · QKVW + QKVBias [3d], QKVOut
+    and QKVBiasOut [B, S, 3d]) and `num_heads` gives H. hd^-0.5 is taken
+    in the element type. Like fused_feedforward, distc derives an unfixed
+    seed from `attn_dropout_seed_name` / `dropout_seed_name`, the names of
+    the dropouts the pass replaced. The cache for generation (CacheKV) and
+    tensor-parallel `ring_id` are refused.
   }];
   let arguments = (ins PdTensor:$X, Optional<PdTensor>:$LnScale, Optional<PdTensor>:$LnBias,
                        PdTensor:$QKVW, Optional<PdTensor>:$QKVBias, Optional<PdTensor>:$SrcMask,
@@ -407,7 +412,8 @@ def Pd_FusedAttentionOp : Pd_CatalogOp<"fused_attention", [AttrSizedOperandSegme
                        PdInt<"0">:$dropout_seed,
                        PdStr<"downgrade_in_infer">:$dropout_implementation,
                        PdFloat<"1e-05">:$ln_epsilon, PdBool<"true">:$add_residual,
-                       PdInt<"-1">:$ring_id);
+                       PdInt<"-1">:$ring_id, PdStr<"">:$attn_dropout_seed_name,
+                       PdStr<"">:$dropout_seed_name);
   let results = (outs PdTensor:$LnMean, PdTensor:$LnVariance, PdTensor:$LnOut,
                       PdTensor:$QKVOut, PdTensor:$QKVBiasOut, PdTensor:$TransposeOut2,
                       PdTensor:$QKOut, PdTensor:$QKTVOut, PdTensor:$SoftmaxOut,
@@ -424,6 +430,50 @@ def Pd_FusedAttentionOp : Pd_CatalogOp<"fused_attention", [AttrSizedOperandSegme
   let hasPirForm = 0;
   let inferRule = "inferFusedAttention";
   let lowering = [{ lowerFusedAttention(op) }];
+  let spmdRule = "replicated";
+}
+
+def Pd_FusedAttentionGradOp
+    : Pd_CatalogOp<"fused_attention_grad", [Pure, AttrSizedOperandSegments]> {
+  let summary = "The gradients of fused_attention";
+  let description = [{
+    Paddle's fused_attention_grad, which the fused_attention pass makes of
+    the attention block's backward ops: from Y@GRAD and what the forward
+    saved, the gradients of X (both paths of the residual connection
+    summed), the QKV and output linears' weights and biases, and the
+    layer norm's scale and bias. The transpose_qkv_wb form only. Of
+    Paddle's inputs it takes those the gradient reads (the softmax output,
+    the dropped attention weights and both masks, q, k and v as
+    TransposeOut2, FMHAOut, the layer norm's input), and of its outputs
+    the parameters' and X's gradients: the intermediate results'
+    gradients are not results.
+  }];
+  let arguments = (ins PdTensor:$Y_GRAD, PdTensor:$X, PdTensor:$QKVW,
+                       Optional<PdTensor>:$QKVBias, PdTensor:$OutLinearW,
+                       Optional<PdTensor>:$OutLinearBias, Optional<PdTensor>:$LnScale,
+                       Optional<PdTensor>:$LnBias, Optional<PdTensor>:$LnOut,
+                       Optional<PdTensor>:$Ln2Scale, Optional<PdTensor>:$Ln2Bias,
+                       Optional<PdTensor>:$BiasDropoutResidualOut, PdTensor:$TransposeOut2,
+                       PdTensor:$SoftmaxOut, PdTensor:$AttnDropoutMaskOut,
+                       PdTensor:$AttnDropoutOut, PdTensor:$FMHAOut, PdTensor:$DropoutMaskOut,
+                       PdInt<"-1">:$num_heads, PdBool<"false">:$transpose_qkv_wb,
+                       PdBool<"false">:$pre_layer_norm, PdFloat<"1e-05">:$epsilon,
+                       PdFloat<"0.5">:$attn_dropout_rate, PdBool<"false">:$is_test,
+                       PdStr<"downgrade_in_infer">:$attn_dropout_implementation,
+                       PdFloat<"0.5">:$dropout_rate,
+                       PdStr<"downgrade_in_infer">:$dropout_implementation,
+                       PdFloat<"1e-05">:$ln_epsilon, PdBool<"true">:$add_residual,
+                       PdInt<"-1">:$ring_id);
+  let results = (outs PdTensor:$X_GRAD, PdTensor:$QKVW_GRAD, PdTensor:$QKVBias_GRAD,
+                      PdTensor:$OutLinearW_GRAD, PdTensor:$OutLinearBias_GRAD,
+                      PdTensor:$LnScale_GRAD, PdTensor:$LnBias_GRAD, PdTensor:$Ln2Scale_GRAD,
+                      PdTensor:$Ln2Bias_GRAD);
+  let optionalOutputs = ["X_GRAD", "QKVW_GRAD", "QKVBias_GRAD", "OutLinearW_GRAD",
+                         "OutLinearBias_GRAD", "LnScale_GRAD", "LnBias_GRAD", "Ln2Scale_GRAD",
+                         "Ln2Bias_GRAD"];
+  let hasPirForm = 0;
+  let inferRule = "inferFusedAttentionGrad";
+  let lowering = [{ lowerFusedAttentionGrad(op) }];
   let spmdRule = "replicated";
 }
 
