@@ -1053,8 +1053,8 @@ pd.program @main {
   %x = pd.feed {pd.out_names = ["x"]} : tensor<?x5x8xf32>
   %w = pd.feed {pd.out_names = ["w"]} : tensor<3x2x4x8xf32>
   %o = pd.feed {pd.out_names = ["o"]} : tensor<8x8xf32>
-  // expected-error @below {{pd.fused_attention: attribute 'transpose_qkv_wb': the transposed QKV weight form is not supported}}
-  %r:19 = pd.fused_attention %x, %w, %o {transpose_qkv_wb = true, operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 1, 0, 0, 0>} : (tensor<?x5x8xf32>, tensor<3x2x4x8xf32>, tensor<8x8xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x3x2x4xf32>, tensor<?x5x3x2x4xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xf32>, tensor<?x5x8xui8>, tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x8xf32>)
+  // expected-error @below {{pd.fused_attention: input slot 'QKVW' 'tensor<3x2x4x8xf32>' must be [8, 24] in the transpose_qkv_wb form}}
+  %r:19 = pd.fused_attention %x, %w, %o {transpose_qkv_wb = true, num_heads = 2 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 1, 0, 0, 0>} : (tensor<?x5x8xf32>, tensor<3x2x4x8xf32>, tensor<8x8xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x3x2x4xf32>, tensor<?x5x3x2x4xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xf32>, tensor<?x5x8xui8>, tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x8xf32>)
 }
 
 // -----
@@ -1075,4 +1075,47 @@ pd.program @main {
   %o = pd.feed {pd.out_names = ["o"]} : tensor<8x8xf32>
   // expected-error @below {{pd.fused_attention: input slot 'QKVW' 'tensor<3x2x3x8xf32>' must be [3, heads, head_dim, 8] with heads·head_dim = 8}}
   %r:19 = pd.fused_attention %x, %w, %o {operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 1, 0, 0, 0>} : (tensor<?x5x8xf32>, tensor<3x2x3x8xf32>, tensor<8x8xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x3x2x4xf32>, tensor<?x5x3x2x4xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xf32>, tensor<?x5x8xui8>, tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x8xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<?x5x8xf32>
+  %w = pd.feed {pd.out_names = ["w"]} : tensor<8x24xf32>
+  %o = pd.feed {pd.out_names = ["o"]} : tensor<8x8xf32>
+  // expected-error @below {{pd.fused_attention: attribute 'num_heads' = 3 must divide the embed dim 8}}
+  %r:19 = pd.fused_attention %x, %w, %o {transpose_qkv_wb = true, num_heads = 3 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 1, 0, 0, 0>} : (tensor<?x5x8xf32>, tensor<8x24xf32>, tensor<8x8xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x24xf32>, tensor<?x5x24xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xf32>, tensor<?x5x8xui8>, tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x8xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<?x5x8xf32>
+  %w = pd.feed {pd.out_names = ["w"]} : tensor<8x24xf32>
+  %o = pd.feed {pd.out_names = ["o"]} : tensor<8x8xf32>
+  %r:19 = pd.fused_attention %x, %w, %o {transpose_qkv_wb = true, num_heads = 2 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 1, 0, 0, 0>} : (tensor<?x5x8xf32>, tensor<8x24xf32>, tensor<8x8xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x24xf32>, tensor<?x5x24xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xf32>, tensor<?x5x8xui8>, tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x8xf32>)
+  // expected-error @below {{pd.fused_attention_grad: the gradient takes the transpose_qkv_wb form only}}
+  %g:9 = pd.fused_attention_grad %x, %x, %w, %o, %r#5, %r#8, %r#9, %r#10, %r#12, %r#14 {num_heads = 2 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1>} : (tensor<?x5x8xf32>, tensor<?x5x8xf32>, tensor<8x24xf32>, tensor<8x8xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xui8>) -> (tensor<?x5x8xf32>, tensor<8x24xf32>, tensor<0xf32>, tensor<8x8xf32>, tensor<0xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<?x5x8xf32>
+  %w = pd.feed {pd.out_names = ["w"]} : tensor<8x24xf32>
+  %o = pd.feed {pd.out_names = ["o"]} : tensor<8x8xf32>
+  %r:19 = pd.fused_attention %x, %w, %o {transpose_qkv_wb = true, num_heads = 2 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 1, 0, 0, 0>} : (tensor<?x5x8xf32>, tensor<8x24xf32>, tensor<8x8xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x24xf32>, tensor<?x5x24xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xf32>, tensor<?x5x8xui8>, tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x8xf32>)
+  // expected-error @below {{pd.fused_attention_grad: the pre_layer_norm form needs input slot 'LnOut'}}
+  %g:9 = pd.fused_attention_grad %x, %x, %w, %o, %r#5, %r#8, %r#9, %r#10, %r#12, %r#14 {transpose_qkv_wb = true, pre_layer_norm = true, num_heads = 2 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1>} : (tensor<?x5x8xf32>, tensor<?x5x8xf32>, tensor<8x24xf32>, tensor<8x8xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xui8>) -> (tensor<?x5x8xf32>, tensor<8x24xf32>, tensor<0xf32>, tensor<8x8xf32>, tensor<0xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+}
+
+// -----
+
+pd.program @main {
+  %x = pd.feed {pd.out_names = ["x"]} : tensor<?x5x8xf32>
+  %w = pd.feed {pd.out_names = ["w"]} : tensor<8x24xf32>
+  %o = pd.feed {pd.out_names = ["o"]} : tensor<8x8xf32>
+  %r:19 = pd.fused_attention %x, %w, %o {transpose_qkv_wb = true, num_heads = 2 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 1, 0, 0, 0>} : (tensor<?x5x8xf32>, tensor<8x24xf32>, tensor<8x8xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x24xf32>, tensor<?x5x24xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xf32>, tensor<?x5x8xui8>, tensor<?xf32>, tensor<?xf32>, tensor<?x5x8xf32>, tensor<?x5x8xf32>)
+  // expected-error @below {{pd.fused_attention_grad: input slot 'TransposeOut2' 'tensor<3x?x2x5x4xf32>' does not match X 'tensor<?x5x8xf32>' and 4 heads}}
+  %g:9 = pd.fused_attention_grad %x, %x, %w, %o, %x, %r#5, %r#8, %r#9, %r#10, %r#12, %r#14 {transpose_qkv_wb = true, pre_layer_norm = true, num_heads = 4 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1>} : (tensor<?x5x8xf32>, tensor<?x5x8xf32>, tensor<8x24xf32>, tensor<8x8xf32>, tensor<?x5x8xf32>, tensor<3x?x2x5x4xf32>, tensor<?x2x5x5xf32>, tensor<?x2x5x5xui8>, tensor<?x2x5x5xf32>, tensor<?x5x2x4xf32>, tensor<?x5x8xui8>) -> (tensor<?x5x8xf32>, tensor<8x24xf32>, tensor<0xf32>, tensor<8x8xf32>, tensor<0xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
 }
