@@ -49,10 +49,13 @@ def parse_args():
     p.add_argument("--omp-wait-policy", default="PASSIVE", choices=("PASSIVE", "ACTIVE"),
                    help="OMP_WAIT_POLICY for PyTorch's OpenMP pool (default PASSIVE: idle "
                    "OpenMP threads sleep instead of spinning against OpenBLAS's threads)")
-    p.add_argument("--encoder-heads", default="auto", choices=("auto", "reshape", "split"),
+    p.add_argument("--encoder-heads", default="auto",
+                   choices=("auto", "reshape", "split", "fused_qkv"),
                    help="how the encoder's distc program forms attention heads: reshape2 + "
-                   "transpose2 as Paddle does, split + concat, or auto (default): reshape "
-                   "when distc can train it, else split")
+                   "transpose2 as Paddle does, split + concat, one QKV projection in the "
+                   "layout of Paddle's fused_attention pattern (which fused_attention fuses; "
+                   "PyTorch's model then projects QKV at once too), or auto (default): "
+                   "reshape when distc can train it, else split")
     p.add_argument("--encoder-dropout", default="attention", choices=("attention", "all"),
                    help="where the encoder drops out: the attention weights (default), or all "
                    "of Paddle's TransformerEncoderLayer dropouts (also the FFN's activation and "
@@ -257,12 +260,15 @@ def run(work):
                 main, startup, loss = programs.transformer(*shape, e["dropout"], via,
                                                            residual_dropout=residual)
         check = programs.transformer(*shape, 0.0, via)
+        fused_qkv = via == "fused_qkv"
         cases.append(dict(
-            name="encoder-s%d-d%d-h%d-ffn%d%s%s" % (shape[:4] + ("" if via == "reshape" else "-split",
+            name="encoder-s%d-d%d-h%d-ffn%d%s%s" % (shape[:4] + ("" if via == "reshape" else "-" + via,
                                                           "-dropall" if residual else "")),
             main=main, startup=startup, loss=loss,
-            make_model=lambda: torch_models.EncoderClassifier(**ENC, residual_dropout=residual),
-            make_check_model=lambda: torch_models.EncoderClassifier(**dict(ENC, dropout=0.0)),
+            make_model=lambda: torch_models.EncoderClassifier(**ENC, residual_dropout=residual,
+                                                              fused_qkv=fused_qkv),
+            make_check_model=lambda: torch_models.EncoderClassifier(**dict(ENC, dropout=0.0),
+                                                                    fused_qkv=fused_qkv),
             data={"src_ids": b.path("src_ids.npy"), "label": b.path("label.npy")},
             feeds=[ids, labels], warmup=3, steps=8 if ARGS.quick else 10, check=check,
             heads_via=via))
@@ -276,9 +282,11 @@ def run(work):
              blas_description(b.dist_run)))
     for c in cases:
         if "heads_via" in c:
-            print("encoder: distc's program forms the attention heads with %s"
-                  % ("reshape2 + transpose2, as examples/transformer" if c["heads_via"] == "reshape"
-                     else "split + concat"))
+            print("encoder: distc's program forms the attention heads with %s" % {
+                "reshape": "reshape2 + transpose2, as examples/transformer",
+                "split": "split + concat",
+                "fused_qkv": "one QKV projection, reshape2 + transpose2 + split, as Paddle's "
+                             "fused_attention pattern"}[c["heads_via"]])
     for note in b.notes:
         print("note: " + note)
 

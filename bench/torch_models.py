@@ -38,15 +38,22 @@ class EncoderClassifier(nn.Module):
     """Pre-LN encoder block + mean pooling + linear classifier. `dropout`
     drops attention weights; `residual_dropout` the attention's and the
     FFN's outputs and the FFN's activation (Paddle's dropout1, dropout2 and
-    act_dropout), as bench/programs.py's transformer."""
+    act_dropout), as bench/programs.py's transformer. `fused_qkv`: one QKV
+    projection in the layout of Paddle's fused_attention pattern (its
+    heads_via="fused_qkv"), q scaled before q·kᵀ."""
 
-    def __init__(self, seq, d, heads, ffn, vocab, classes, dropout, residual_dropout=0.0):
+    def __init__(self, seq, d, heads, ffn, vocab, classes, dropout, residual_dropout=0.0,
+                 fused_qkv=False):
         super().__init__()
         self.heads, self.hd, self.dropout = heads, d // heads, dropout
         self.residual_dropout = residual_dropout
         self.emb = nn.Embedding(vocab, d)
         self.ln1 = nn.LayerNorm(d, eps=1e-5)
-        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        self.fused_qkv = fused_qkv
+        if fused_qkv:
+            self.qkv, self.o = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        else:
+            self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
         self.ln2 = nn.LayerNorm(d, eps=1e-5)
         self.ffn1, self.ffn2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
         self.head = nn.Linear(d, classes)
@@ -59,8 +66,14 @@ class EncoderClassifier(nn.Module):
         def heads(t):
             return t.view(b, s, self.heads, self.hd).transpose(1, 2)
 
-        q, k, v = heads(self.q(h)), heads(self.k(h)), heads(self.v(h))
-        w = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(self.hd)), dim=-1)
+        if self.fused_qkv:
+            qkv = self.qkv(h).view(b, s, 3 * self.heads, self.hd).transpose(1, 2)
+            q, k, v = qkv.chunk(3, dim=1)
+            w = torch.softmax(torch.matmul(q * self.hd ** -0.5, k.transpose(-1, -2)), dim=-1)
+        else:
+            q, k, v = heads(self.q(h)), heads(self.k(h)), heads(self.v(h))
+            w = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(self.hd)),
+                              dim=-1)
         w = F.dropout(w, self.dropout, self.training)
         ctx = torch.matmul(w, v).transpose(1, 2).reshape(b, s, -1)
         p = self.residual_dropout
@@ -75,7 +88,8 @@ class EncoderClassifier(nn.Module):
             out[name + ".w_0"] = ln.weight.detach()
             out[name + ".b_0"] = ln.bias.detach()
         # Paddle's unique names, in the order bench/programs.py creates them.
-        for i, lin in enumerate((self.q, self.k, self.v, self.o, self.ffn1, self.ffn2, self.head)):
+        attention = (self.qkv, self.o) if self.fused_qkv else (self.q, self.k, self.v, self.o)
+        for i, lin in enumerate(attention + (self.ffn1, self.ffn2, self.head)):
             out["linear_%d.w_0" % i] = lin.weight.detach().t()
             out["linear_%d.b_0" % i] = lin.bias.detach()
         return out
