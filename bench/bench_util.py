@@ -224,7 +224,7 @@ def step_times(records, rows, warmup):
 
 # BuildStrategy's fusion keys (docs/fusion.md), and the --fusion variants
 # the benchmarks take: none, all, bn (the batch-norm fusions) or one key.
-FUSION_KEYS = ("fused_feedforward", "fuse_bn_act_ops", "fuse_bn_add_act_ops", "fuse_gemm_epilogue",
+FUSION_KEYS = ("fused_attention", "fused_feedforward", "fuse_bn_act_ops", "fuse_bn_add_act_ops", "fuse_gemm_epilogue",
                "fuse_dropout_add", "fuse_elewise_add_act_ops", "fuse_all_optimizer_ops",
                "enable_auto_fusion")
 FUSION_GROUPS = {"none": (), "all": FUSION_KEYS, "bn": ("fuse_bn_act_ops", "fuse_bn_add_act_ops")}

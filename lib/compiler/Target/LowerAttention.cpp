@@ -15,8 +15,10 @@
 // unfused program has transpose2 and split). The gradient mirrors it:
 // the layer norms' and dropouts' gradients, matmul_v2_grad's GEMMs, the
 // bias gradients reduced as elementwise_add_grad reduces them, softmax's
-// gradient, and q, k and v's gradients written into one [3, B, H, S, hd]
-// buffer that one transpose turns into the QKV bias output's gradient.
+// gradient, the batched matmuls' (reading the forward's q, k, v and scaled
+// q, as the unfused gradient reads split's and scale's outputs), and q, k
+// and v's gradients concatenated into one [3, B, H, S, hd] buffer that one
+// transpose turns into the QKV bias output's gradient.
 //
 //===----------------------------------------------------------------------===//
 
@@ -138,6 +140,8 @@ LogicalResult ProgramLowering::lowerFusedAttention(Operation *op) {
   emit("scale", {view(part[0], perHead)}, {q},
        {AttrDesc::ofFloat("scale", attentionScale(x, headDim)), AttrDesc::ofFloat("bias", 0.0),
         AttrDesc::ofInt("bias_after_scale", 1)});
+  attentionHeads[att.getTransposeOut2()] = {view(part[0], perHead), view(part[1], perHead),
+                                            view(part[2], perHead), q};
 
   // The attention weights and their product with v.
   FailureOr<int32_t> qk = result(att.getQKOut(), scores);
@@ -288,20 +292,17 @@ LogicalResult ProgramLowering::lowerFusedAttentionGrad(Operation *op) {
 
   // q, k, v from TransposeOut2 (q scaled again, as the forward did); their
   // gradients go to one buffer in the same layout.
-  const int32_t qkv = bufferOf(grad.getTransposeOut2());
+  // q, k, v and the scaled q, as the forward left them. Their gradients
+  // go to one buffer in TransposeOut2's layout.
+  auto found = attentionHeads.find(grad.getTransposeOut2());
+  if (found == attentionHeads.end())
+    return error(op) << "input slot 'TransposeOut2' " << nameOf(grad.getTransposeOut2())
+                     << " is not a result of a fused_attention op before it in this program";
+  const std::array<int32_t, 4> saved = found->second;
+  const int32_t k = saved[1], v = saved[2], scaledQ = saved[3];
+  int32_t dq = temp(name + ".d_q", dY, perHead), dk = temp(name + ".d_k", dY, perHead),
+          dv = temp(name + ".d_v", dY, perHead);
   int32_t dQkv = temp(name + ".transpose_out2_grad", dY, {DimDesc::fixed(3), b, h, s, hd});
-  // (A slice of a [3, B, ...] buffer starts at i·B·H·S·hd, symbolic with
-  // the batch: the slice kernel copies each out, and concat puts the
-  // gradients together.)
-  int32_t q = -1, k = -1, v = -1, dq = -1, dk = -1, dv = -1;
-  for (int64_t i = 0; i < 3; ++i) {
-    int32_t in = temp(name + ".qkv" + std::to_string(i), qkv, {one, b, h, s, hd});
-    emit("slice", {qkv}, {in},
-         {AttrDesc::ofInts("axes", {0}), AttrDesc::ofInts("starts", {i}),
-          AttrDesc::ofInts("ends", {i + 1})});
-    (i == 0 ? q : i == 1 ? k : v) = view(in, perHead);
-    (i == 0 ? dq : i == 1 ? dk : dv) = temp(name + ".d_qkv" + std::to_string(i), dY, perHead);
-  }
 
   // w·v: the dropped weights' and v's gradients.
   int32_t dDropped = temp(name + ".attn_dropout_out_grad", dY, scores);
@@ -316,18 +317,12 @@ LogicalResult ProgramLowering::lowerFusedAttentionGrad(Operation *op) {
        {AttrDesc::ofInt("axis", 3)});
 
   // The mask's add passes the gradient through; q·hd^-0.5·kᵀ's gradients.
-  const double alpha = attentionScale(x, headDim);
-  auto scaleBy = [&](int32_t in, int32_t out) {
-    emit("scale", {in}, {out},
-         {AttrDesc::ofFloat("scale", alpha), AttrDesc::ofFloat("bias", 0.0),
-          AttrDesc::ofInt("bias_after_scale", 1)});
-  };
-  int32_t scaledQ = temp(name + ".q", dY, perHead);
-  scaleBy(q, scaledQ);
   int32_t dScaledQ = temp(name + ".scaled_q_grad", dY, perHead);
   matmul(dScores, false, k, false, dScaledQ);
   matmul(dScores, true, scaledQ, false, dk);
-  scaleBy(dScaledQ, dq);
+  emit("scale", {dScaledQ}, {dq},
+       {AttrDesc::ofFloat("scale", attentionScale(x, headDim)), AttrDesc::ofFloat("bias", 0.0),
+        AttrDesc::ofInt("bias_after_scale", 1)});
   const SymShape onePart = {one, b, h, s, hd};
   emit("concat", {view(dq, onePart), view(dk, onePart), view(dv, onePart)}, {dQkv},
        {AttrDesc::ofInt("axis", 0)});

@@ -21,6 +21,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <array>
 #include <map>
 
 namespace distc::target {
@@ -387,6 +388,11 @@ private:
   llvm::DenseMap<int32_t, llvm::SmallVector<mlir::Value, 2>> valuesByRoot;
   /// Row-sparse values: their parts (LowerSelectedRows.cpp).
   llvm::DenseMap<mlir::Value, std::vector<RowsPart>> rowParts;
+  /// fused_attention's q, k, v and scaled q (temporaries), by the op's
+  /// TransposeOut2: its gradient reads these instead of slicing and
+  /// scaling again, so TransposeOut2 dies with the forward as the unfused
+  /// program's transpose2 output does (LowerAttention.cpp).
+  llvm::DenseMap<mlir::Value, std::array<int32_t, 4>> attentionHeads;
   /// c_gen_nccl_id's communicator ids: values bound to no buffer.
   llvm::DenseSet<mlir::Value> communicatorIds;
   std::string origin;     // the op being lowered, for KernelCallDesc::origin
