@@ -27,6 +27,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -77,13 +78,21 @@ public:
   /// Whether `value` may be renamed or pooled.
   bool valid(Value value) const {
     // A training dropout's mask seed derives from its output's name
-    // (LowerNn.cpp): renamed, it would draw other masks. A fused dropout
-    // and add derives it from its seed_name, when that is given.
+    // (LowerNn.cpp): renamed, it would draw other masks. The fused ops'
+    // dropouts derive theirs from the seed names the fusion passes set,
+    // else from their results' names too.
     if (Operation *def = value.getDefiningOp()) {
+      static const llvm::StringMap<std::vector<StringRef>> kSeedNames = {
+          {"pd.fused_dropout_add", {"seed_name"}},
+          {"pd.fused_feedforward", {"dropout1_seed_name", "dropout2_seed_name"}},
+          {"pd.fused_attention", {"attn_dropout_seed_name", "dropout_seed_name"}}};
       StringRef type = def->getName().getStringRef();
-      if (type == "pd.dropout" ||
-          (type == "pd.fused_dropout_add" && pd::OpAttributes(def).getString("seed_name").empty()))
+      if (type == "pd.dropout")
         return false;
+      if (auto seeds = kSeedNames.find(type); seeds != kSeedNames.end())
+        for (StringRef attr : seeds->second)
+          if (pd::OpAttributes(def).getString(attr).empty())
+            return false;
     }
     return isMemoryPassCandidate(value, skip);
   }
