@@ -143,12 +143,34 @@ std::string whyInsideReadOutside(ArrayRef<Operation *> forward, ArrayRef<Operati
   return "";
 }
 
+Operation *residualAddOf(Value branch, Value x, unsigned &side) {
+  Operation *add = forwardReader(branch);
+  if (!add || !isType(add, "elementwise_add"))
+    return nullptr;
+  side = add->getOperand(0) == branch ? 0 : 1;
+  return add->getOperand(1 - side) == x ? add : nullptr;
+}
+
 Operation *sumOfShares(Value a, Value b) {
   Operation *sum = a.hasOneUse() ? *a.getUsers().begin() : nullptr;
   if (!sum || !isType(sum, "sum") || sum->getNumOperands() != 2 || !b.hasOneUse() ||
       *b.getUsers().begin() != sum)
     return nullptr;
   return sum;
+}
+
+bool GradientChain::step(Operation *grad, unsigned index, Value result) {
+  if (d && !feeds(d, grad, index))
+    return false;
+  d = result;
+  return true;
+}
+
+void eraseBlock(ArrayRef<Operation *> forward, ArrayRef<Operation *> backward) {
+  for (Operation *op : llvm::reverse(backward))
+    op->erase();
+  for (Operation *op : llvm::reverse(forward))
+    op->erase();
 }
 
 } // namespace distc::fusion

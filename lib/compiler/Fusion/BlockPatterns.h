@@ -11,6 +11,10 @@
 #ifndef DISTC_LIB_FUSION_BLOCKPATTERNS_H
 #define DISTC_LIB_FUSION_BLOCKPATTERNS_H
 
+#include "FusionLog.h"
+#include "PatternUtils.h"
+
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/SmallVector.h"
@@ -80,8 +84,64 @@ std::string nameOfResult(mlir::Operation *op, unsigned index);
 std::string whyInsideReadOutside(llvm::ArrayRef<mlir::Operation *> forward,
                                  llvm::ArrayRef<mlir::Operation *> backward, mlir::Value out);
 
+/// The elementwise_add alone reading `branch` (in the forward) whose
+/// other operand is `x`: a residual connection, with `side` the operand
+/// `branch` is; or null.
+mlir::Operation *residualAddOf(mlir::Value branch, mlir::Value x, unsigned &side);
+
 /// The sum op adding `a` and `b` alone, each read by it alone, or null.
 mlir::Operation *sumOfShares(mlir::Value a, mlir::Value b);
+
+/// A backward chain being followed: each gradient op must read the
+/// previous one's result, alone, as its Out@GRAD operand.
+struct GradientChain {
+  mlir::Value d; // the gradient so far (null: the chain's start, any input)
+  /// Whether `grad` reads `d` as operand `index` (and only it does); then
+  /// `result` continues the chain.
+  bool step(mlir::Operation *grad, unsigned index, mlir::Value result);
+};
+
+/// Erases a fused block's `forward` and `backward` ops (in program order),
+/// last first, once their results' readers read the fused ops'.
+void eraseBlock(llvm::ArrayRef<mlir::Operation *> forward,
+                llvm::ArrayRef<mlir::Operation *> backward);
+
+/// Runs a transformer-block fusion over `module`. A layer_norm starts a
+/// pre-layer-norm block or ends a post one: at each, `matchPre` and then
+/// `matchPost` look for the block's forward ops, `matchBackward` for their
+/// gradients, and the block's values must be read inside it alone. A
+/// match is rewritten; a candidate left is logged with the reason (the
+/// post form's when it has one; none where no block is there at all).
+/// `Block` has forward(), backward() and out().
+template <typename Block>
+mlir::LogicalResult
+fuseBlocks(mlir::ModuleOp module, FusionLog &log,
+           llvm::function_ref<mlir::FailureOr<Block>(mlir::Operation *, std::string &)> matchPre,
+           llvm::function_ref<mlir::FailureOr<Block>(mlir::Operation *, std::string &)> matchPost,
+           llvm::function_ref<mlir::LogicalResult(Block &, std::string &)> matchBackward,
+           llvm::function_ref<mlir::LogicalResult(Block &, FusionLog &)> rewrite) {
+  auto match = [&](mlir::Operation *ln, bool pre, std::string &why) -> mlir::FailureOr<Block> {
+    mlir::FailureOr<Block> m = pre ? matchPre(ln, why) : matchPost(ln, why);
+    if (mlir::failed(m) || mlir::failed(matchBackward(*m, why)))
+      return mlir::failure();
+    if (why = whyInsideReadOutside(m->forward(), m->backward(), m->out()); !why.empty())
+      return mlir::failure();
+    return m;
+  };
+  return forEachCandidate(module, {"layer_norm"}, [&](mlir::Operation *ln) -> mlir::LogicalResult {
+    std::string why, postWhy;
+    mlir::FailureOr<Block> m = match(ln, /*pre=*/true, why);
+    if (mlir::failed(m))
+      m = match(ln, /*pre=*/false, postWhy);
+    if (mlir::succeeded(m))
+      return rewrite(*m, log);
+    if (!postWhy.empty())
+      why = postWhy;
+    if (!why.empty())
+      log.left(ln, why);
+    return mlir::success();
+  });
+}
 
 } // namespace distc::fusion
 

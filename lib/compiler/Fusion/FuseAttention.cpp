@@ -209,13 +209,7 @@ FailureOr<Attention> matchPreForward(Operation *ln, std::string &why) {
   m.ln = ln;
   if (failed(matchCore(m, nextOp(ln->getResult(0), "matmul_v2"), why)))
     return failure();
-  if (Operation *add = forwardReader(m.branch()); add && isType(add, "elementwise_add")) {
-    unsigned side = add->getOperand(0) == m.branch() ? 0 : 1;
-    if (add->getOperand(1 - side) == m.x()) {
-      m.residual = add;
-      m.residualSide = side;
-    }
-  }
+  m.residual = residualAddOf(m.branch(), m.x(), m.residualSide);
   if (failed(checkForward(m, why)))
     return failure();
   return m;
@@ -342,12 +336,9 @@ LogicalResult matchBackward(Attention &m, std::string &why) {
   // of the add, dropout, softmax and view gradients, operand 2 of
   // matmul_v2_grad and the only one of scale. The post form starts at the
   // layer norm.
-  Value d = m.pre && m.residual ? m.residualGrad->getResult(m.residualSide) : Value();
-  auto step = [&](Operation *grad, unsigned index, Value result) -> bool {
-    if (d && !feeds(d, grad, index))
-      return false;
-    d = result;
-    return true;
+  GradientChain chain{m.pre && m.residual ? m.residualGrad->getResult(m.residualSide) : Value()};
+  auto step = [&](Operation *grad, unsigned index, Value result) {
+    return chain.step(grad, index, result);
   };
   if (!m.pre && (!step(m.lnGrad, m.lnGrad->getNumOperands() - 1, m.lnGrad->getResult(0)) ||
                  !step(m.residualGrad, 2, m.residualGrad->getResult(m.residualSide))))
@@ -366,15 +357,15 @@ LogicalResult matchBackward(Attention &m, std::string &why) {
     return failure();
   // split's gradient: the concat of q's, k's and v's, in that order.
   Value dk = m.qkGrad->getResult(1), dv = m.contextGrad->getResult(1);
-  if (!feeds(d, m.concat, 0) || !feeds(dk, m.concat, 1) || !feeds(dv, m.concat, 2) ||
+  if (!feeds(chain.d, m.concat, 0) || !feeds(dk, m.concat, 1) || !feeds(dv, m.concat, 2) ||
       m.concat->getNumOperands() != 3)
     return failure();
-  d = m.concat->getResult(0);
+  chain.d = m.concat->getResult(0);
   if (!step(m.transposeGrad, 1, m.transposeGrad->getResult(0)) ||
       !step(m.reshapeGrad, 1, m.reshapeGrad->getResult(0)) ||
       !step(m.qkv.addGrad, 2, m.qkv.addGrad->getResult(0)) ||
       !step(m.qkv.matmulGrad, 2, m.qkv.matmulGrad->getResult(0)) ||
-      (m.pre && !feeds(d, m.lnGrad, m.lnGrad->getNumOperands() - 1)))
+      (m.pre && !feeds(chain.d, m.lnGrad, m.lnGrad->getNumOperands() - 1)))
     return failure();
   if (m.residual) {
     // X@GRAD: the sum of the residual's share and the branch's (through
@@ -541,45 +532,16 @@ LogicalResult rewrite(Attention &m, FusionLog &log) {
         v.replaceAllUsesWith((*grad)->getResult(i));
   }
   m.out().replaceAllUsesWith((*fused)->getResult(18));
-  SmallVector<Operation *> replacedOps = m.forward();
-  replacedOps.append(m.backward());
-  for (Operation *op : llvm::reverse(replacedOps))
-    op->erase();
+  eraseBlock(m.forward(), m.backward());
   return success();
-}
-
-/// The whole match, in the pre or the post form.
-FailureOr<Attention> match(Operation *ln, bool pre, std::string &why) {
-  FailureOr<Attention> m = pre ? matchPreForward(ln, why) : matchPostForward(ln, why);
-  if (failed(m) || failed(matchBackward(*m, why)))
-    return failure();
-  if (why = whyInsideReadOutside(m->forward(), m->backward(), m->out()); !why.empty())
-    return failure();
-  return m;
 }
 
 struct FusedAttentionPass : impl::FusedAttentionBase<FusedAttentionPass> {
   using FusedAttentionBase::FusedAttentionBase;
   void runOnOperation() override {
     FusionLog log("fused_attention", explain);
-    LogicalResult result =
-        forEachCandidate(getOperation(), {"layer_norm"}, [&](Operation *ln) -> LogicalResult {
-          // A layer_norm starts a pre-layer-norm block or ends a post one:
-          // the reason given for one left is the post form's when that
-          // has one.
-          std::string why, postWhy;
-          FailureOr<Attention> m = match(ln, /*pre=*/true, why);
-          if (failed(m))
-            m = match(ln, /*pre=*/false, postWhy);
-          if (succeeded(m))
-            return rewrite(*m, log);
-          if (!postWhy.empty())
-            why = postWhy;
-          if (!why.empty())
-            log.left(ln, why);
-          return success();
-        });
-    if (failed(result))
+    if (failed(fuseBlocks<Attention>(getOperation(), log, matchPreForward, matchPostForward,
+                                     matchBackward, rewrite)))
       signalPassFailure();
   }
 };

@@ -103,13 +103,7 @@ FailureOr<Ffn> matchPreForward(Operation *ln, std::string &why) {
   }
   m.l2 = *l2;
   m.drop2 = optionalDropout(m.l2.out());
-  if (Operation *add = forwardReader(m.branch()); add && isType(add, "elementwise_add")) {
-    unsigned side = add->getOperand(0) == m.branch() ? 0 : 1;
-    if (add->getOperand(1 - side) == m.x()) {
-      m.residual = add;
-      m.residualSide = side;
-    }
-  }
+  m.residual = residualAddOf(m.branch(), m.x(), m.residualSide);
 
   if (failed(checkForward(m, why)))
     return failure();
@@ -205,12 +199,9 @@ LogicalResult matchBackward(Ffn &m, std::string &why) {
   // Each gradient feeds the next one alone: Out@GRAD is the last operand
   // of the add, dropout and activation gradients, and operand 2 of
   // matmul_v2_grad. The post form starts at the layer norm.
-  Value d = m.pre && m.residual ? m.residualGrad->getResult(m.residualSide) : Value();
-  auto step = [&](Operation *grad, unsigned index, Value result) -> bool {
-    if (d && !feeds(d, grad, index))
-      return false;
-    d = result;
-    return true;
+  GradientChain chain{m.pre && m.residual ? m.residualGrad->getResult(m.residualSide) : Value()};
+  auto step = [&](Operation *grad, unsigned index, Value result) {
+    return chain.step(grad, index, result);
   };
   if (!m.pre && (!step(m.lnGrad, m.lnGrad->getNumOperands() - 1, m.lnGrad->getResult(0)) ||
                  !step(m.residualGrad, 2, m.residualGrad->getResult(m.residualSide))))
@@ -222,7 +213,7 @@ LogicalResult matchBackward(Ffn &m, std::string &why) {
       !step(m.actGrad, 1, m.actGrad->getResult(0)) ||
       !step(m.l1.addGrad, 2, m.l1.addGrad->getResult(0)) ||
       !step(m.l1.matmulGrad, 2, m.l1.matmulGrad->getResult(0)) ||
-      (m.pre && !feeds(d, m.lnGrad, m.lnGrad->getNumOperands() - 1)))
+      (m.pre && !feeds(chain.d, m.lnGrad, m.lnGrad->getNumOperands() - 1)))
     return failure();
   if (m.residual) {
     // X@GRAD: the sum of the residual's share and the branch's (through
@@ -375,45 +366,16 @@ LogicalResult rewrite(Ffn &m, FusionLog &log) {
         v.replaceAllUsesWith((*grad)->getResult(i));
   }
   m.out().replaceAllUsesWith(result(0));
-  SmallVector<Operation *> replacedOps = m.forward();
-  replacedOps.append(m.backward());
-  for (Operation *op : llvm::reverse(replacedOps))
-    op->erase();
+  eraseBlock(m.forward(), m.backward());
   return success();
-}
-
-/// The whole match, in the pre or the post form.
-FailureOr<Ffn> match(Operation *ln, bool pre, std::string &why) {
-  FailureOr<Ffn> m = pre ? matchPreForward(ln, why) : matchPostForward(ln, why);
-  if (failed(m) || failed(matchBackward(*m, why)))
-    return failure();
-  if (why = whyInsideReadOutside(m->forward(), m->backward(), m->out()); !why.empty())
-    return failure();
-  return m;
 }
 
 struct FusedFeedforwardPass : impl::FusedFeedforwardBase<FusedFeedforwardPass> {
   using FusedFeedforwardBase::FusedFeedforwardBase;
   void runOnOperation() override {
     FusionLog log("fused_feedforward", explain);
-    LogicalResult result =
-        forEachCandidate(getOperation(), {"layer_norm"}, [&](Operation *ln) -> LogicalResult {
-          // A layer_norm starts a pre-layer-norm block or ends a post one:
-          // the reason given for one left is the post form's when that
-          // has one.
-          std::string why, postWhy;
-          FailureOr<Ffn> m = match(ln, /*pre=*/true, why);
-          if (failed(m))
-            m = match(ln, /*pre=*/false, postWhy);
-          if (succeeded(m))
-            return rewrite(*m, log);
-          if (!postWhy.empty())
-            why = postWhy;
-          if (!why.empty())
-            log.left(ln, why);
-          return success();
-        });
-    if (failed(result))
+    if (failed(fuseBlocks<Ffn>(getOperation(), log, matchPreForward, matchPostForward,
+                               matchBackward, rewrite)))
       signalPassFailure();
   }
 };
