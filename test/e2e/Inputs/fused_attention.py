@@ -8,7 +8,9 @@
         fused_multi_head_attention defines it, in the inference form with
         upscale_in_train dropout (the identity): pre.npy for the pre layer
         norm with the mask and the residual, post.npy for the post layer
-        norm with the residual and without the mask.
+        norm with the residual and without the mask; and qkv_w_t.npy
+        [8, 24], qkv_b_t.npy [24], the QKV weight and bias in the
+        transpose_qkv_wb form (pre.npy is that form's output too).
 """
 import os
 import sys
@@ -55,6 +57,10 @@ def main():
     p["mask"] = mask
     for name, value in p.items():
         np.save(os.path.join(out, name + ".npy"), value)
+    # The transpose_qkv_wb form's weight [d, 3d] and bias [3d]: the same
+    # projection, so pre.npy is its output too.
+    np.save(os.path.join(out, "qkv_w_t.npy"), np.ascontiguousarray(p["qkv_w"].reshape(24, 8).T))
+    np.save(os.path.join(out, "qkv_b_t.npy"), p["qkv_b"].reshape(24))
     p64 = {k: v.astype(np.float64) for k, v in p.items()}
     np.save(os.path.join(out, "pre.npy"),
             attention(p64, p64["x"], True, p64["mask"]).astype(np.float32))
