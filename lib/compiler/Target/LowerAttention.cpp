@@ -205,7 +205,6 @@ LogicalResult ProgramLowering::lowerFusedAttentionGrad(Operation *op) {
   auto grad = cast<pd::FusedAttentionGradOp>(op);
   pd::OpAttributes attrs(op);
   const bool pre = attrs.getBool("pre_layer_norm"), residual = attrs.getBool("add_residual");
-  const bool training = isTrainingDropout(op);
   Value x = grad.getX();
   const SymShape &xd = dimsOf(x);
   const int64_t embed = cast<RankedTensorType>(x.getType()).getDimSize(2);
@@ -217,26 +216,10 @@ LogicalResult ProgramLowering::lowerFusedAttentionGrad(Operation *op) {
                 hd = DimDesc::fixed(headDim), one = DimDesc::fixed(1),
                 threeD = DimDesc::fixed(3 * embed);
   const SymShape scores = {b, h, s, s}, perHead = {b, h, s, hd}, rowsD = {*rows, d};
-  const int64_t rank = static_cast<int64_t>(xd.size());
   const std::string name = nameOf(grad.getX_GRAD());
 
   auto matmul = [&](int32_t a, bool ta, int32_t bb, bool tb, int32_t out) {
     emit("matmul", {a, bb}, {out}, {matmulAttr("trans_a", ta), matmulAttr("trans_b", tb)});
-  };
-  auto defineIfNeeded = [&](Value result, SymShape shape) -> FailureOr<int32_t> {
-    if (!result || !isNeeded(result))
-      return -1;
-    return defineResult(result, std::move(shape));
-  };
-  // Dropout `prefix`'s gradient of `dy` (the identity at rate 0).
-  auto dropoutGrad = [&](const std::string &prefix, int32_t dy, Value mask,
-                         const SymShape &shape) -> FailureOr<int32_t> {
-    double p = attrs.getFloat(prefix + "_rate");
-    if (p == 0)
-      return dy;
-    return emitDropoutGradOf(
-        mask, dy, p, attrs.getString(prefix + "_implementation") == "upscale_in_train", training,
-        [&]() -> FailureOr<int32_t> { return temp(name + "." + prefix + "_grad", dy, shape); });
   };
   // A linear's gradients, as matmul_v2_grad (a 2-D weight: the batch
   // flattened into rows) and elementwise_add_grad (the bias's reduced
@@ -255,31 +238,21 @@ LogicalResult ProgramLowering::lowerFusedAttentionGrad(Operation *op) {
       matmul(view(in, rowsD), true, view(dy, {*rows, n}), false, *dwBuf);
     return success();
   };
-  auto layerNormGrad = [&](int32_t in, Value scale, int32_t dy, int32_t dIn, Value dScale,
-                           Value dBias, double epsilon) -> LogicalResult {
-    FailureOr<int32_t> ds = defineIfNeeded(scale ? dScale : Value(), {d});
-    FailureOr<int32_t> db = defineIfNeeded(dBias, {d});
-    if (failed(ds) || failed(db))
-      return failure();
-    emit("layer_norm_grad", {in, scale ? bufferOf(scale) : -1, dy}, {dIn, *ds, *db},
-         {AttrDesc::ofInt("begin_norm_axis", rank - 1), AttrDesc::ofFloat("epsilon", epsilon)});
-    return success();
-  };
-
   // The post form's layer norm; the residual add passes its gradient to
   // both operands.
   const int32_t dY = bufferOf(grad.getY_GRAD());
   int32_t dSum = dY;
   if (!pre) {
     dSum = temp(name + ".ln2_grad", dY, xd);
-    if (failed(layerNormGrad(bufferOf(grad.getBiasDropoutResidualOut()), grad.getLn2Scale(), dY,
-                             dSum, grad.getLn2Scale_GRAD(), grad.getLn2Bias_GRAD(),
-                             attrs.getFloat("ln_epsilon"))))
+    if (failed(emitLayerNormGrad(bufferOf(grad.getBiasDropoutResidualOut()), grad.getLn2Scale(),
+                                 grad.getLn2Bias(), dY, dSum, grad.getLn2Scale_GRAD(),
+                                 grad.getLn2Bias_GRAD(), xd, attrs.getFloat("ln_epsilon"))))
       return failure();
   }
 
   // The output linear through its dropout, then back to the heads.
-  FailureOr<int32_t> dLinear = dropoutGrad("dropout", dSum, grad.getDropoutMaskOut(), xd);
+  FailureOr<int32_t> dLinear =
+      emitFusedDropoutGrad(op, "dropout", dSum, grad.getDropoutMaskOut(), xd, name);
   if (failed(dLinear))
     return failure();
   int32_t dMerged = temp(name + ".fmha_out_grad", dY, {b, s, h, hd});
@@ -308,8 +281,8 @@ LogicalResult ProgramLowering::lowerFusedAttentionGrad(Operation *op) {
   int32_t dDropped = temp(name + ".attn_dropout_out_grad", dY, scores);
   matmul(dContext, false, v, true, dDropped);
   matmul(bufferOf(grad.getAttnDropoutOut()), true, dContext, false, dv);
-  FailureOr<int32_t> dWeights =
-      dropoutGrad("attn_dropout", dDropped, grad.getAttnDropoutMaskOut(), scores);
+  FailureOr<int32_t> dWeights = emitFusedDropoutGrad(op, "attn_dropout", dDropped,
+                                                     grad.getAttnDropoutMaskOut(), scores, name);
   if (failed(dWeights))
     return failure();
   int32_t dScores = temp(name + ".qk_out_grad", dY, scores);
@@ -345,9 +318,9 @@ LogicalResult ProgramLowering::lowerFusedAttentionGrad(Operation *op) {
   int32_t dBranch = dLnOut;
   if (pre) {
     dBranch = residual ? temp(name + ".ln_grad", dY, xd) : *dx;
-    if (failed(layerNormGrad(bufferOf(x), grad.getLnScale(), dLnOut, dBranch,
-                             grad.getLnScale_GRAD(), grad.getLnBias_GRAD(),
-                             attrs.getFloat("epsilon"))))
+    if (failed(emitLayerNormGrad(bufferOf(x), grad.getLnScale(), grad.getLnBias(), dLnOut, dBranch,
+                                 grad.getLnScale_GRAD(), grad.getLnBias_GRAD(), xd,
+                                 attrs.getFloat("epsilon"))))
       return failure();
   }
   if (residual)

@@ -147,27 +147,9 @@ LogicalResult ProgramLowering::lowerFusedFeedforwardGrad(Operation *op) {
   if (failed(dims))
     return failure();
   const bool pre = attrs.getBool("pre_layer_norm"), residual = attrs.getBool("add_residual");
-  const bool training = isTrainingDropout(op);
-  const int64_t rank = static_cast<int64_t>(dims->x.size());
   const std::string name = nameOf(grad.getX_GRAD());
   const SymShape rowsD = {dims->rows, dims->d}, rowsF = {dims->rows, dims->f};
 
-  auto defineIfNeeded = [&](Value result, SymShape shape) -> FailureOr<int32_t> {
-    if (!isNeeded(result))
-      return -1;
-    return defineResult(result, std::move(shape));
-  };
-  // dropout `which`'s gradient of `dy` (the identity at rate 0).
-  auto dropoutGrad = [&](int which, int32_t dy, Value mask,
-                         const SymShape &shape) -> FailureOr<int32_t> {
-    std::string k = "dropout" + std::to_string(which);
-    double p = attrs.getFloat(k + "_rate");
-    if (p == 0)
-      return dy;
-    return emitDropoutGradOf(
-        mask, dy, p, attrs.getString(k + "_implementation") == "upscale_in_train", training,
-        [&]() -> FailureOr<int32_t> { return temp(name + "." + k + "_grad", dy, shape); });
-  };
   // The gradients of one linear (and the activation before it when given).
   auto linearGrad = [&](int32_t dy, int32_t in, const SymShape &inView, Value w, Value dw, Value db,
                         int32_t dIn, const std::string &activation,
@@ -187,22 +169,17 @@ LogicalResult ProgramLowering::lowerFusedFeedforwardGrad(Operation *op) {
   int32_t dOut = bufferOf(grad.getOut_GRAD());
   int32_t dSum = dOut; // of residual + dropout2's result
   if (!pre) {
-    FailureOr<int32_t> ds = defineIfNeeded(grad.getLn2Scale_GRAD(), {dims->d});
-    FailureOr<int32_t> db = defineIfNeeded(grad.getLn2Bias_GRAD(), {dims->d});
-    if (failed(ds) || failed(db))
-      return failure();
     dSum = temp(name + ".ln2_grad", dOut, dims->x);
-    emit("layer_norm_grad",
-         {bufferOf(grad.getDropout2Out()), grad.getLn2Scale() ? bufferOf(grad.getLn2Scale()) : -1,
-          dOut},
-         {dSum, grad.getLn2Scale() ? *ds : -1, grad.getLn2Bias() ? *db : -1},
-         {AttrDesc::ofInt("begin_norm_axis", rank - 1),
-          AttrDesc::ofFloat("epsilon", attrs.getFloat("ln2_epsilon"))});
+    if (failed(emitLayerNormGrad(bufferOf(grad.getDropout2Out()), grad.getLn2Scale(),
+                                 grad.getLn2Bias(), dOut, dSum, grad.getLn2Scale_GRAD(),
+                                 grad.getLn2Bias_GRAD(), dims->x, attrs.getFloat("ln2_epsilon"))))
+      return failure();
   }
 
   // linear2 through dropout2, then the activation and linear1 through
   // dropout1.
-  FailureOr<int32_t> dLinear2 = dropoutGrad(2, dSum, grad.getDropout2Mask(), dims->x);
+  FailureOr<int32_t> dLinear2 =
+      emitFusedDropoutGrad(op, "dropout2", dSum, grad.getDropout2Mask(), dims->x, name);
   if (failed(dLinear2))
     return failure();
   int32_t dDropped1 = temp(name + ".dropout1_out_grad", dOut, dims->hidden);
@@ -210,7 +187,8 @@ LogicalResult ProgramLowering::lowerFusedFeedforwardGrad(Operation *op) {
                         grad.getLinear2Weight_GRAD(), grad.getLinear2Bias_GRAD(),
                         view(dDropped1, rowsF), "none", -1)))
     return failure();
-  FailureOr<int32_t> dAct = dropoutGrad(1, dDropped1, grad.getDropout1Mask(), dims->hidden);
+  FailureOr<int32_t> dAct =
+      emitFusedDropoutGrad(op, "dropout1", dDropped1, grad.getDropout1Mask(), dims->hidden, name);
   if (failed(dAct))
     return failure();
   int32_t lnOut = pre ? bufferOf(grad.getLn1Out()) : bufferOf(grad.getX());
@@ -228,16 +206,11 @@ LogicalResult ProgramLowering::lowerFusedFeedforwardGrad(Operation *op) {
     return failure();
   int32_t dBranch = dLnOut;
   if (pre) {
-    FailureOr<int32_t> ds = defineIfNeeded(grad.getLn1Scale_GRAD(), {dims->d});
-    FailureOr<int32_t> db = defineIfNeeded(grad.getLn1Bias_GRAD(), {dims->d});
-    if (failed(ds) || failed(db))
-      return failure();
     dBranch = residual ? temp(name + ".ln1_grad", dOut, dims->x) : *dx;
-    emit("layer_norm_grad",
-         {bufferOf(grad.getX()), grad.getLn1Scale() ? bufferOf(grad.getLn1Scale()) : -1, dLnOut},
-         {dBranch, grad.getLn1Scale() ? *ds : -1, grad.getLn1Bias() ? *db : -1},
-         {AttrDesc::ofInt("begin_norm_axis", rank - 1),
-          AttrDesc::ofFloat("epsilon", attrs.getFloat("ln1_epsilon"))});
+    if (failed(emitLayerNormGrad(bufferOf(grad.getX()), grad.getLn1Scale(), grad.getLn1Bias(),
+                                 dLnOut, dBranch, grad.getLn1Scale_GRAD(), grad.getLn1Bias_GRAD(),
+                                 dims->x, attrs.getFloat("ln1_epsilon"))))
+      return failure();
   }
   if (residual)
     emit("binary", {dSum, dBranch}, {*dx}, {AttrDesc::ofString("op", "add")});

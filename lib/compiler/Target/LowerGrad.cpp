@@ -492,6 +492,40 @@ ProgramLowering::emitDropoutGradOf(Value mask, int32_t dy, double p, bool upscal
   return *dx;
 }
 
+FailureOr<int32_t> ProgramLowering::emitFusedDropoutGrad(Operation *op, const std::string &prefix,
+                                                         int32_t dy, Value mask,
+                                                         const SymShape &dims,
+                                                         const std::string &name) {
+  pd::OpAttributes attrs(op);
+  double p = attrs.getFloat(prefix + "_rate");
+  if (p == 0)
+    return dy;
+  return emitDropoutGradOf(
+      mask, dy, p, attrs.getString(prefix + "_implementation") == "upscale_in_train",
+      isTrainingDropout(op),
+      [&]() -> FailureOr<int32_t> { return temp(name + "." + prefix + "_grad", dy, dims); });
+}
+
+FailureOr<int32_t> ProgramLowering::defineIfNeeded(Value result, SymShape dims) {
+  if (!result || !isNeeded(result))
+    return -1;
+  return defineResult(result, std::move(dims));
+}
+
+LogicalResult ProgramLowering::emitLayerNormGrad(int32_t in, Value scale, Value bias, int32_t dy,
+                                                 int32_t dIn, Value dScale, Value dBias,
+                                                 const SymShape &dims, double epsilon) {
+  const SymShape vector = {dims.back()};
+  FailureOr<int32_t> ds = defineIfNeeded(scale ? dScale : Value(), vector);
+  FailureOr<int32_t> db = defineIfNeeded(bias ? dBias : Value(), vector);
+  if (failed(ds) || failed(db))
+    return failure();
+  emit("layer_norm_grad", {in, scale ? bufferOf(scale) : -1, dy}, {dIn, *ds, *db},
+       {AttrDesc::ofInt("begin_norm_axis", static_cast<int64_t>(dims.size()) - 1),
+        AttrDesc::ofFloat("epsilon", epsilon)});
+  return success();
+}
+
 LogicalResult ProgramLowering::lowerSoftmaxCrossEntropyGrad(Operation *op) {
   Value label = op->getOperand(0), softmax = op->getOperand(1), dloss = op->getOperand(2);
   pd::OpAttributes attrs(op);

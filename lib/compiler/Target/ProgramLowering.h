@@ -254,6 +254,21 @@ public:
   mlir::FailureOr<int32_t>
   emitDropoutGradOf(mlir::Value mask, int32_t dy, double p, bool upscale, bool training,
                     llvm::function_ref<mlir::FailureOr<int32_t>()> defineOut);
+  /// The gradient of `dy` through fused op `op`'s dropout `prefix` (the
+  /// attributes emitFusedDropout reads): `dy` itself at rate 0, else a
+  /// temporary named after `name`.
+  mlir::FailureOr<int32_t> emitFusedDropoutGrad(mlir::Operation *op, const std::string &prefix,
+                                                int32_t dy, mlir::Value mask, const SymShape &dims,
+                                                const std::string &name);
+  /// A fused op's layer_norm_grad of `in` (`dims`, the last dim normalized)
+  /// with the optional `scale`: X@GRAD into `dIn`, and the results
+  /// `dScale` and `dBias` where their parameter is there and they are
+  /// needed (emitLayerNorm's gradient).
+  mlir::LogicalResult emitLayerNormGrad(int32_t in, mlir::Value scale, mlir::Value bias, int32_t dy,
+                                        int32_t dIn, mlir::Value dScale, mlir::Value dBias,
+                                        const SymShape &dims, double epsilon);
+  /// The buffer of `result` (null or unneeded: -1).
+  mlir::FailureOr<int32_t> defineIfNeeded(mlir::Value result, SymShape dims);
   mlir::LogicalResult lowerSoftmaxCrossEntropyGrad(mlir::Operation *op);
   mlir::LogicalResult lowerSum(mlir::Operation *op);
   mlir::LogicalResult lowerOptimizer(mlir::Operation *op);
