@@ -290,30 +290,25 @@ LogicalResult checkForward(const Attention &m, std::string &why) {
   return success();
 }
 
-/// The gradient op of type `type` reading `value` as operand `index`.
-Operation *gradReading(Value value, StringRef type, unsigned index) {
-  return userOfType(value, type, index);
-}
-
 /// Matches the backward of forward match `m`, if any: fails with `why`
 /// when it is there but not chained as the fused gradient needs.
 LogicalResult matchBackward(Attention &m, std::string &why) {
   m.lnGrad = layerNormGradOf(m.ln);
   m.qkv.findBackward();
   m.output.findBackward();
-  m.reshapeGrad = gradReading(m.reshape->getResult(1), "reshape2_grad", 0);
-  m.transposeGrad = gradReading(m.transpose->getResult(1), "transpose2_grad", 0);
-  m.qkGrad = gradReading(m.scale->getResult(0), "matmul_v2_grad", 0);
+  m.reshapeGrad = userOfType(m.reshape->getResult(1), "reshape2_grad", 0);
+  m.transposeGrad = userOfType(m.transpose->getResult(1), "transpose2_grad", 0);
+  m.qkGrad = userOfType(m.scale->getResult(0), "matmul_v2_grad", 0);
   if (m.maskAdd)
-    m.maskAddGrad = gradReading(m.qk->getResult(0), "elementwise_add_grad", 0);
-  m.softmaxGrad = gradReading(m.weights(), "softmax_grad", 0);
+    m.maskAddGrad = userOfType(m.qk->getResult(0), "elementwise_add_grad", 0);
+  m.softmaxGrad = userOfType(m.weights(), "softmax_grad", 0);
   m.attnDropGrad = dropoutGradOf(m.attnDrop);
-  m.contextGrad = gradReading(m.dropped(), "matmul_v2_grad", 0);
-  m.mergeGrad = gradReading(m.merge->getResult(1), "transpose2_grad", 0);
-  m.flattenGrad = gradReading(m.flatten->getResult(1), "reshape2_grad", 0);
+  m.contextGrad = userOfType(m.dropped(), "matmul_v2_grad", 0);
+  m.mergeGrad = userOfType(m.merge->getResult(1), "transpose2_grad", 0);
+  m.flattenGrad = userOfType(m.flatten->getResult(1), "reshape2_grad", 0);
   m.dropGrad = dropoutGradOf(m.drop);
   if (m.residual)
-    m.residualGrad = gradReading(m.branch(), "elementwise_add_grad", m.residualSide);
+    m.residualGrad = userOfType(m.branch(), "elementwise_add_grad", m.residualSide);
   if (m.qkGrad && m.qkGrad->getResult(0).hasOneUse())
     m.scaleGrad = *m.qkGrad->getResult(0).getUsers().begin();
   if (m.transposeGrad)
