@@ -203,13 +203,12 @@ TEST(PsFailure, TheStoresEndEndsTheWorld) {
   const int port = store->port();
   std::string errors[3];
   std::atomic<int> joined{0};
-  std::atomic<bool> gone{false};
+  std::atomic<bool> serverGaveUp{false};
   std::thread launcher([&] {
     while (joined.load() < 3)
       std::this_thread::sleep_for(5ms);
     std::this_thread::sleep_for(100ms);
     store.reset();
-    gone = true;
   });
   comm::test::runThreads(3, [&](int r) {
     auto world = joinWorld(port, r, 2, 1, errors[r]);
@@ -219,12 +218,16 @@ TEST(PsFailure, TheStoresEndEndsTheWorld) {
     if (world->role() == PsRole::Server) {
       PsServer server(*world, {true, 60s});
       errors[r] = server.serve().message();
+      serverGaveUp = true;
       return;
     }
     PsClient client(*world, {60s});
     if (r == 1) {
-      // Busy in its startup until the store is gone.
-      while (!gone.load())
+      // Busy in its startup until the server has seen the store go. The
+      // peers notice the loss by polling the store; a request that came
+      // sooner would still be served, so waiting for the server's verdict
+      // is what keeps the server in its startup round.
+      while (!serverGaveUp.load())
         std::this_thread::sleep_for(5ms);
       errors[r] = client.fetchBarrier().message();
       return;
