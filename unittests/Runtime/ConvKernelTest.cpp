@@ -97,6 +97,19 @@ std::vector<Conv> convCases() {
   Conv wide{1, 16, 12, 12, 32, 3, 3}; // several column blocks
   wide.pads = {1, 1, 1, 1};
   cases.push_back(wide);
+  // Stride 1 on wide enough planes: the padded-plane cores (one GEMM per
+  // tap), with images split into blocks whose filter gradients are summed.
+  Conv padded{3, 4, 10, 9, 5, 3, 3};
+  padded.pads = {1, 1, 1, 1};
+  cases.push_back(padded);
+  Conv paddedDilated{1, 6, 12, 16, 4, 3, 2}; // groups, dilation, asymmetric pads
+  paddedDilated.groups = 2;
+  paddedDilated.dh = 2;
+  paddedDilated.pads = {2, 1, 0, 1};
+  cases.push_back(paddedDilated);
+  Conv paddedNhwc = padded;
+  paddedNhwc.nhwc = true;
+  cases.push_back(paddedNhwc);
   return cases;
 }
 
@@ -264,6 +277,9 @@ std::vector<Transpose> transposeCases() {
   cases.push_back(dilated);
   Transpose pointwise{{2, 3, 4, 4, 5, 1, 1}};
   cases.push_back(pointwise);
+  Transpose padded{{2, 3, 6, 8, 2, 3, 3}}; // stride 1: the padded-plane cores
+  padded.conv.pads = {1, 1, 1, 1};
+  cases.push_back(padded);
   return cases;
 }
 

@@ -235,11 +235,196 @@ int64_t channelBlocks(int64_t channels, int64_t otherItems) {
   return std::max<int64_t>(1, std::min(blocks, channels / 16));
 }
 
+/// Stride-1 convolutions as kh·kw GEMMs, one per filter tap, over a
+/// zero-padded copy of an image's planes instead of one GEMM over im2col
+/// columns. The output is computed on the padded plane's width ("wide"
+/// rows of wp positions, of which the first ow are the output), so tap
+/// (i, j) reads the padded planes from offset i·dh·wp + j·dw as an
+/// ordinary strided matrix: the copy is the input's size where im2col's
+/// columns are kh·kw times it, and at 32 or 64 channels the taps' GEMMs
+/// together run faster than im2col's single one with K = c·kh·kw
+/// (docs/runtime.md has the measurements). Each wide row wastes wp − ow
+/// positions, so narrow planes (7x7 with a 3x3 filter) keep im2col.
+struct PaddedPlanes {
+  int64_t hp, wp; // the padded plane: the input with its paddings
+  int64_t wide;   // positions of the wide output, (oh − 1)·wp + ow
+
+  explicit PaddedPlanes(const ConvShape &s)
+      : hp(s.oh + s.dh * (s.kh - 1)), wp(s.ow + s.dw * (s.kw - 1)), wide((s.oh - 1) * wp + s.ow) {}
+  int64_t size() const { return hp * wp; }
+  /// Where tap t = i·kw + j starts reading in a padded plane.
+  int64_t offset(const ConvShape &s, int64_t t) const {
+    return (t / s.kw) * s.dh * wp + (t % s.kw) * s.dw;
+  }
+};
+
+/// Largest scratch per piece of the padded-plane cores (in elements): a
+/// group's padded planes and a block of wide output rows.
+constexpr int64_t kMaxPaddedScratch = int64_t(1) << 21;
+
+/// Whether `s` runs on the padded-plane cores: stride 1, not pointwise
+/// (that multiplies x itself), the input inside the padded plane (the
+/// paddings are not negative), at most a quarter of each wide row wasted,
+/// and the scratch within kMaxPaddedScratch.
+bool usesPaddedPlanes(const ConvShape &s) {
+  if (s.sh != 1 || s.sw != 1 || s.pointwise() || s.oh < 1 || s.ow < 1 || s.n < 1)
+    return false;
+  const PaddedPlanes pp(s);
+  if (s.pt < 0 || s.pl < 0 || s.h + s.pt > pp.hp || s.w + s.pl > pp.wp)
+    return false;
+  if (4 * pp.wp > 5 * s.ow)
+    return false;
+  return std::max(s.cg(), s.mg()) * (pp.size() + pp.wide) <= kMaxPaddedScratch;
+}
+
+/// The planes [c0, c1) of one image's group at `x` (planes of h × w), zero
+/// padded into `dst` (planes of hp × wp).
+template <typename T>
+void padPlanes(const ConvShape &s, const PaddedPlanes &pp, const T *x, int64_t c0, int64_t c1,
+               T *dst) {
+  for (int64_t c = c0; c < c1; ++c) {
+    T *plane = dst + (c - c0) * pp.size();
+    std::fill_n(plane, pp.size(), T(0));
+    for (int64_t y = 0; y < s.h; ++y)
+      std::copy_n(x + (c * s.h + y) * s.w, s.w, plane + (y + s.pt) * pp.wp + s.pl);
+  }
+}
+
+/// `rows` planes of oh × ow at `y` as wide rows at `dst` (rows of
+/// pp.wide), the positions past each row's ow zero: the backward cores
+/// multiply every wide position, and a zero there adds nothing.
+template <typename T>
+void widenRows(const ConvShape &s, const PaddedPlanes &pp, const T *y, int64_t rows, T *dst) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t oy = 0; oy < s.oh; ++oy) {
+      T *row = dst + r * pp.wide + oy * pp.wp;
+      std::copy_n(y + (r * s.oh + oy) * s.ow, s.ow, row);
+      if (oy + 1 < s.oh)
+        std::fill_n(row + s.ow, pp.wp - s.ow, T(0));
+    }
+}
+
+/// The filter [m, cg, kh, kw] as one [mg, cg] matrix per group and tap:
+/// packed[(g·kk + t)·mg·cg + m·cg + c] = f[((g·mg + m)·cg + c)·kk + t].
+template <typename T> const T *tapMatrices(const ConvShape &s, const T *f) {
+  struct Taps {};
+  const int64_t kk = s.kk(), mg = s.mg(), cg = s.cg();
+  T *packed = scratchBuffer<T, Taps>(size_t(s.groups * kk * mg * cg));
+  for (int64_t g = 0; g < s.groups; ++g)
+    for (int64_t m = 0; m < mg; ++m)
+      for (int64_t c = 0; c < cg; ++c)
+        for (int64_t t = 0; t < kk; ++t)
+          packed[((g * kk + t) * mg + m) * cg + c] = f[((g * mg + m) * cg + c) * kk + t];
+  return packed;
+}
+
+/// convForward on the padded-plane cores: items are (image, group, block
+/// of output channels); each sums its taps' GEMMs into wide rows and
+/// keeps their first ow positions.
+template <typename T>
+void paddedForward(const ConvShape &s, const T *x, const T *f, T *y, const T *bias) {
+  const PaddedPlanes pp(s);
+  const T *taps = tapMatrices(s, f);
+  const int64_t kk = s.kk(), mg = s.mg(), cg = s.cg(), plane = s.outPlane();
+  const int64_t mBlocks = channelBlocks(mg, s.n * s.groups);
+  const int64_t mBlock = (mg + mBlocks - 1) / mBlocks;
+  forItems<T>(s.n * s.groups * mBlocks, cg * pp.size() + mBlock * pp.wide,
+              [&](int64_t item, T *scratch) {
+                const int64_t mb = item % mBlocks, g = (item / mBlocks) % s.groups,
+                              n = item / mBlocks / s.groups;
+                const int64_t m0 = mb * mg / mBlocks, m1 = (mb + 1) * mg / mBlocks;
+                T *padded = scratch, *wide = scratch + cg * pp.size();
+                padPlanes(s, pp, x + (n * s.c + g * cg) * s.inPlane(), 0, cg, padded);
+                for (int64_t t = 0; t < kk; ++t)
+                  gemm(false, false, m1 - m0, pp.wide, cg, taps + ((g * kk + t) * mg + m0) * cg, cg,
+                       padded + pp.offset(s, t), pp.size(), t == 0 ? T(0) : T(1), wide, pp.wide);
+                for (int64_t m = m0; m < m1; ++m) {
+                  T *out = y + (n * s.m + g * mg + m) * plane;
+                  const T b = bias ? bias[g * mg + m] : T(0);
+                  for (int64_t oy = 0; oy < s.oh; ++oy) {
+                    const T *row = wide + (m - m0) * pp.wide + oy * pp.wp;
+                    for (int64_t ox = 0; ox < s.ow; ++ox)
+                      out[oy * s.ow + ox] = bias ? row[ox] + b : row[ox];
+                  }
+                }
+              });
+}
+
+/// convBackwardData on the padded-plane cores, the adjoint of
+/// paddedForward: items are (image, group, block of input channels); each
+/// adds every tap's filterᵀ · dy (wide rows) into padded planes at the
+/// tap's offset and keeps their inside.
+template <typename T> void paddedBackwardData(const ConvShape &s, const T *dy, const T *f, T *dx) {
+  const PaddedPlanes pp(s);
+  const T *taps = tapMatrices(s, f);
+  const int64_t kk = s.kk(), mg = s.mg(), cg = s.cg();
+  const int64_t cBlocks = channelBlocks(cg, s.n * s.groups);
+  const int64_t cBlock = (cg + cBlocks - 1) / cBlocks;
+  forItems<T>(s.n * s.groups * cBlocks, mg * pp.wide + cBlock * pp.size(),
+              [&](int64_t item, T *scratch) {
+                const int64_t cb = item % cBlocks, g = (item / cBlocks) % s.groups,
+                              n = item / cBlocks / s.groups;
+                const int64_t c0 = cb * cg / cBlocks, c1 = (cb + 1) * cg / cBlocks;
+                T *wide = scratch, *padded = scratch + mg * pp.wide;
+                widenRows(s, pp, dy + (n * s.m + g * mg) * s.outPlane(), mg, wide);
+                std::fill_n(padded, (c1 - c0) * pp.size(), T(0));
+                for (int64_t t = 0; t < kk; ++t)
+                  gemm(true, false, c1 - c0, pp.wide, mg, taps + (g * kk + t) * mg * cg + c0, cg,
+                       wide, pp.wide, T(1), padded + pp.offset(s, t), pp.size());
+                for (int64_t c = c0; c < c1; ++c)
+                  for (int64_t iy = 0; iy < s.h; ++iy)
+                    std::copy_n(padded + (c - c0) * pp.size() + (iy + s.pt) * pp.wp + s.pl, s.w,
+                                dx + ((n * s.c + g * cg + c) * s.h + iy) * s.w);
+              });
+}
+
+/// convBackwardFilter on the padded-plane cores: df's tap t is Σ over
+/// images of dy (wide rows) · the padded planes from the tap's offsetᵀ.
+/// Items are (group, block of images), each summing its images in order
+/// into its own partial sums; the partials are then added in item order,
+/// so the result depends on the shapes and the thread count only.
+template <typename T>
+void paddedBackwardFilter(const ConvShape &s, const T *x, const T *dy, T *df) {
+  const PaddedPlanes pp(s);
+  const int64_t kk = s.kk(), mg = s.mg(), cg = s.cg();
+  const int64_t imageBlocks = std::min<int64_t>(s.n, 2 * int64_t(kernelThreads()));
+  const int64_t items = s.groups * imageBlocks, partialSize = kk * mg * cg;
+  struct Partials {};
+  T *partials = scratchBuffer<T, Partials>(size_t(items * partialSize));
+  forItems<T>(items, cg * pp.size() + mg * pp.wide, [&](int64_t item, T *scratch) {
+    const int64_t b = item % imageBlocks, g = item / imageBlocks;
+    T *padded = scratch, *wide = scratch + cg * pp.size();
+    T *partial = partials + item * partialSize;
+    for (int64_t n = b * s.n / imageBlocks; n < (b + 1) * s.n / imageBlocks; ++n) {
+      const bool first = n == b * s.n / imageBlocks;
+      padPlanes(s, pp, x + (n * s.c + g * cg) * s.inPlane(), 0, cg, padded);
+      widenRows(s, pp, dy + (n * s.m + g * mg) * s.outPlane(), mg, wide);
+      for (int64_t t = 0; t < kk; ++t)
+        gemm(false, true, mg, cg, pp.wide, wide, pp.wide, padded + pp.offset(s, t), pp.size(),
+             first ? T(0) : T(1), partial + t * mg * cg, cg);
+    }
+  });
+  parallelFor(s.groups * mg, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t gm = begin; gm < end; ++gm) {
+      const int64_t g = gm / mg, m = gm % mg;
+      for (int64_t c = 0; c < cg; ++c)
+        for (int64_t t = 0; t < kk; ++t) {
+          T sum = T(0);
+          for (int64_t b = 0; b < imageBlocks; ++b)
+            sum += partials[(g * imageBlocks + b) * partialSize + (t * mg + m) * cg + c];
+          df[(gm * cg + c) * kk + t] = sum;
+        }
+    }
+  });
+}
+
 /// y = conv(x, filter) (+ bias[m] on channel m when `bias` is not null):
 /// items are (image, group, block of output positions, block of output
 /// channels).
 template <typename T>
 void convForward(const ConvShape &s, const T *x, const T *f, T *y, const T *bias = nullptr) {
+  if (usesPaddedPlanes(s))
+    return paddedForward(s, x, f, y, bias);
   const int64_t plane = s.outPlane(), k = s.k();
   const int64_t block = blockSize(plane, s.n * s.groups, 256, k);
   const int64_t blocks = (plane + block - 1) / block;
@@ -290,6 +475,8 @@ template <typename T> void convBackwardBias(const ConvShape &s, const T *dy, T *
 /// dx = the adjoint of conv applied to dy (dx is overwritten): items are
 /// (image, group, block of input channels), each writing its channels.
 template <typename T> void convBackwardData(const ConvShape &s, const T *dy, const T *f, T *dx) {
+  if (usesPaddedPlanes(s))
+    return paddedBackwardData(s, dy, f, dx);
   const int64_t plane = s.outPlane(), k = s.k(), kk = s.kk();
   const int64_t block = blockSize(s.cg(), s.n * s.groups, 1, kk * plane);
   const int64_t blocks = (s.cg() + block - 1) / block;
@@ -318,6 +505,8 @@ template <typename T> void convBackwardData(const ConvShape &s, const T *dy, con
 /// df = Σ_n dy_n · col(x_n)ᵀ: items are (group, block of filter columns),
 /// each summing over the images in order.
 template <typename T> void convBackwardFilter(const ConvShape &s, const T *x, const T *dy, T *df) {
+  if (usesPaddedPlanes(s))
+    return paddedBackwardFilter(s, x, dy, df);
   const int64_t plane = s.outPlane(), k = s.k();
   const bool pointwise = s.pointwise();
   const int64_t block = blockSize(k, s.groups, pointwise ? 1 : 16, plane);
