@@ -8,7 +8,9 @@
 // conv2d_transpose is conv2d's backward-data, its gradient conv2d's forward
 // and backward-filter with the roles of x and dout swapped. A pointwise
 // convolution (1x1, stride 1, no padding) multiplies x itself, with no
-// im2col. NHWC operands are transposed to NCHW around the cores.
+// im2col, and other stride-1 convolutions run one GEMM per filter tap over
+// zero-padded planes (PaddedPlanes below). NHWC operands are transposed to
+// NCHW around the cores.
 //
 // Work is split into items (an image, a group and a block of columns or
 // rows) that write disjoint parts of the result, on the kernel threads with
