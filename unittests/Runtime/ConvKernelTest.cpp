@@ -85,7 +85,7 @@ std::vector<Conv> convCases() {
   dilated.dw = 3;
   dilated.pads = {2, 2, 3, 3};
   cases.push_back(dilated);
-  Conv pointwise{3, 5, 4, 6, 7, 1, 1}; // the no-im2col path
+  Conv pointwise{3, 5, 4, 6, 7, 1, 1}; // multiplies x itself
   cases.push_back(pointwise);
   Conv depthwise{2, 4, 8, 8, 8, 3, 3};
   depthwise.groups = 4;
@@ -94,14 +94,21 @@ std::vector<Conv> convCases() {
   Conv nhwc = grouped;
   nhwc.nhwc = true;
   cases.push_back(nhwc);
-  Conv wide{1, 16, 12, 12, 32, 3, 3}; // several column blocks
+  // One image, 32 output channels: blocks of channels on 4 threads; 7
+  // wide with padding 1, so the wide rows of the padded-plane cores would
+  // waste too much and im2col is used.
+  Conv wide{1, 16, 12, 7, 32, 3, 3};
   wide.pads = {1, 1, 1, 1};
   cases.push_back(wide);
   // Stride 1 on wide enough planes: the padded-plane cores (one GEMM per
-  // tap), with images split into blocks whose filter gradients are summed.
+  // tap), with images split into runs whose filter gradients are summed,
+  // and blocks of output channels for a single image.
   Conv padded{3, 4, 10, 9, 5, 3, 3};
   padded.pads = {1, 1, 1, 1};
   cases.push_back(padded);
+  Conv paddedWide{1, 8, 12, 12, 32, 3, 3};
+  paddedWide.pads = {1, 1, 1, 1};
+  cases.push_back(paddedWide);
   Conv paddedDilated{1, 6, 12, 16, 4, 3, 2}; // groups, dilation, asymmetric pads
   paddedDilated.groups = 2;
   paddedDilated.dh = 2;
@@ -129,15 +136,21 @@ TEST(Conv2dKernel, MatchesDirectLoops) {
 }
 
 TEST(Conv2dKernel, FusedBiasIsAddedPerChannel) {
-  // The last case on 4 threads splits its output channels (one image, one
-  // block of positions): each block adds its own channels' bias.
+  // The grouped, strided case, and the single images with 32 output
+  // channels, which on 4 threads split their output channels (im2col's
+  // and the padded planes' cores): each block adds its own channels' bias.
+  std::vector<Conv> cases;
+  for (const Conv &p : convCases())
+    if ((p.groups == 2 && p.sh == 2 && !p.nhwc) || (p.n == 1 && p.m == 32))
+      cases.push_back(p);
+  ASSERT_EQ(cases.size(), 3u);
   std::mt19937_64 rng(28);
   for (int threads : {1, 4})
-    for (size_t which : {size_t(1), convCases().size() - 1})
+    for (const Conv &base : cases)
       for (DType dt : {DType::Float32, DType::Float64})
         for (bool nhwc : {false, true}) {
           KernelThreads scope(threads);
-          Conv p = convCases()[which];
+          Conv p = base;
           p.nhwc = nhwc;
           Tensor x = randomTensor(dt, p.xShape(), rng), f = randomTensor(dt, p.filterShape(), rng);
           Tensor bias = randomTensor(dt, {p.m}, rng);
