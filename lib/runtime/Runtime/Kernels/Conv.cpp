@@ -279,13 +279,12 @@ bool usesPaddedPlanes(const ConvShape &s) {
   return std::max(s.cg(), s.mg()) * (pp.size() + pp.wide) <= kMaxPaddedScratch;
 }
 
-/// The planes [c0, c1) of one image's group at `x` (planes of h × w), zero
+/// The cg planes of one image's group at `x` (planes of h × w), zero
 /// padded into `dst` (planes of hp × wp).
 template <typename T>
-void padPlanes(const ConvShape &s, const PaddedPlanes &pp, const T *x, int64_t c0, int64_t c1,
-               T *dst) {
-  for (int64_t c = c0; c < c1; ++c) {
-    T *plane = dst + (c - c0) * pp.size();
+void padPlanes(const ConvShape &s, const PaddedPlanes &pp, const T *x, T *dst) {
+  for (int64_t c = 0; c < s.cg(); ++c) {
+    T *plane = dst + c * pp.size();
     std::fill_n(plane, pp.size(), T(0));
     for (int64_t y = 0; y < s.h; ++y)
       std::copy_n(x + (c * s.h + y) * s.w, s.w, plane + (y + s.pt) * pp.wp + s.pl);
@@ -336,7 +335,7 @@ void paddedForward(const ConvShape &s, const T *x, const T *f, T *y, const T *bi
                               n = item / mBlocks / s.groups;
                 const int64_t m0 = mb * mg / mBlocks, m1 = (mb + 1) * mg / mBlocks;
                 T *padded = scratch, *wide = scratch + cg * pp.size();
-                padPlanes(s, pp, x + (n * s.c + g * cg) * s.inPlane(), 0, cg, padded);
+                padPlanes(s, pp, x + (n * s.c + g * cg) * s.inPlane(), padded);
                 for (int64_t t = 0; t < kk; ++t)
                   gemm(false, false, m1 - m0, pp.wide, cg, taps + ((g * kk + t) * mg + m0) * cg, cg,
                        padded + pp.offset(s, t), pp.size(), t == 0 ? T(0) : T(1), wide, pp.wide);
@@ -399,7 +398,7 @@ void paddedBackwardFilter(const ConvShape &s, const T *x, const T *dy, T *df) {
     T *partial = partials + item * partialSize;
     for (int64_t n = b * s.n / imageBlocks; n < (b + 1) * s.n / imageBlocks; ++n) {
       const bool first = n == b * s.n / imageBlocks;
-      padPlanes(s, pp, x + (n * s.c + g * cg) * s.inPlane(), 0, cg, padded);
+      padPlanes(s, pp, x + (n * s.c + g * cg) * s.inPlane(), padded);
       widenRows(s, pp, dy + (n * s.m + g * mg) * s.outPlane(), mg, wide);
       for (int64_t t = 0; t < kk; ++t)
         gemm(false, true, mg, cg, pp.wide, wide, pp.wide, padded + pp.offset(s, t), pp.size(),
